@@ -1,0 +1,1 @@
+"""The twocats command-line interface."""

@@ -1,0 +1,1 @@
+"""TwoCats key derivation: parameters to output, over a choice of compute backends."""

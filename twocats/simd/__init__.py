@@ -1,0 +1,1 @@
+"""Lane hash primitives and compiled kernels (numba is imported lazily, on first use)."""
