@@ -1,0 +1,375 @@
+"""TwoCats orchestration, shared by every backend: initial key, garlic loop, levels, slices, output.
+
+Everything above the seam ``fill_slice`` lives here; a backend only supplies that one function:
+
+``fill_slice(mem, states, done, per_slice, bpt, blocklen, sub_blocklen, parallelism, lanes,
+multiplies, dependent, hash_type, variant, time_cost) -> None``
+
+* ``mem``: the work area, a 1-D C-contiguous ``uint32`` array; block ``b`` of region ``q`` starts at
+  word ``(q * bpt + b) * blocklen``.
+* ``states``: ``uint32`` array of shape ``(parallelism, W)``; row ``p`` is region ``p``'s state,
+  updated in place.
+* It fills blocks ``[done, done + per_slice)`` of every region (one slice; the caller's next call
+  is the barrier).  In a data-independent slice starting at ``done == 0`` block 0 of each region is
+  first set to ``Expand(states[p], blocklen)``.
+* ``dependent``: False for sliding bit-reversal addressing with one sub-block per block, True for
+  cubic password-dependent addressing with ``sub_blocklen`` sub-blocks.
+* ``variant``: 0 for the final/2014 block hash, 1 for the March 2014 one, which repeats each block
+  hash ``2**time_cost`` times (``time_cost`` is 0 for variant 0).
+
+The pure-Python seam is :func:`twocats.kdf.reference.fill_slice`; the compiled ones come from
+``twocats.simd.fill.get_fill_slice``.  Hashing outside the seam (initial key, level results, output)
+is tiny and uses :mod:`hashlib` directly.
+
+The three published versions differ above the seam as follows (specs twocats.md and
+twocats-2014-03.md):
+
+* ``2015``: little-endian 26-byte header, overwrite levels from ``overwrite_cost``, levels too small
+  for four blocks per region only scramble, the level result sums the region states.
+* ``2014``: the 2015 loop with ``time_cost`` in the header (no side-channel byte) and the last slice
+  of every main level run ``2**time_cost`` times.
+* ``2014-03``: big-endian, a variable-length output buffer expanded in counter mode, per-level
+  resizing, hard-wired overwrite levels, the level result sums the last W words of each region, and
+  the level and server hashes see ``hash_size % 256`` bytes only.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from twocats.exceptions import InvalidParametersError
+from twocats.kdf import geometry
+from twocats.kdf.geometry import LevelPlan
+from twocats.kdf.reference import MASK, expand, hash_bytes, state_hash
+from twocats.params import Params, check_update
+
+__all__ = [
+    "FillSlice",
+    "client_output",
+    "derive_output",
+    "required_words",
+    "server_output",
+    "update_output",
+]
+
+#: Inputs longer than this cannot be described by the 32-bit length fields of the header.
+MAX_INPUT_BYTES = 0xFFFFFFFF
+
+#: The March 2014 level and server hashes take the output size through an 8-bit parameter.
+_BYTE = 256
+
+
+class FillSlice(Protocol):
+    """The seam between the orchestration and a backend (see the module documentation)."""
+
+    def __call__(
+        self,
+        mem: npt.NDArray[np.uint32],
+        states: npt.NDArray[np.uint32],
+        done: int,
+        per_slice: int,
+        bpt: int,
+        blocklen: int,
+        sub_blocklen: int,
+        parallelism: int,
+        lanes: int,
+        multiplies: int,
+        dependent: bool,
+        hash_type: int,
+        variant: int,
+        time_cost: int,
+    ) -> None: ...
+
+
+# -- small helpers ---------------------------------------------------------------------------------
+
+
+def _check_input(name: str, value: object) -> bytes:
+    """Return ``value`` as bytes, or raise without ever echoing its content."""
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise InvalidParametersError(f"{name} must be bytes; got {type(value).__name__}")
+    data = bytes(value)
+    if len(data) > MAX_INPUT_BYTES:
+        raise InvalidParametersError(f"{name} must be from 0 to {MAX_INPUT_BYTES} bytes long")
+    return data
+
+
+def _words(data: bytes, big_endian: bool = False) -> list[int]:
+    order = ">" if big_endian else "<"
+    return list(struct.unpack(f"{order}{len(data) // 4}I", data))
+
+
+def _bytes(words: list[int], big_endian: bool = False) -> bytes:
+    order = ">" if big_endian else "<"
+    return struct.pack(f"{order}{len(words)}I", *words)
+
+
+def required_words(params: Params, *, old_mem_cost: int | None = None) -> int:
+    """Return how many 32-bit words of work memory a derivation (or an update) needs."""
+    return geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
+
+
+def _region_states(hash_code: int, seed: list[int], parallelism: int, big_endian: bool) -> (
+    npt.NDArray[np.uint32]
+):
+    """The initial state of every region: ``Hv(seed, p)`` for p = 0 .. parallelism - 1."""
+    rows = [state_hash(hash_code, seed, p, big_endian) for p in range(parallelism)]
+    return np.array(rows, dtype=np.uint32)
+
+
+def _fill_level(
+    params: Params,
+    plan: LevelPlan,
+    states: npt.NDArray[np.uint32],
+    fill: FillSlice,
+    mem: npt.NDArray[np.uint32],
+) -> None:
+    """Run the four slices of one level, each as one call of the seam."""
+    march = params.variant == "2014-03"
+    per = plan.per_slice
+    for s in range(4):
+        dependent = s >= plan.resistant_slices
+        repetitions = 1
+        if params.variant == "2014" and plan.main and s == 3:
+            assert params.time_cost is not None
+            repetitions = 1 << params.time_cost
+        for _ in range(repetitions):
+            fill(
+                mem,
+                states,
+                s * per,
+                per,
+                plan.blocks_per_region,
+                plan.blocklen,
+                plan.sub_blocklen,
+                plan.parallelism,
+                params.lanes,
+                params.multiplies,
+                dependent,
+                params.hash_code,
+                1 if march else 0,
+                (params.time_cost or 0) if march else 0,
+            )
+
+
+# -- 2015 and 2014 ---------------------------------------------------------------------------------
+
+
+def _initial_key(params: Params, password: bytes, salt: bytes, data: bytes) -> list[int]:
+    """Hash the 26-byte header and the inputs into the first W-word key (twocats.md §4)."""
+    assert params.start_mem_cost is not None
+    assert params.overwrite_cost is not None
+    ow = geometry.absolute_overwrite_level(params.start_mem_cost, params.overwrite_cost)
+    sizes = struct.pack(
+        "<5I", len(password), len(salt), len(data), params.block_size, params.sub_block_size
+    )
+    if params.variant == "2015":
+        tail = (
+            params.start_mem_cost,
+            params.multiplies,
+            params.lanes,
+            params.parallelism,
+            ow,
+            int(params.side_channel_resistant),
+        )
+    else:
+        assert params.time_cost is not None
+        tail = (
+            params.start_mem_cost,
+            params.time_cost,
+            params.multiplies,
+            params.lanes,
+            params.parallelism,
+            ow,
+        )
+    header = sizes + bytes(tail)
+    return _words(hash_bytes(params.hash_code, header + password + salt + data))
+
+
+def _scramble(hash_code: int, h: list[int]) -> list[int]:
+    """``Hs(h)``: hash the key and read the digest back as words."""
+    return _words(hash_bytes(hash_code, _bytes(h)))
+
+
+def _garlic(
+    params: Params,
+    h: list[int],
+    plans: tuple[LevelPlan, ...],
+    fill: FillSlice,
+    mem: npt.NDArray[np.uint32],
+) -> list[int]:
+    """The 2015/2014 garlic loop over the active levels; returns the client key."""
+    code = params.hash_code
+    for plan in plans:
+        if plan.fills:
+            states = _region_states(code, h, plan.parallelism, big_endian=False)
+            _fill_level(params, plan, states, fill, mem)
+            sums = states.astype(np.uint64).sum(axis=0).tolist()
+            summed = [(word + int(total)) & MASK for word, total in zip(h, sums, strict=True)]
+            h = _scramble(code, summed)
+        if plan.mem_cost != params.mem_cost:
+            h = _scramble(code, h)
+    return h
+
+
+# -- March 2014 ------------------------------------------------------------------------------------
+
+
+def _expand_2014_03(hash_code: int, key: list[int], size: int) -> bytes:
+    """``E(key, size)``: the first ``size`` bytes of ``H(key || BE32(i))`` for i = 0, 1, ..."""
+    return _bytes(expand(hash_code, key, -(-size // 4), big_endian=True), big_endian=True)[:size]
+
+
+def _extract_2014_03(hash_code: int, message: bytes) -> list[int]:
+    """``X(message)``: W big-endian words of the digest of ``message``."""
+    return _words(hash_bytes(hash_code, message), big_endian=True)
+
+
+def _scramble_2014_03(hash_code: int, buffer: bytearray, size: int) -> None:
+    """``Scr(buffer, size)``: replace the first ``size`` bytes by the expansion of their digest."""
+    key = _extract_2014_03(hash_code, bytes(buffer[:size]))
+    buffer[:size] = _expand_2014_03(hash_code, key, size)
+
+
+def _initial_buffer_2014_03(params: Params, password: bytes, salt: bytes, data: bytes) -> bytearray:
+    """The March 2014 key header, hashed and expanded into the hash_size-byte buffer (§5)."""
+    assert params.hash_size is not None
+    assert params.time_cost is not None
+    assert params.start_mem_cost is not None
+    header = b"".join(
+        (
+            struct.pack(">II", params.hash_size, len(password)),
+            password,
+            struct.pack(">I", len(salt)),
+            salt,
+            struct.pack(">I", len(data)),
+            data,
+            bytes(
+                (
+                    params.start_mem_cost,
+                    params.time_cost,
+                    params.multiplies,
+                    params.lanes,
+                    params.parallelism,
+                )
+            ),
+            struct.pack(">II", params.block_size, params.sub_block_size),
+        )
+    )
+    key = _extract_2014_03(params.hash_code, header)
+    return bytearray(_expand_2014_03(params.hash_code, key, params.hash_size))
+
+
+def _garlic_2014_03(
+    params: Params,
+    buffer: bytearray,
+    plans: tuple[LevelPlan, ...],
+    fill: FillSlice,
+    mem: npt.NDArray[np.uint32],
+) -> None:
+    """The March 2014 garlic loop, rewriting ``buffer`` (the client output) in place."""
+    assert params.hash_size is not None
+    code = params.hash_code
+    width = params.state_words
+    short = params.hash_size % _BYTE
+    for plan in plans:
+        h = _extract_2014_03(code, bytes(buffer[:short]))
+        states = _region_states(code, h, plan.parallelism, big_endian=True)
+        _fill_level(params, plan, states, fill, mem)
+        region_words = plan.blocks_per_region * plan.blocklen
+        for p in range(plan.parallelism):
+            end = (p + 1) * region_words
+            tail = mem[end - width : end].tolist()
+            h = [(word + int(extra)) & MASK for word, extra in zip(h, tail, strict=True)]
+        buffer[:short] = _expand_2014_03(code, h, short)
+        if plan.mem_cost != params.mem_cost:
+            _scramble_2014_03(code, buffer, params.hash_size)
+
+
+# -- entry points ----------------------------------------------------------------------------------
+
+
+def client_output(
+    params: Params,
+    password: bytes,
+    salt: bytes,
+    data: bytes,
+    fill: FillSlice,
+    mem: npt.NDArray[np.uint32],
+) -> bytes:
+    """Everything but the final hash: the client half of server relief.
+
+    ``mem`` must hold at least ``required_words(params)`` words.
+    """
+    password = _check_input("password", password)
+    salt = _check_input("salt", salt)
+    data = _check_input("data", data)
+    plans = geometry.plan(params)
+    if params.variant == "2014-03":
+        buffer = _initial_buffer_2014_03(params, password, salt, data)
+        _garlic_2014_03(params, buffer, plans, fill, mem)
+        return bytes(buffer)
+    h = _initial_key(params, password, salt, data)
+    return _bytes(_garlic(params, h, plans, fill, mem))
+
+
+def server_output(params: Params, client: bytes) -> bytes:
+    """The server half of server relief: one more hash of the client output."""
+    client = _check_input("client_output", client)
+    if len(client) != params.output_size:
+        raise InvalidParametersError(
+            f"client_output must be {params.output_size} bytes long for these parameters; "
+            f"got {len(client)}"
+        )
+    if params.variant == "2014-03":
+        assert params.hash_size is not None
+        buffer = bytearray(client)
+        _scramble_2014_03(params.hash_code, buffer, params.hash_size % _BYTE)
+        return bytes(buffer)
+    return hash_bytes(params.hash_code, client)
+
+
+def derive_output(
+    params: Params,
+    password: bytes,
+    salt: bytes,
+    data: bytes,
+    fill: FillSlice,
+    mem: npt.NDArray[np.uint32],
+) -> bytes:
+    """The full derivation: the client half followed by the server half."""
+    return server_output(params, client_output(params, password, salt, data, fill, mem))
+
+
+def update_output(
+    params: Params,
+    stored: bytes,
+    old_mem_cost: int,
+    fill: FillSlice,
+    mem: npt.NDArray[np.uint32],
+) -> bytes:
+    """Raise the memory cost of a stored final output from ``old_mem_cost`` to ``params.mem_cost``.
+
+    Only ``hash_type``, ``multiplies``, ``lanes``, ``parallelism``, the block sizes, the
+    side-channel flag, ``time_cost`` and ``hash_size`` of ``params`` take part; ``start_mem_cost``
+    and ``overwrite_cost`` shaped the stored output and play no further role.  ``mem`` must hold at
+    least ``required_words(params, old_mem_cost=old_mem_cost)`` words.
+    """
+    check_update(params, old_mem_cost)
+    stored = _check_input("stored", stored)
+    if len(stored) != params.output_size:
+        raise InvalidParametersError(
+            f"stored must be {params.output_size} bytes long for these parameters; "
+            f"got {len(stored)}"
+        )
+    plans = geometry.plan(params, old_mem_cost=old_mem_cost)
+    if params.variant == "2014-03":
+        buffer = bytearray(stored)
+        _garlic_2014_03(params, buffer, plans, fill, mem)
+        return server_output(params, bytes(buffer))
+    h = _garlic(params, _words(stored), plans, fill, mem)
+    return server_output(params, _bytes(h))

@@ -1,0 +1,167 @@
+"""Memory geometry of the TwoCats garlic loop: which levels run, and how each level is laid out.
+
+This module is plain Python (no numpy) so that parameter validation, memory accounting and the
+orchestration all read the same plan.  It covers the three published versions:
+
+* ``2015`` and ``2014``: every level uses the caller's block sizes; a level too small for four
+  blocks per region does no memory work (twocats.md §5, §6.1).
+* ``2014-03``: every active level is resized until each region has at least 256 blocks, shrinking
+  the block, then the parallelism, then the number of blocks; the sub-block length then follows the
+  block length (twocats-2014-03.md §7, including the reference's sub-block bug).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from twocats.params import Params
+
+__all__ = [
+    "LevelPlan",
+    "absolute_overwrite_level",
+    "garlic_levels",
+    "plan",
+    "required_words",
+    "resize_2014_03",
+]
+
+#: Blocks per region that the March 2014 resizing aims for.
+MIN_BLOCKS_2014_03 = 256
+
+#: The smallest block length (in words) the March 2014 resizing shrinks a block to.
+MIN_RESIZED_BLOCKLEN_2014_03 = 16
+
+#: Levels below ``start - OVERWRITE_GAP_2014_03`` are the hard-wired overwrite levels of March 2014.
+OVERWRITE_GAP_2014_03 = 6
+
+
+@dataclass(frozen=True)
+class LevelPlan:
+    """The layout of one active garlic level.
+
+    ``fills`` is False for a 2015/2014 level too small for four blocks per region: such a level
+    touches no memory and only contributes its scramble step.
+    """
+
+    mem_cost: int
+    parallelism: int
+    blocklen: int
+    sub_blocklen: int
+    blocks_per_region: int
+    resistant_slices: int
+    main: bool
+    fills: bool
+
+    @property
+    def per_slice(self) -> int:
+        """Blocks per region in each of the four slices."""
+        return self.blocks_per_region // 4
+
+    @property
+    def words(self) -> int:
+        """Words of memory this level writes (0 when it does no memory work)."""
+        if not self.fills:
+            return 0
+        return self.parallelism * self.blocks_per_region * self.blocklen
+
+
+def absolute_overwrite_level(start_mem_cost: int, overwrite_cost: int) -> int:
+    """Convert the relative overwrite cost to the level below which levels are overwrite levels."""
+    if overwrite_cost == 0 or overwrite_cost >= start_mem_cost:
+        return 0
+    return start_mem_cost - overwrite_cost
+
+
+def resize_2014_03(
+    mem_cost: int, parallelism: int, blocklen: int, sub_blocklen: int
+) -> tuple[int, int, int, int]:
+    """Return ``(parallelism, blocklen, sub_blocklen, blocks_per_region)`` of a March 2014 level.
+
+    The product in the loop test is taken mod 2**32 as in the reference; parameter validation
+    rejects every parameter set for which that wrap could matter.
+    """
+    memlen = 256 << mem_cost
+    bpt = 4 * (memlen // (4 * parallelism * blocklen))
+    if bpt < MIN_BLOCKS_2014_03:
+        bpt = MIN_BLOCKS_2014_03
+        while (parallelism * bpt * blocklen) & 0xFFFFFFFF > memlen:
+            if blocklen > MIN_RESIZED_BLOCKLEN_2014_03:
+                blocklen //= 2
+            elif parallelism > 1:
+                parallelism = max(1, memlen // (bpt * blocklen))
+            else:
+                bpt = memlen // (parallelism * blocklen)
+    # The reference meant to clamp the sub-block to the block; it sets it to the block instead
+    # whenever the block is longer, so the sub-block randomisation is off (§7 of the 2014-03 spec).
+    if blocklen > sub_blocklen:
+        sub_blocklen = blocklen
+    return parallelism, blocklen, sub_blocklen, bpt
+
+
+def garlic_levels(
+    variant: str,
+    *,
+    start_mem_cost: int,
+    stop_mem_cost: int,
+    parallelism: int,
+    block_size: int,
+    sub_block_size: int,
+    overwrite_level: int,
+    side_channel_resistant: bool,
+    update: bool,
+) -> tuple[LevelPlan, ...]:
+    """List the active levels ``0 .. stop_mem_cost`` in order, with their layouts.
+
+    ``overwrite_level`` is the absolute level of §4 (2015/2014; 0 in update mode) and is ignored for
+    2014-03, whose overwrite levels are hard-wired and absent in update mode.
+    """
+    blocklen = block_size // 4
+    sub_blocklen = sub_block_size // 4
+    plans = []
+    for m in range(stop_mem_cost + 1):
+        main = m >= start_mem_cost
+        if variant == "2014-03":
+            if not (main or (not update and m + OVERWRITE_GAP_2014_03 < start_mem_cost)):
+                continue
+            p, bl, sbl, bpt = resize_2014_03(m, parallelism, blocklen, sub_blocklen)
+            plans.append(LevelPlan(m, p, bl, sbl, bpt, 2 if main else 4, main, fills=True))
+            continue
+        if not (main or m < overwrite_level):
+            continue
+        bpt = 4 * ((256 << m) // (4 * parallelism * blocklen))
+        resistant = 4 if (not main or side_channel_resistant) else 2
+        plans.append(
+            LevelPlan(m, parallelism, blocklen, sub_blocklen, bpt, resistant, main, fills=bpt >= 4)
+        )
+    return tuple(plans)
+
+
+def required_words(plans: tuple[LevelPlan, ...]) -> int:
+    """Return the words of work memory the levels need (the largest level; 0 if none fills)."""
+    return max((plan.words for plan in plans), default=0)
+
+
+def plan(params: Params, *, old_mem_cost: int | None = None) -> tuple[LevelPlan, ...]:
+    """Return the active garlic levels of a derivation with ``params``.
+
+    ``old_mem_cost`` selects update mode: only the levels above it run, with no overwrite levels.
+    """
+    assert params.start_mem_cost is not None
+    update = old_mem_cost is not None
+    start = old_mem_cost + 1 if old_mem_cost is not None else params.start_mem_cost
+    overwrite = 0
+    if not update and params.overwrite_cost is not None:
+        overwrite = absolute_overwrite_level(params.start_mem_cost, params.overwrite_cost)
+    return garlic_levels(
+        params.variant,
+        start_mem_cost=start,
+        stop_mem_cost=params.mem_cost,
+        parallelism=params.parallelism,
+        block_size=params.block_size,
+        sub_block_size=params.sub_block_size,
+        overwrite_level=overwrite,
+        side_channel_resistant=params.side_channel_resistant,
+        update=update,
+    )
