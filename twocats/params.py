@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from twocats.exceptions import InvalidParametersError
-from twocats.kdf.geometry import resize_2014_03
 
 __all__ = [
     "BOUNDS",
@@ -327,6 +326,9 @@ def _check_main_levels(params: Params, first_main: int) -> None:
     size from blocks that the resizing may have shrunk; a sub-block longer than the resized block
     leaves memory unwritten, so it is rejected.  The other variants need no check here.
     """
+    # Imported here because importing twocats.kdf imports this module.
+    from twocats.kdf.geometry import resize_2014_03
+
     if params.variant != "2014-03":
         return
     for m in range(first_main, params.mem_cost + 1):

@@ -36,7 +36,9 @@ twocats-2014-03.md):
 from __future__ import annotations
 
 import struct
-from typing import Protocol
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Protocol, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +51,8 @@ from twocats.params import Params, check_update
 
 __all__ = [
     "FillSlice",
+    "Memory",
+    "check_input",
     "client_output",
     "derive_output",
     "required_words",
@@ -85,10 +89,16 @@ class FillSlice(Protocol):
     ) -> None: ...
 
 
+#: Supplies the work area: called with the number of words needed (after every parameter and input
+#: has been validated), it returns a context manager that yields a uint32 array of at least that
+#: many words and takes it back afterwards.
+Memory: TypeAlias = Callable[[int], AbstractContextManager[npt.NDArray[np.uint32]]]
+
+
 # -- small helpers ---------------------------------------------------------------------------------
 
 
-def _check_input(name: str, value: object) -> bytes:
+def check_input(name: str, value: object) -> bytes:
     """Return ``value`` as bytes, or raise without ever echoing its content."""
     if not isinstance(value, (bytes, bytearray, memoryview)):
         raise InvalidParametersError(f"{name} must be bytes; got {type(value).__name__}")
@@ -110,12 +120,14 @@ def _bytes(words: list[int], big_endian: bool = False) -> bytes:
 
 def required_words(params: Params, *, old_mem_cost: int | None = None) -> int:
     """Return how many 32-bit words of work memory a derivation (or an update) needs."""
+    if old_mem_cost is not None:
+        check_update(params, old_mem_cost)
     return geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
 
 
-def _region_states(hash_code: int, seed: list[int], parallelism: int, big_endian: bool) -> (
-    npt.NDArray[np.uint32]
-):
+def _region_states(
+    hash_code: int, seed: list[int], parallelism: int, big_endian: bool
+) -> npt.NDArray[np.uint32]:
     """The initial state of every region: ``Hv(seed, p)`` for p = 0 .. parallelism - 1."""
     rows = [state_hash(hash_code, seed, p, big_endian) for p in range(parallelism)]
     return np.array(rows, dtype=np.uint32)
@@ -299,27 +311,25 @@ def client_output(
     salt: bytes,
     data: bytes,
     fill: FillSlice,
-    mem: npt.NDArray[np.uint32],
+    memory: Memory,
 ) -> bytes:
-    """Everything but the final hash: the client half of server relief.
-
-    ``mem`` must hold at least ``required_words(params)`` words.
-    """
-    password = _check_input("password", password)
-    salt = _check_input("salt", salt)
-    data = _check_input("data", data)
+    """Everything but the final hash: the client half of server relief."""
+    password = check_input("password", password)
+    salt = check_input("salt", salt)
+    data = check_input("data", data)
     plans = geometry.plan(params)
-    if params.variant == "2014-03":
-        buffer = _initial_buffer_2014_03(params, password, salt, data)
-        _garlic_2014_03(params, buffer, plans, fill, mem)
-        return bytes(buffer)
-    h = _initial_key(params, password, salt, data)
-    return _bytes(_garlic(params, h, plans, fill, mem))
+    with memory(geometry.required_words(plans)) as mem:
+        if params.variant == "2014-03":
+            buffer = _initial_buffer_2014_03(params, password, salt, data)
+            _garlic_2014_03(params, buffer, plans, fill, mem)
+            return bytes(buffer)
+        h = _initial_key(params, password, salt, data)
+        return _bytes(_garlic(params, h, plans, fill, mem))
 
 
 def server_output(params: Params, client: bytes) -> bytes:
     """The server half of server relief: one more hash of the client output."""
-    client = _check_input("client_output", client)
+    client = check_input("client_output", client)
     if len(client) != params.output_size:
         raise InvalidParametersError(
             f"client_output must be {params.output_size} bytes long for these parameters; "
@@ -339,10 +349,10 @@ def derive_output(
     salt: bytes,
     data: bytes,
     fill: FillSlice,
-    mem: npt.NDArray[np.uint32],
+    memory: Memory,
 ) -> bytes:
     """The full derivation: the client half followed by the server half."""
-    return server_output(params, client_output(params, password, salt, data, fill, mem))
+    return server_output(params, client_output(params, password, salt, data, fill, memory))
 
 
 def update_output(
@@ -350,26 +360,29 @@ def update_output(
     stored: bytes,
     old_mem_cost: int,
     fill: FillSlice,
-    mem: npt.NDArray[np.uint32],
+    memory: Memory,
 ) -> bytes:
     """Raise the memory cost of a stored final output from ``old_mem_cost`` to ``params.mem_cost``.
 
-    Only ``hash_type``, ``multiplies``, ``lanes``, ``parallelism``, the block sizes, the
-    side-channel flag, ``time_cost`` and ``hash_size`` of ``params`` take part; ``start_mem_cost``
-    and ``overwrite_cost`` shaped the stored output and play no further role.  ``mem`` must hold at
-    least ``required_words(params, old_mem_cost=old_mem_cost)`` words.
+    ``old_mem_cost`` is the mem_cost the stored output was derived with (the reference's
+    ``oldMemCost`` is this plus one).  Only ``hash_type``, ``multiplies``, ``lanes``,
+    ``parallelism``, the block sizes, the side-channel flag, ``time_cost`` and ``hash_size`` of
+    ``params`` take part; ``start_mem_cost`` and ``overwrite_cost`` shaped the stored output and
+    play no further role.
     """
     check_update(params, old_mem_cost)
-    stored = _check_input("stored", stored)
+    stored = check_input("stored", stored)
     if len(stored) != params.output_size:
         raise InvalidParametersError(
             f"stored must be {params.output_size} bytes long for these parameters; "
             f"got {len(stored)}"
         )
     plans = geometry.plan(params, old_mem_cost=old_mem_cost)
-    if params.variant == "2014-03":
-        buffer = bytearray(stored)
-        _garlic_2014_03(params, buffer, plans, fill, mem)
-        return server_output(params, bytes(buffer))
-    h = _garlic(params, _words(stored), plans, fill, mem)
-    return server_output(params, _bytes(h))
+    with memory(geometry.required_words(plans)) as mem:
+        if params.variant == "2014-03":
+            buffer = bytearray(stored)
+            _garlic_2014_03(params, buffer, plans, fill, mem)
+            client = bytes(buffer)
+        else:
+            client = _bytes(_garlic(params, _words(stored), plans, fill, mem))
+    return server_output(params, client)

@@ -36,7 +36,6 @@ __all__ = [
 MASK = 0xFFFFFFFF
 
 
-
 def hash_bytes(hash_code: int, message: bytes) -> bytes:
     """Return the plain digest of ``message`` with hash type ``hash_code``."""
     return hashlib.new(HASH_TYPES[hash_code], message).digest()
@@ -202,7 +201,16 @@ def fill_slice(
             dst = base + i * blocklen
             if march:
                 block_hash_2014_03(
-                    words, state, src, prev, dst, blocklen, sub, lanes, multiplies, hash_type,
+                    words,
+                    state,
+                    src,
+                    prev,
+                    dst,
+                    blocklen,
+                    sub,
+                    lanes,
+                    multiplies,
+                    hash_type,
                     time_cost,
                 )
             else:
