@@ -1,0 +1,424 @@
+"""The one place that configures numba for twocats kernels.
+
+Importing this module imports numba, so only kernel modules import it, and only lazily.  On import
+it sets the LLVM options that let the big unrolled lane loops vectorize (numba-simd.md §3.3).
+Every kernel of the project is declared through one of two decorators:
+
+``jit`` (one compiled function, fixed vectorizer mode)::
+
+    from twocats.simd._jit import jit
+
+    @jit                    # mode="scalar": loop and SLP vectorizers off
+    def helper(a, b): ...
+
+    @jit(mode="simd")       # loop vectorizer on; mode="simd+slp" also turns SLP on
+    def kernel(x): ...
+
+``variants`` (the same Python source compiled twice, as a "simd" and a "scalar" kernel)::
+
+    from twocats.simd._jit import variants
+
+    @variants               # or @variants(slp=True) to run the SLP vectorizer in the simd build
+    def fill(mem, ...): ...
+
+    fill.get("simd")(mem, ...)      # or fill.simd / fill.scalar; get() takes "simd" or "scalar"
+
+Rules and facts that matter to kernel authors:
+
+* Both decorators return objects that compile lazily on the first call and cache the machine code
+  on disk under ``$TWOCATS_CACHE_DIR`` (default ``~/.cache/twocats``), in one directory per numba
+  version, target ISA (CPU name and feature string) and vectorizer mode.  numba's own cache key
+  ignores the vectorizer switches, which is why the modes live in separate directories and under
+  separate function names (``fill__simd`` and ``fill__scalar``).
+* The cache is keyed on source *content*, not on paths or mtimes, so a fresh clone or reinstall of
+  the same source reuses it.  The content covers the kernel's own file, this file, and the files
+  of every project kernel it calls (found through its globals), so editing a callee invalidates
+  its callers.
+* The vectorizer mode is applied around the dispatcher's own compilation.  A callee compiled as its
+  own function keeps its mode; once linked into a caller, LLVM optimises the caller's module again
+  with the caller's mode.
+* A ``variants`` kernel may call ``jit`` kernels and other ``variants`` kernels: a global name
+  bound to a ``variants`` object resolves, inside the simd build, to the callee's simd build and
+  inside the scalar build to its scalar build.  Each build is compiled against a copy of the
+  module's globals taken on its first use, so kernels must only use module-level constants and
+  functions.  A ``jit`` kernel can call ``jit`` kernels only (a ``variants`` object is not a numba
+  function).
+* Every kernel is ``nopython`` and ``nogil`` and uses numba's "numpy" error model (no Python
+  exceptions for division by zero); further numba options are passed through.
+* With ``NUMBA_DISABLE_JIT=1`` both decorators hand back plain Python functions (coverage runs).
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import inspect
+import os
+import sys
+import types
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+import llvmlite.binding as llvm
+import numba
+from numba.core import caching
+from numba.core import config as _numba_config
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.dispatcher import Dispatcher
+from numba.core.registry import CPUDispatcher, cpu_target
+
+__all__ = [
+    "LLVM_OPTIONS",
+    "MODES",
+    "Mode",
+    "Variants",
+    "cache_root",
+    "jit",
+    "variants",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# numba's configuration module, typed loosely: its attributes are created from the environment.
+config: Any = _numba_config
+
+#: LLVM options set once per process before any project kernel compiles (numba-simd.md §3.3).
+#: The first lets the loop vectorizer emit the many runtime alias checks that a lane loop touching
+#: 24 rows needs; the second lets constant 8-iteration loops vectorize.
+LLVM_OPTIONS = (
+    "-vectorize-memory-check-threshold=100000",
+    "-vectorizer-min-trip-count=4",
+)
+for _option in LLVM_OPTIONS:
+    llvm.set_option("", _option)
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A vectorizer configuration under which a kernel is compiled."""
+
+    name: str
+    loop_vectorize: bool
+    slp_vectorize: bool
+
+
+#: The vectorizer modes; the key is also the cache directory and the function-name suffix.
+MODES = {
+    "scalar": Mode("scalar", loop_vectorize=False, slp_vectorize=False),
+    "simd": Mode("simd", loop_vectorize=True, slp_vectorize=False),
+    "simd+slp": Mode("simd+slp", loop_vectorize=True, slp_vectorize=True),
+}
+
+_DEFAULT_OPTIONS: dict[str, Any] = {"nopython": True, "nogil": True, "error_model": "numpy"}
+
+
+def cache_root() -> Path:
+    """Return the kernel cache root: ``$TWOCATS_CACHE_DIR``, else ``~/.cache/twocats``."""
+    configured = os.environ.get("TWOCATS_CACHE_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".cache" / "twocats"
+
+
+@functools.lru_cache(maxsize=1)
+def _isa_tag() -> str:
+    """Name the target ISA of numba's codegen: the CPU name plus a digest of its features."""
+    _triple, cpu_name, features = cpu_target.target_context.codegen().magic_tuple()
+    digest = hashlib.sha256(features.encode()).hexdigest()[:12]
+    return f"{cpu_name or 'host'}-{digest}"
+
+
+@functools.cache
+def _file_digest(path: str, mtime_ns: int, size: int) -> bytes:
+    """Hash one source file; the stat fields only key the memo so an edited file is hashed again."""
+    del mtime_ns, size
+    return hashlib.sha256(Path(path).read_bytes()).digest()
+
+
+def _digest_of(path: str) -> bytes:
+    stat = os.stat(path)
+    return _file_digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+def _code_names(code: types.CodeType) -> Iterator[str]:
+    """Yield every global or attribute name used by a code object and its nested code objects."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_names(const)
+
+
+def _python_function(value: Any) -> types.FunctionType | None:
+    """Return the Python function behind a project kernel object, or None for anything else."""
+    if isinstance(value, Variants):
+        return value.py_func
+    if isinstance(value, Dispatcher):
+        func = value.py_func
+        return func if isinstance(func, types.FunctionType) else None
+    return None
+
+
+def _source_files(func: types.FunctionType) -> set[str]:
+    """Collect the source files a kernel's machine code depends on (its own and its callees')."""
+    files: set[str] = set()
+    pending = [func]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        files.add(inspect.getfile(current))
+        names = set(_code_names(current.__code__))
+        for name in names:
+            value = current.__globals__.get(name)
+            callee = _python_function(value)
+            if callee is not None:
+                pending.append(callee)
+            elif isinstance(value, types.ModuleType) and value.__name__.startswith("twocats."):
+                if getattr(value, "__file__", None):
+                    files.add(str(value.__file__))
+                for attribute in names:
+                    nested = _python_function(getattr(value, attribute, None))
+                    if nested is not None:
+                        pending.append(nested)
+    return files
+
+
+def _source_stamp(func: types.FunctionType) -> str:
+    """Digest the content of every source file the kernel depends on, plus this module."""
+    hasher = hashlib.sha256()
+    hasher.update(repr(LLVM_OPTIONS).encode())
+    for path in sorted(_source_files(func) | {__file__}):
+        hasher.update(Path(path).name.encode())
+        hasher.update(_digest_of(path))
+    return hasher.hexdigest()
+
+
+class _Locator(caching._CacheLocator):
+    """Place a kernel's cache files under the project cache root, whatever the checkout path."""
+
+    def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
+        self._py_func = py_func
+        self._cache_path = str(
+            cache_root()
+            / f"numba-{numba.__version__}"
+            / _isa_tag()
+            / mode.name
+            / py_func.__module__
+        )
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> str:
+        return _source_stamp(self._py_func)
+
+    def get_disambiguator(self) -> str:
+        return str(self._py_func.__code__.co_firstlineno)
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: Any) -> _Locator:
+        raise NotImplementedError("project kernels build their locator with a vectorizer mode")
+
+
+class _CacheImpl(caching.CompileResultCacheImpl):
+    """numba's compile-result serialisation with the project locator and module-qualified names."""
+
+    def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
+        self._lineno = py_func.__code__.co_firstlineno
+        self._locator = _Locator(py_func, mode)
+        fullname = f"{py_func.__module__}.{py_func.__qualname__}"
+        self._filename_base = self.get_filename_base(fullname, sys.abiflags)  # type: ignore[no-untyped-call]
+
+
+class _KernelCache(caching.Cache):
+    """A per-kernel disk cache whose source stamp is computed on first use, not at import time."""
+
+    _impl_class = _CacheImpl  # type: ignore[assignment]
+
+    def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self._impl = _CacheImpl(py_func, mode)
+        self._cache_path = self._impl.locator.get_cache_path()
+        self._index: caching.IndexDataCacheFile | None = None
+        self._warned = False
+        self.enable()  # type: ignore[no-untyped-call]
+
+    @property
+    def _cache_file(self) -> caching.IndexDataCacheFile:  # type: ignore[override]
+        if self._index is None:
+            self._index = caching.IndexDataCacheFile(  # type: ignore[no-untyped-call]
+                cache_path=self._cache_path,
+                filename_base=self._impl.filename_base,
+                source_stamp=self._impl.locator.get_source_stamp(),
+            )
+        return self._index
+
+    def _save_overload(self, sig: Any, data: Any) -> None:
+        try:
+            super()._save_overload(sig, data)  # type: ignore[no-untyped-call]
+        except OSError as exc:
+            # An unwritable cache costs compile time on the next run, never correctness.
+            if not self._warned:
+                self._warned = True
+                warnings.warn(
+                    f"twocats kernel cache not writable ({exc.strerror}); kernels will recompile",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+
+
+@contextlib.contextmanager
+def _vectorizers(mode: Mode) -> Iterator[None]:
+    """Set numba's vectorizer switches for the compilations that run inside the block."""
+    saved = (config.LOOP_VECTORIZE, config.SLP_VECTORIZE)
+    config.LOOP_VECTORIZE = int(mode.loop_vectorize)
+    config.SLP_VECTORIZE = int(mode.slp_vectorize)
+    try:
+        yield
+    finally:
+        config.LOOP_VECTORIZE, config.SLP_VECTORIZE = saved
+
+
+class _ModeDispatcher(CPUDispatcher):
+    """A CPU dispatcher that compiles under a fixed vectorizer mode, cached in the project cache."""
+
+    twocats_mode: Mode
+
+    def compile(self, sig: Any) -> Any:
+        # The compiler lock is re-entrant; holding it keeps other threads' compilations out of the
+        # window in which the global vectorizer switches are changed.
+        with global_compiler_lock, _vectorizers(self.twocats_mode):
+            return super().compile(sig)
+
+
+def _dispatcher(func: types.FunctionType, mode: Mode, options: dict[str, Any]) -> Any:
+    targetoptions = {**_DEFAULT_OPTIONS, **options}
+    disp: Any = _ModeDispatcher(py_func=func, locals={}, targetoptions=targetoptions)
+    disp.twocats_mode = mode
+    disp._cache = _KernelCache(func, mode)
+    return disp
+
+
+def _check_mode(mode: str) -> Mode:
+    try:
+        return MODES[mode]
+    except KeyError:
+        allowed = ", ".join(MODES)
+        raise ValueError(f"mode must be one of {allowed}, not {mode!r}") from None
+
+
+@overload
+def jit(func: F, /) -> F: ...
+
+
+@overload
+def jit(*, mode: str = "scalar", **options: Any) -> Callable[[F], F]: ...
+
+
+def jit(func: F | None = None, /, *, mode: str = "scalar", **options: Any) -> Any:
+    """Compile ``func`` lazily as one cached nopython kernel under vectorizer ``mode``."""
+    chosen = _check_mode(mode)
+
+    def wrap(inner: F) -> F:
+        if config.DISABLE_JIT:
+            return inner
+        if not isinstance(inner, types.FunctionType):
+            raise TypeError("jit decorates plain Python functions")
+        return _dispatcher(inner, chosen, options)  # type: ignore[no-any-return]
+
+    return wrap if func is None else wrap(func)
+
+
+class Variants:
+    """One kernel source compiled as a ``simd`` and a ``scalar`` build, each built on first use."""
+
+    def __init__(self, func: types.FunctionType, slp: bool, options: dict[str, Any]) -> None:
+        self.py_func = func
+        self._modes = {"simd": MODES["simd+slp" if slp else "simd"], "scalar": MODES["scalar"]}
+        self._options = options
+        self._builds: dict[str, Any] = {}
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__module__ = func.__module__
+        self.__doc__ = func.__doc__
+
+    def __repr__(self) -> str:
+        return f"<twocats kernel variants {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+    @property
+    def simd(self) -> Any:
+        """The build with the vectorizers on."""
+        return self.get("simd")
+
+    @property
+    def scalar(self) -> Any:
+        """The build with every vectorizer off."""
+        return self.get("scalar")
+
+    def get(self, backend: str) -> Any:
+        """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed."""
+        build = self._builds.get(backend)
+        if build is not None:
+            return build
+        mode = self._modes.get(backend)
+        if mode is None:
+            raise ValueError(f"backend must be 'simd' or 'scalar', not {backend!r}")
+        with global_compiler_lock:
+            build = self._builds.get(backend)
+            if build is None:
+                build = self._build(backend, mode)
+        return build
+
+    def _build(self, backend: str, mode: Mode) -> Any:
+        source = self.py_func
+        if config.DISABLE_JIT:
+            self._builds[backend] = source
+            return source
+        name = f"{source.__name__}__{backend}"
+        namespace = dict(source.__globals__)
+        clone = types.FunctionType(
+            source.__code__.replace(co_name=name),
+            namespace,
+            name,
+            source.__defaults__,
+            source.__closure__,
+        )
+        clone.__qualname__ = f"{source.__qualname__}__{backend}"
+        clone.__module__ = source.__module__
+        clone.__kwdefaults__ = source.__kwdefaults__
+        build = _dispatcher(clone, mode, self._options)
+        self._builds[backend] = build
+        # Callees that are themselves variants resolve to the build of the same backend.
+        for key, value in source.__globals__.items():
+            if value is self:
+                namespace[key] = build
+            elif isinstance(value, Variants):
+                namespace[key] = value.get(backend)
+        return build
+
+
+@overload
+def variants(func: types.FunctionType, /) -> Variants: ...
+
+
+@overload
+def variants(*, slp: bool = False, **options: Any) -> Callable[[types.FunctionType], Variants]: ...
+
+
+def variants(
+    func: types.FunctionType | None = None, /, *, slp: bool = False, **options: Any
+) -> Any:
+    """Declare a kernel built twice: ``simd`` (with SLP if ``slp``) and ``scalar``."""
+
+    def wrap(inner: types.FunctionType) -> Variants:
+        if not isinstance(inner, types.FunctionType):
+            raise TypeError("variants decorates plain Python functions")
+        return Variants(inner, slp, options)
+
+    return wrap if func is None else wrap(func)
