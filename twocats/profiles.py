@@ -1,0 +1,81 @@
+"""Named TwoCats parameter sets.
+
+Each profile is a plain :class:`~twocats.params.Params`; pass it to
+:meth:`twocats.PasswordHasher.from_params`.  The timings quoted below were measured on the project
+machine (2 cores, AMD Zen 4, compiled ``simd`` backend, warm process, reused memory); run
+``twocats tune`` to fit parameters to another machine and time budget.
+
+All profiles keep the reference's block layout (16 KiB blocks, 64-byte sub-blocks, overwrite cost 6)
+and use two threads (``parallelism=2``): a login server is usually busy with many requests at once,
+so more threads per hash buy lower latency but no more throughput.  They differ in memory, which is
+what makes an attacker's hardware expensive, and in the length of the serial multiply chain, which
+bounds how much faster custom hardware can run each block.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from twocats.params import Params
+
+__all__ = [
+    "CHEAPEST",
+    "DEFAULT",
+    "INTERACTIVE",
+    "MODERATE",
+    "PROFILES",
+    "SENSITIVE",
+    "get_default_params",
+]
+
+INTERACTIVE: Final = Params(mem_cost=17, multiplies=2)
+"""128 MiB, 2 multiplies per lane word: for interactive logins on busy servers.
+
+About 20-30 ms per hash on the project machine, so a 2-core server still verifies dozens of logins
+per second, while an attacker pays for 128 MiB per guess: twice the memory of libsodium's
+``INTERACTIVE`` argon2id preset and of RFC 9106's second recommendation (64 MiB).
+"""
+
+MODERATE: Final = Params(mem_cost=19, multiplies=3)
+"""512 MiB, 3 multiplies per lane word: the default.
+
+About 0.1-0.2 s per hash on the project machine, inside the 0.1-0.5 s a user does not notice at a
+login prompt.  Three multiplies is the reference's own choice for memory costs of 10 and above.
+"""
+
+SENSITIVE: Final = Params(mem_cost=21, multiplies=4)
+"""2 GiB, 4 multiplies per lane word: for rare, high-value operations (disk or vault keys).
+
+About 0.5-1 s per hash on the project machine: the size of RFC 9106's first recommendation (2 GiB),
+for uses where one second per unlock is acceptable and the memory is reserved for it.
+"""
+
+CHEAPEST: Final = Params(
+    mem_cost=0,
+    multiplies=1,
+    lanes=8,
+    parallelism=1,
+    block_size=32,
+    sub_block_size=32,
+)
+"""1 KiB in 32-byte blocks: the cheapest set that still fills memory.  For tests only.
+
+It runs every part of the algorithm (32 blocks, both addressing modes, the multiply chain, every
+hash helper) in microseconds, and offers no protection at all.
+"""
+
+DEFAULT: Final = MODERATE
+"""The profile :class:`~twocats.PasswordHasher` uses when given no parameters."""
+
+PROFILES: Final[dict[str, Params]] = {
+    "interactive": INTERACTIVE,
+    "moderate": MODERATE,
+    "sensitive": SENSITIVE,
+    "cheapest": CHEAPEST,
+}
+"""The profiles by lower-case name (the names the command line accepts)."""
+
+
+def get_default_params() -> Params:
+    """Return the default parameters (:data:`DEFAULT`)."""
+    return DEFAULT
