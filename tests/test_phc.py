@@ -22,8 +22,9 @@ SALT_TEXT = VALID.split("$")[4]
 DIGEST_TEXT = VALID.split("$")[5]
 
 
-def _with(version: str = "v=2015", params: str = "m=14", salt: str = SALT_TEXT,
-          digest: str = DIGEST_TEXT) -> str:
+def _with(
+    version: str = "v=2015", params: str = "m=14", salt: str = SALT_TEXT, digest: str = DIGEST_TEXT
+) -> str:
     return f"$twocats${version}${params}${salt}${digest}"
 
 
@@ -67,15 +68,27 @@ def test_defaults_match_params() -> None:
         (Params(mem_cost=14), "$twocats$v=2015$m=14"),
         (Params(mem_cost=20, start_mem_cost=18), "$twocats$v=2015$m=20,s=18"),
         (
-            Params(hash_type="blake2b", mem_cost=12, multiplies=0, lanes=16, parallelism=1,
-                   block_size=1024, sub_block_size=128, overwrite_cost=0,
-                   side_channel_resistant=True),
+            Params(
+                hash_type="blake2b",
+                mem_cost=12,
+                multiplies=0,
+                lanes=16,
+                parallelism=1,
+                block_size=1024,
+                sub_block_size=128,
+                overwrite_cost=0,
+                side_channel_resistant=True,
+            ),
             "$twocats$v=2015$h=blake2b,m=12,x=0,l=16,p=1,b=1024,sb=128,o=0,r=1",
         ),
-        (Params(variant="2014", mem_cost=13, time_cost=3, overwrite_cost=2),
-         "$twocats$v=2014$m=13,t=3,o=2"),
-        (Params(variant="2014-03", hash_type="sha256", mem_cost=11, time_cost=1, hash_size=16),
-         "$twocats$v=201403$h=sha256,m=11,t=1,d=16"),
+        (
+            Params(variant="2014", mem_cost=13, time_cost=3, overwrite_cost=2),
+            "$twocats$v=2014$m=13,t=3,o=2",
+        ),
+        (
+            Params(variant="2014-03", hash_type="sha256", mem_cost=11, time_cost=1, hash_size=16),
+            "$twocats$v=201403$h=sha256,m=11,t=1,d=16",
+        ),
     ],
 )
 def test_encode_params_canonical(params: Params, expected: str) -> None:
@@ -206,10 +219,8 @@ MALFORMED = {
     "not memory-hard": _with(params="m=6"),
     "time cost too large": _with(version="v=2014", params="m=14,t=31"),
     "flag value 2": _with(params="m=14,r=2"),
-    "hash size under 80 bits": _with(version="v=201403", params="m=14,d=9",
-                                     digest=_b64(bytes(9))),
-    "hash size above 255": _with(version="v=201403", params="m=14,d=256",
-                                 digest=_b64(bytes(256))),
+    "hash size under 80 bits": _with(version="v=201403", params="m=14,d=9", digest=_b64(bytes(9))),
+    "hash size above 255": _with(version="v=201403", params="m=14,d=256", digest=_b64(bytes(256))),
     # Salt field.
     "salt bad character": _with(salt=SALT_TEXT[:-1] + "!"),
     "salt url-safe alphabet": _with(salt=SALT_TEXT[:-1] + "-"),
@@ -349,11 +360,11 @@ def test_hypothesis_mutated_valid_strings(data: st.DataObject) -> None:
         if action == "insert":
             text = text[:position] + char + text[position:]
         elif action == "delete":
-            text = text[:position] + text[position + 1:]
+            text = text[:position] + text[position + 1 :]
         elif action == "replace":
-            text = text[:position] + char + text[position + 1:]
+            text = text[:position] + char + text[position + 1 :]
         else:
-            text = text[:position] + text[position:position + 8] + text[position:]
+            text = text[:position] + text[position : position + 8] + text[position:]
     _decode_or_reject(text)
 
 

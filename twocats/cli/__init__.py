@@ -1,1 +1,100 @@
-"""The twocats command-line interface."""
+"""The ``twocats`` command line: hash, verify, upgrade, needs-rehash, derive, tune, compare, sum,
+selftest.
+
+Exit status: 0 success, 1 mismatch or failure, 2 bad input (options, parameters, a malformed hash
+string), 130 interrupted (Ctrl-C).  Errors are one ``Error:`` line on standard error, never a
+traceback.  With ``--json`` a command writes exactly one JSON document to standard output and all
+other text to standard error.
+
+Importing this package, parsing arguments and ``--help`` import neither numpy nor numba: every
+command imports the library inside its body.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Final
+
+import click
+
+from twocats import __version__
+from twocats.cli._common import translate_errors
+from twocats.cli.checksum import sum_command
+from twocats.cli.compare import compare_command
+from twocats.cli.passwords import (
+    derive_command,
+    hash_command,
+    needs_rehash_command,
+    upgrade_command,
+    verify_command,
+)
+from twocats.cli.tune import tune_command
+
+__all__ = ["main"]
+
+# Commands defined in modules this package does not load until they run: name -> (module,
+# attribute, one-line help shown by ``twocats --help`` without importing the module).
+_LAZY_COMMANDS: Final = {
+    "selftest": (
+        "twocats.cli.selftest",
+        "selftest",
+        "Check every backend against the known-answer vectors.",
+    ),
+}
+
+
+class _Group(click.Group):
+    """A click group with lazily loaded commands and the project's error contract."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        lazy = _LAZY_COMMANDS.get(cmd_name)
+        if lazy is None:
+            return super().get_command(ctx, cmd_name)
+        module, attribute, _ = lazy
+        command = getattr(importlib.import_module(module), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{module}.{attribute} is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows: list[tuple[str, str]] = []
+        for name in self.list_commands(ctx):
+            lazy = _LAZY_COMMANDS.get(name)
+            if lazy is not None:
+                rows.append((name, lazy[2]))
+                continue
+            command = super().get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=formatter.width)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return translate_errors(lambda: super(_Group, self).invoke(ctx))
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="twocats")
+def main() -> None:
+    """TwoCats memory-hard password hashing and SIMD lane hashing.
+
+    Passwords are read from a hidden prompt or with --password-stdin, never from the command line.
+    Exit status: 0 success, 1 mismatch or failure, 2 bad input, 130 interrupted.
+    """
+
+
+for _command in (
+    hash_command,
+    verify_command,
+    upgrade_command,
+    needs_rehash_command,
+    derive_command,
+    tune_command,
+    compare_command,
+    sum_command,
+):
+    main.add_command(_command)

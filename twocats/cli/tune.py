@@ -1,0 +1,296 @@
+"""``twocats tune``: choose parameters that fill a time budget on this machine.
+
+The procedure follows the usual calibration loop (RFC 9106 section 4, the argon2 specification's
+section 9): fix the lanes from the SIMD width and the threads from the cores, then take the largest
+memory that fits the budget and the memory limit, then spend what time is left on compute hardness
+(the multiply chain, and ``time_cost`` in the variants that have it).  Every figure is the median of
+a few verifications through :class:`~twocats.PasswordHasher`, after a warm-up call that compiles the
+kernels and maps the memory, so it is the time a server pays per login.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import click
+
+from twocats.cli._common import (
+    DURATION,
+    SIZE,
+    VARIANTS,
+    UsageFailure,
+    backend_option,
+    emit_json,
+    info,
+    json_option,
+    params_document,
+    progress_wanted,
+)
+from twocats.params import Params
+
+__all__ = ["lanes_for_isa", "measure_verify", "tune_command"]
+
+#: Smallest memory cost tried: 1 MiB.
+FIRST_MEM_COST: Final = 10
+
+#: Multiplies used while the memory is chosen (the reference's own default).
+BASE_MULTIPLIES: Final = 2
+
+#: Timed repetitions per candidate (the median is used).
+REPEATS: Final = 3
+
+
+def lanes_for_isa(isa: str) -> int:
+    """Return the lane count matching the vector width the ``simd`` backend compiles for.
+
+    A lane is one 32-bit word, so a 512-bit register holds 16 lanes, a 256-bit one 8 and a 128-bit
+    one 4.  Without a known vector unit the reference's default of 8 is kept.
+    """
+    if isa.startswith("AVX-512"):
+        return 8 if "256-bit preferred" in isa else 16
+    if isa.startswith(("AVX2", "AVX ")):
+        return 8
+    if isa.startswith(("SSE", "SSSE3")):
+        return 4
+    return 8
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def measure_verify(params: Params, backend: str | None, repeats: int = REPEATS) -> float:
+    """Return the median seconds of one verification with `params` (after one warm-up call)."""
+    from twocats.hasher import PasswordHasher
+
+    hasher = PasswordHasher.from_params(params, max_memory=params.memory_bytes, backend=backend)
+    encoded = hasher.hash(b"twocats tune")
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        hasher.verify(encoded, b"twocats tune")
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+@dataclasses.dataclass
+class _Trial:
+    params: Params
+    seconds: float
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "mem_cost": self.params.mem_cost,
+            "multiplies": self.params.multiplies,
+            "time_cost": self.params.time_cost,
+            "seconds": self.seconds,
+        }
+
+
+def _search(
+    base: Params,
+    budget: float,
+    max_memory: int,
+    measure: Callable[[Params], float],
+    report: Callable[[_Trial], None],
+) -> tuple[_Trial, str, list[_Trial]]:
+    """Return the chosen trial, what limited it ("time" or "memory"), and every trial run."""
+    trials: list[_Trial] = []
+
+    def trial(params: Params) -> _Trial:
+        result = _Trial(params, measure(params))
+        trials.append(result)
+        report(result)
+        return result
+
+    def with_memory(mem_cost: int) -> Params:
+        return dataclasses.replace(base, mem_cost=mem_cost, start_mem_cost=mem_cost)
+
+    # The smallest memory cost that is still memory-hard for these block and thread settings.
+    mem_cost = FIRST_MEM_COST
+    while mem_cost < 30 and (1024 << mem_cost) < 4 * base.parallelism * base.block_size:
+        mem_cost += 1
+    if (1024 << mem_cost) > max_memory:
+        raise UsageFailure(
+            f"--max-memory is below the smallest useful memory ({1024 << mem_cost} bytes) for "
+            "these settings"
+        )
+    best = trial(with_memory(mem_cost))
+    limit = "time"
+    # Double the memory while the doubled time is likely to fit and the limit allows it.
+    while True:
+        if mem_cost >= 30 or (1024 << (mem_cost + 1)) > max_memory:
+            limit = "memory"
+            break
+        if 2 * best.seconds > 1.25 * budget:
+            break
+        candidate = trial(with_memory(mem_cost + 1))
+        if candidate.seconds > budget:
+            break
+        best, mem_cost = candidate, mem_cost + 1
+    if best.seconds > budget:
+        # Even the smallest memory is too slow: shed compute hardness instead.
+        for multiplies in range(base.multiplies - 1, -1, -1):
+            candidate = trial(dataclasses.replace(best.params, multiplies=multiplies))
+            best = candidate
+            if candidate.seconds <= budget:
+                break
+        return best, "time", trials
+    # Spend the rest of the budget on the multiply chain, then on time_cost.
+    for multiplies in range(best.params.multiplies + 1, 9):
+        candidate = trial(dataclasses.replace(best.params, multiplies=multiplies))
+        if candidate.seconds > budget:
+            break
+        best = candidate
+    if best.params.time_cost is not None:
+        for time_cost in range(best.params.time_cost + 1, 31):
+            candidate = trial(dataclasses.replace(best.params, time_cost=time_cost))
+            if candidate.seconds > budget:
+                break
+            best = candidate
+    return best, limit, trials
+
+
+@click.command("tune")
+@click.option(
+    "--time",
+    "budget",
+    type=DURATION,
+    default="250ms",
+    show_default=True,
+    help="Time one verification may take, e.g. 250ms or 0.5s.",
+)
+@click.option(
+    "--max-memory",
+    type=SIZE,
+    default="1GiB",
+    show_default=True,
+    help="The most memory one hash may use, e.g. 1GiB.",
+)
+@click.option(
+    "--lanes",
+    default="auto",
+    show_default=True,
+    type=click.Choice(["auto", "1", "2", "4", "8", "16"]),
+    help="SIMD lanes; auto takes the vector width of the simd backend's instruction set.",
+)
+@click.option(
+    "--parallelism",
+    default="auto",
+    show_default=True,
+    help="Threads per hash; auto takes the cores this process may use.",
+)
+@click.option(
+    "--variant",
+    type=click.Choice(VARIANTS),
+    default="2015",
+    show_default=True,
+    help="Algorithm version (2014 and 2014-03 also tune time_cost).",
+)
+@backend_option
+@json_option
+def tune_command(
+    budget: float,
+    max_memory: int,
+    lanes: str,
+    parallelism: str,
+    variant: str,
+    backend: str | None,
+    as_json: bool,
+) -> None:
+    """Measure this machine and choose parameters that fill a time budget.
+
+    Picks lanes from the SIMD width, threads from the cores, the largest memory that fits both the
+    time and --max-memory, then the multiply chain (and time_cost for the 2014 variants) with the
+    time left.  Prints the parameters, the PHC prefix to pass to 'twocats hash --params', and how
+    long a verification takes.
+    """
+    from twocats.phc import encode_params
+    from twocats.simd.registry import resolve_backend, simd_isa
+
+    resolved = resolve_backend(backend)
+    isa = simd_isa() if resolved == "simd" else f"none ({resolved} backend)"
+    lane_count = lanes_for_isa(isa) if lanes == "auto" else int(lanes)
+    if parallelism == "auto":
+        threads = min(_cpu_count(), 255)
+    elif parallelism.isdigit() and 1 <= int(parallelism) <= 255:
+        threads = int(parallelism)
+    else:
+        raise UsageFailure("--parallelism must be auto or a number from 1 to 255")
+    hash_type = "blake2b" if lane_count > 8 else "blake2s"
+    base = Params(
+        variant=variant,
+        hash_type=hash_type,
+        mem_cost=FIRST_MEM_COST,
+        multiplies=BASE_MULTIPLIES,
+        lanes=lane_count,
+        parallelism=threads,
+    )
+    verbose = progress_wanted()
+    if verbose:
+        info(f"tuning on {isa}, {threads} threads, backend {resolved}: the first run compiles")
+
+    def report(trial: _Trial) -> None:
+        if verbose:
+            time_cost = trial.params.time_cost
+            extra = "" if time_cost is None else f", time_cost {time_cost}"
+            info(
+                f"  mem_cost {trial.params.mem_cost} ({_mib(trial.params.memory_bytes)}), "
+                f"multiplies {trial.params.multiplies}{extra}: {trial.seconds * 1000:.1f} ms"
+            )
+
+    best, limit, trials = _search(
+        base, budget, max_memory, lambda params: measure_verify(params, resolved), report
+    )
+    seconds = measure_verify(best.params, resolved, repeats=5)
+    prefix = encode_params(best.params)
+    rate = best.params.memory_bytes / seconds
+    if as_json:
+        emit_json(
+            {
+                "isa": isa,
+                "backend": resolved,
+                "budget_seconds": budget,
+                "max_memory": max_memory,
+                "params": params_document(best.params),
+                "phc_prefix": prefix,
+                "verify_seconds": seconds,
+                "memory_filled_per_second": rate,
+                "limited_by": limit,
+                "trials": [trial.document() for trial in trials],
+            }
+        )
+        return
+    params = best.params
+    click.echo(f"Machine:      {isa}, {threads} threads, backend {resolved}")
+    click.echo(f"Budget:       {budget * 1000:.0f} ms per verification, at most {_mib(max_memory)}")
+    click.echo(
+        f"Parameters:   variant {params.variant}, hash {params.hash_type}, lanes {params.lanes}, "
+        f"parallelism {params.parallelism}"
+    )
+    extra = "" if params.time_cost is None else f", time_cost {params.time_cost}"
+    click.echo(
+        f"              mem_cost {params.mem_cost} ({_mib(params.memory_bytes)}), "
+        f"multiplies {params.multiplies}{extra}"
+    )
+    click.echo(f"PHC prefix:   {prefix}")
+    click.echo(
+        f"Verification: {seconds * 1000:.1f} ms (median of 5), "
+        f"{rate / (1 << 30):.2f} GiB of memory filled per second"
+    )
+    if limit == "memory" and seconds < 0.8 * budget:
+        click.echo("Note:         --max-memory caps the memory; raise it to use the whole budget")
+
+
+def _mib(nbytes: int) -> str:
+    if nbytes >= 1 << 30:
+        return f"{nbytes / (1 << 30):g} GiB"
+    return f"{nbytes / (1 << 20):g} MiB"
