@@ -12,8 +12,9 @@ multiplies, dependent, hash_type, variant, time_cost) -> None``
 * It fills blocks ``[done, done + per_slice)`` of every region (one slice; the caller's next call
   is the barrier).  In a data-independent slice starting at ``done == 0`` block 0 of each region is
   first set to ``Expand(states[p], blocklen)``.
-* ``dependent``: False for sliding bit-reversal addressing with one sub-block per block, True for
-  cubic password-dependent addressing with ``sub_blocklen`` sub-blocks.
+* ``dependent``: False for sliding bit-reversal addressing with one sub-block per block (the caller
+  then passes ``sub_blocklen == blocklen``), True for cubic password-dependent addressing with
+  ``sub_blocklen`` sub-blocks.
 * ``variant``: 0 for the final/2014 block hash, 1 for the March 2014 one, which repeats each block
   hash ``2**time_cost`` times (``time_cost`` is 0 for variant 0).
 
@@ -145,6 +146,8 @@ def _fill_level(
     per = plan.per_slice
     for s in range(4):
         dependent = s >= plan.resistant_slices
+        # A data-independent slice reads the previous block whole: one sub-block per block.
+        sub_blocklen = plan.sub_blocklen if dependent else plan.blocklen
         repetitions = 1
         if params.variant == "2014" and plan.main and s == 3:
             assert params.time_cost is not None
@@ -157,7 +160,7 @@ def _fill_level(
                 per,
                 plan.blocks_per_region,
                 plan.blocklen,
-                plan.sub_blocklen,
+                sub_blocklen,
                 plan.parallelism,
                 params.lanes,
                 params.multiplies,
