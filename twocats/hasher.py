@@ -159,7 +159,7 @@ class PasswordHasher:
     :param backend: the compute backend (``"reference"``, ``"scalar"`` or ``"simd"``; None chooses
         through ``TWOCATS_BACKEND``, then ``"simd"``).
     :param wipe: zero the work area after every hash, so no intermediate state outlives the call
-        (this costs one extra write pass over the memory, roughly 5-10% of the hash time).
+        (this costs one extra write pass over the memory after each hash).
 
     Raises :class:`~twocats.exceptions.InvalidParametersError` for invalid arguments and
     :class:`~twocats.exceptions.MemoryLimitError` if the hasher's own parameters need more memory

@@ -98,7 +98,7 @@ def verify_command(
     """Check a password against a stored HASH.
 
     Exit status 0 if it matches, 1 if it does not, 2 if HASH is malformed or asks for more memory
-    than --max-memory allows.
+    than --max-memory allows.  Put HASH in single quotes: it contains $ signs.
     """
     from twocats.exceptions import VerifyMismatchError
     from twocats.hasher import PasswordHasher
@@ -148,6 +148,7 @@ def upgrade_command(
     """Raise the memory cost of a stored HASH without the password.
 
     The new hash verifies the same password, exactly as if it had been hashed at the new cost.
+    Put HASH in single quotes: it contains $ signs.
     """
     from twocats.hasher import PasswordHasher
     from twocats.phc import decode

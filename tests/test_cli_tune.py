@@ -1,0 +1,183 @@
+"""tune and compare: the search logic on a model machine, option parsing, and real smoke runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from twocats import phc
+from twocats.cli import main
+from twocats.cli._common import DURATION, SIZE
+from twocats.cli.tune import _search, _Trial, lanes_for_isa
+from twocats.params import Params
+
+
+@pytest.mark.parametrize(
+    ("isa", "lanes"),
+    [
+        ("AVX-512 (znver4)", 16),
+        ("AVX-512 (skylake-avx512, 256-bit preferred)", 8),
+        ("AVX2 (haswell)", 8),
+        ("AVX (sandybridge)", 8),
+        ("SSE4.2 (nehalem)", 4),
+        ("SSE2 (x86-64)", 4),
+        ("none (scalar backend)", 8),
+        ("baseline of generic", 8),
+    ],
+)
+def test_lanes_follow_vector_width(isa: str, lanes: int) -> None:
+    """One 32-bit lane per vector element: 16 for 512-bit registers, 8 for 256, 4 for 128."""
+    assert lanes_for_isa(isa) == lanes
+
+
+def model(rate: float = 4e9) -> tuple[list[Params], Callable[[Params], float]]:
+    """Return a record of measured parameters and a deterministic timing model of a machine."""
+    measured: list[Params] = []
+
+    def measure(params: Params) -> float:
+        measured.append(params)
+        repeats = 1 + 0.25 * ((1 << (params.time_cost or 0)) - 1)
+        return params.memory_bytes / rate * (1 + 0.1 * params.multiplies) * repeats
+
+    return measured, measure
+
+
+BASE = Params(mem_cost=10, multiplies=2, lanes=8, parallelism=2)
+
+
+def quiet(_: _Trial) -> None:
+    """Discard the progress report."""
+
+
+def test_search_fills_time_budget() -> None:
+    """The largest memory within the budget is chosen, then the multiplies fill the rest."""
+    measured, measure = model(rate=3e9)
+    best, limit, trials = _search(BASE, 0.25, 1 << 40, measure, quiet)
+    # 512 MiB at 3 GB/s is 0.179 s times 1 + 0.1 per multiply: 3 multiplies fit, 4 do not, and
+    # 1 GiB (0.43 s with 2 multiplies) is not even tried.
+    assert (best.params.mem_cost, best.params.multiplies) == (19, 3)
+    assert max(params.mem_cost for params in measured) == 19
+    assert limit == "time"
+    assert [trial.params for trial in trials] == measured
+
+
+def test_search_respects_memory_limit() -> None:
+    """With a small --max-memory the memory stops at the limit and compute fills the time."""
+    _, measure = model()
+    best, limit, _ = _search(BASE, 0.25, 64 << 20, measure, quiet)
+    assert best.params.memory_bytes == 64 << 20
+    assert limit == "memory"
+    assert best.params.multiplies == 8
+
+
+def test_search_tunes_time_cost() -> None:
+    """The 2014 variant spends the time left after the multiplies on time_cost."""
+    _, measure = model()
+    base = Params(variant="2014", mem_cost=10, lanes=8)
+    best, _, _ = _search(base, 0.25, 16 << 20, measure, quiet)
+    assert best.params.multiplies == 8
+    # 16 MiB with 8 multiplies takes 7.5 ms; 2**7 repeats of the last quarter make 0.247 s.
+    assert best.params.time_cost == 7
+
+
+def test_search_sheds_multiplies_when_too_slow() -> None:
+    """When even the smallest memory is over budget the multiply chain is shortened."""
+    _, measure = model(rate=1e6)
+    best, _, _ = _search(BASE, 1.1, 1 << 30, measure, quiet)
+    assert best.params.mem_cost == 10
+    assert best.params.multiplies == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1GiB", 1 << 30),
+        ("512MiB", 512 << 20),
+        ("64M", 64 << 20),
+        ("2GB", 2 * 10**9),
+        ("4096", 4096),
+    ],
+)
+def test_size_option(text: str, value: int) -> None:
+    """Sizes accept binary and decimal units."""
+    assert SIZE.convert(text, None, None) == value
+
+
+@pytest.mark.parametrize(("text", "value"), [("250ms", 0.25), ("0.5s", 0.5), ("800us", 0.0008)])
+def test_duration_option(text: str, value: float) -> None:
+    """Durations need a unit."""
+    assert DURATION.convert(text, None, None) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["250", "1 hour", "-5ms", "0s"])
+def test_duration_option_rejects(text: str) -> None:
+    """A duration without a unit, or not positive, is a usage error."""
+    with pytest.raises(click.BadParameter):
+        DURATION.convert(text, None, None)
+
+
+@pytest.mark.parametrize("text", ["1 parsec", "GiB", "0", "-1GiB"])
+def test_size_option_rejects(text: str) -> None:
+    """Unknown units and non-positive sizes are usage errors."""
+    with pytest.raises(click.BadParameter):
+        SIZE.convert(text, None, None)
+
+
+def test_tune_smoke() -> None:
+    """A real tune run with a tiny budget reports consistent parameters and a PHC prefix."""
+    result = CliRunner().invoke(
+        main, ["tune", "--time", "1ms", "--max-memory", "2MiB", "--parallelism", "1", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    params = phc.decode_params(document["phc_prefix"])
+    assert params.memory_bytes <= 2 << 20
+    assert params.parallelism == 1
+    assert document["params"]["mem_cost"] == params.mem_cost
+    assert document["verify_seconds"] > 0
+    assert document["trials"]
+
+
+def test_tune_human_output() -> None:
+    """Without --json tune prints the parameters, the prefix and the verification time."""
+    result = CliRunner().invoke(main, ["tune", "--time", "1ms", "--max-memory", "1MiB"])
+    assert result.exit_code == 0, result.output
+    assert "PHC prefix:   $twocats$v=2015$" in result.stdout
+    assert "Verification:" in result.stdout
+
+
+def test_tune_bad_options() -> None:
+    """Bad tune options are usage errors."""
+    runner = CliRunner()
+    assert runner.invoke(main, ["tune", "--time", "fast"]).exit_code == 2
+    assert runner.invoke(main, ["tune", "--parallelism", "0"]).exit_code == 2
+    tiny = runner.invoke(main, ["tune", "--max-memory", "64KiB"])
+    assert tiny.exit_code == 2
+    assert "smallest useful memory" in tiny.stderr
+
+
+def test_compare_smoke(tmp_path: Path) -> None:
+    """A real compare run at 1 MiB gives both comparisons of all three algorithms and a PNG."""
+    plot = tmp_path / "compare.png"
+    result = CliRunner().invoke(
+        main, ["compare", "--memory", "1MiB", "--runs", "1", "--json", "--plot", str(plot)]
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert [(row["comparison"], row["algorithm"]) for row in rows] == [
+        ("equal memory", "twocats"),
+        ("equal memory", "twocats-fresh-memory"),
+        ("equal memory", "argon2id"),
+        ("equal memory", "scrypt"),
+        ("equal time", "twocats"),
+        ("equal time", "argon2id"),
+        ("equal time", "scrypt"),
+    ]
+    assert all(row["memory_bytes"] == 1 << 20 for row in rows[:4])
+    assert all(row["seconds"] > 0 for row in rows)
+    assert plot.read_bytes().startswith(b"\x89PNG")
