@@ -21,12 +21,17 @@ from twocats.exceptions import (
 )
 
 if TYPE_CHECKING:
+    from twocats import profiles
+    from twocats.hasher import PasswordHasher
     from twocats.params import Params
 
 __version__ = "0.1.0"
 
+# Public name -> module that defines it; a module maps to itself when the name is a submodule.
 _LAZY = {
     "Params": "twocats.params",
+    "PasswordHasher": "twocats.hasher",
+    "profiles": "twocats.profiles",
 }
 
 __all__ = [
@@ -36,10 +41,12 @@ __all__ = [
     "InvalidParametersError",
     "MemoryLimitError",
     "Params",
+    "PasswordHasher",
     "TwoCatsError",
     "VerificationError",
     "VerifyMismatchError",
     "__version__",
+    "profiles",
 ]
 
 
@@ -47,6 +54,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'twocats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    value = imported if module == f"{__name__}.{name}" else getattr(imported, name)
     globals()[name] = value
     return value
