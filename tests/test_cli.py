@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import importlib
 import json
 import subprocess
 import sys
@@ -340,3 +341,13 @@ def test_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     line = one_error_line(result)
     assert "RuntimeError" in line
     assert "internal detail" not in line
+
+
+def test_lazy_command_help_matches() -> None:
+    """The one-line help shown for lazily loaded commands is the commands' own."""
+    from twocats.cli import _LAZY_COMMANDS
+
+    for name, (module, attribute, text) in _LAZY_COMMANDS.items():
+        command = getattr(importlib.import_module(module), attribute)
+        assert command.get_short_help_str(limit=200) == text, name
+        assert name in run("--help").stdout

@@ -38,7 +38,7 @@ _LAZY_COMMANDS: Final = {
     "selftest": (
         "twocats.cli.selftest",
         "selftest",
-        "Check every backend against the known-answer vectors.",
+        "Check a backend against known-answer TwoCats vectors.",
     ),
 }
 
