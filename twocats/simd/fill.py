@@ -37,7 +37,14 @@ import numpy.typing as npt
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.simd.fillgen import LANES, module_name
 
-__all__ = ["FILL_BACKENDS", "FillSlice", "default_threads", "fill_kernel", "get_fill_slice"]
+__all__ = [
+    "FILL_BACKENDS",
+    "FillSlice",
+    "default_threads",
+    "fill_kernel",
+    "get_fill_slice",
+    "kernel_asm",
+]
 
 #: The backends this module compiles (the pure-Python ``reference`` lives in ``twocats.kdf``).
 FILL_BACKENDS = ("scalar", "simd")
@@ -105,6 +112,27 @@ def fill_kernel(lanes: int, backend: str) -> Any:
         raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
     module = importlib.import_module(f"twocats.simd._generated.{module_name(lanes)}")
     return getattr(module, f"fill_region_l{lanes}").get(backend)
+
+
+def kernel_asm(lanes: int, backend: str) -> str:
+    """Return the assembly text of the compiled kernel for ``lanes`` and ``backend``.
+
+    The kernel is compiled (or loaded from the disk cache) by a tiny fill first.  numba does not
+    print kernels loaded from its cache; for those the cached optimised LLVM module is turned into
+    assembly again by the process's target machine, the one that produced the cached code.
+    """
+    kernel = fill_kernel(lanes, backend)
+    mem = np.zeros(64, dtype=np.uint32)
+    states = np.zeros((1, 8), dtype=np.uint32)
+    kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0, 0, 0, 0)
+    texts = []
+    for signature in kernel.signatures:
+        library = kernel.overloads[signature].library
+        if getattr(library, "_disable_inspection", False):
+            texts.append(str(library._codegen._tm.emit_assembly(library._shared_module)))
+        else:
+            texts.append(str(kernel.inspect_asm(signature)))
+    return "\n".join(texts)
 
 
 def _check_backend(backend: str) -> None:
@@ -190,8 +218,8 @@ def _validate(
         "sub_blocklen must be a power of two and a multiple of lanes",
     )
     _require(
-        blocklen >= sub_blocklen and blocklen % sub_blocklen == 0,
-        "blocklen must be a multiple of sub_blocklen",
+        blocklen >= sub_blocklen and (blocklen & -blocklen) == blocklen,
+        "blocklen must be a power of two and at least sub_blocklen",
     )
     _require(per_slice >= 0 and done >= 0 and done + per_slice <= bpt, "blocks out of range")
     _require(not dependent or done >= 1, "a password-dependent slice needs done >= 1")

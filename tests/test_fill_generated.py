@@ -1,0 +1,36 @@
+"""The committed fill kernels are exactly what the generator writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from twocats.simd import fillgen
+
+
+@pytest.mark.parametrize("lanes", fillgen.LANES)
+def test_committed_module_equals_generator_output(lanes: int) -> None:
+    """Each committed fill_l<L>.py equals render_module(L); `python -m twocats.simd.fillgen` fixes it."""
+    path = fillgen.generated_dir() / f"{fillgen.module_name(lanes)}.py"
+    assert path.read_text(encoding="utf-8") == fillgen.render_module(lanes)
+
+
+def test_no_stale_generated_fill_modules() -> None:
+    """No fill module exists in _generated/ that the generator does not write."""
+    present = {path.name for path in fillgen.generated_dir().glob("fill_*.py")}
+    assert present == set(fillgen.render_all())
+
+
+def test_generator_rejects_unknown_lane_count() -> None:
+    """Only the lane counts the parameters allow get a kernel."""
+    with pytest.raises(ValueError, match="lanes"):
+        fillgen.render_module(3)
+
+
+def test_write_all_writes_every_module(tmp_path: Path) -> None:
+    """write_all produces one file per lane count with the rendered text."""
+    written = fillgen.write_all(tmp_path)
+    assert sorted(p.name for p in written) == sorted(fillgen.render_all())
+    for path in written:
+        assert path.read_text(encoding="utf-8") == fillgen.render_all()[path.name]

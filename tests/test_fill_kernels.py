@@ -1,0 +1,248 @@
+"""The compiled slice fill (scalar and simd) equals the pure-Python reference slice by slice."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.kdf.reference import fill_slice as reference_fill
+from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm
+from twocats.simd.fillgen import LANES
+
+BACKENDS = ("scalar", "simd")
+STATE_WORDS = (8, 16, 8, 16)
+# Words past the regions; a kernel must leave them alone.
+SLACK = 7
+
+
+@dataclass(frozen=True)
+class Case:
+    """One slice of one level: geometry, parameters and the seed of its random start."""
+
+    variant: int
+    hash_type: int
+    lanes: int
+    blocklen: int
+    sub_blocklen: int
+    parallelism: int
+    per_slice: int
+    slice_index: int
+    dependent: bool
+    multiplies: int
+    time_cost: int
+    seed: int
+
+    def args(self) -> tuple[int, int, int, int, int, int, int, int, bool, int, int, int]:
+        """The seam arguments after mem and states."""
+        return (
+            self.slice_index * self.per_slice,
+            self.per_slice,
+            4 * self.per_slice,
+            self.blocklen,
+            self.sub_blocklen,
+            self.parallelism,
+            self.lanes,
+            self.multiplies,
+            self.dependent,
+            self.hash_type,
+            self.variant,
+            self.time_cost,
+        )
+
+    def start(self) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
+        """Random memory (regions plus slack) and region states."""
+        rng = np.random.default_rng(self.seed)
+        words = self.parallelism * 4 * self.per_slice * self.blocklen + SLACK
+        mem = rng.integers(0, 1 << 32, size=words, dtype=np.uint32)
+        states = rng.integers(
+            0, 1 << 32, size=(self.parallelism, STATE_WORDS[self.hash_type]), dtype=np.uint32
+        )
+        return mem, states
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    """Small random slices over every variant, hash type, lane count and addressing mode."""
+    variant = draw(st.sampled_from((0, 1)))
+    hash_type = draw(st.integers(0, 3))
+    words = STATE_WORDS[hash_type]
+    lanes = draw(st.sampled_from([lanes for lanes in LANES if lanes <= words]))
+    sub_blocklen = lanes << draw(st.integers(0, 2))
+    blocklen = sub_blocklen << draw(st.integers(0, 3))
+    if variant == 0:
+        # The final block hash needs blockSize >= S, so Expand fills block 0 whole.
+        while blocklen < words:
+            blocklen *= 2
+    blocklen = min(blocklen, 256)
+    slice_index = draw(st.integers(0, 3))
+    return Case(
+        variant=variant,
+        hash_type=hash_type,
+        lanes=lanes,
+        blocklen=blocklen,
+        sub_blocklen=min(sub_blocklen, blocklen),
+        parallelism=draw(st.integers(1, 3)),
+        per_slice=draw(st.integers(1, 4)),
+        slice_index=slice_index,
+        dependent=slice_index >= 1 and draw(st.booleans()),
+        multiplies=draw(st.integers(0, 8)),
+        time_cost=draw(st.integers(0, 2)) if variant == 1 else 0,
+        seed=draw(st.integers(0, 2**32 - 1)),
+    )
+
+
+def run(backend: str, case: Case) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
+    """Fill the case's slice with ``backend`` ("reference", "scalar" or "simd")."""
+    mem, states = case.start()
+    fill = reference_fill if backend == "reference" else get_fill_slice(backend)
+    fill(mem, states, *case.args())
+    return mem, states
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases())
+def test_compiled_fill_equals_reference(backend: str, case: Case) -> None:
+    """Memory (slack included) and states after one slice equal the reference's."""
+    want_mem, want_states = run("reference", case)
+    got_mem, got_states = run(backend, case)
+    np.testing.assert_array_equal(got_mem, want_mem)
+    np.testing.assert_array_equal(got_states, want_states)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("lanes", LANES)
+@pytest.mark.parametrize("variant", [0, 1])
+def test_every_kernel_on_a_whole_level(backend: str, lanes: int, variant: int) -> None:
+    """Four slices in a row from zeroed memory, as a level runs them, match the reference."""
+    hash_type = 0 if lanes <= 8 else 1
+    words = STATE_WORDS[hash_type]
+    blocklen, sub_blocklen, parallelism, per_slice = 64, max(lanes, 16), 2, 3
+    multiplies = 3 if variant == 0 else 2
+    time_cost = variant
+    rng = np.random.default_rng(lanes)
+    start = rng.integers(0, 1 << 32, size=(parallelism, words), dtype=np.uint32)
+    results = []
+    for fill in (reference_fill, get_fill_slice(backend)):
+        mem = np.zeros(parallelism * 4 * per_slice * blocklen, dtype=np.uint32)
+        states = start.copy()
+        for s in range(4):
+            dependent = s >= 2
+            fill(
+                mem, states, s * per_slice, per_slice, 4 * per_slice, blocklen,
+                sub_blocklen if dependent else blocklen, parallelism, lanes, multiplies,
+                dependent, hash_type, variant, time_cost,
+            )  # fmt: skip
+        results.append((mem, states))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_array_equal(results[1][1], results[0][1])
+
+
+def test_benchmark_geometry_matches_reference() -> None:
+    """16 KiB blocks with 64-byte sub-blocks, 8 lanes, multiplies 2 (the benchmark shape)."""
+    case = Case(
+        variant=0, hash_type=0, lanes=8, blocklen=4096, sub_blocklen=16, parallelism=1,
+        per_slice=2, slice_index=3, dependent=True, multiplies=2, time_cost=0, seed=11,
+    )  # fmt: skip
+    want_mem, want_states = run("reference", case)
+    for backend in BACKENDS:
+        got_mem, got_states = run(backend, case)
+        np.testing.assert_array_equal(got_mem, want_mem)
+        np.testing.assert_array_equal(got_states, want_states)
+
+
+@pytest.mark.parametrize("variant", [0, 1])
+def test_result_does_not_depend_on_thread_count(variant: int) -> None:
+    """Regions filled by 1, 2 or 3 threads give the same memory and states, on both backends."""
+    hash_type, lanes, blocklen, parallelism, per_slice = 2, 8, 1024, 3, 24
+    rng = np.random.default_rng(variant)
+    start = rng.integers(0, 1 << 32, size=(parallelism, 8), dtype=np.uint32)
+    outcomes = []
+    for backend in BACKENDS:
+        for threads in (1, 2, 3):
+            fill = get_fill_slice(backend, threads=threads)
+            mem = np.zeros(parallelism * 4 * per_slice * blocklen, dtype=np.uint32)
+            states = start.copy()
+            for s in range(4):
+                dependent = s >= 2
+                fill(
+                    mem, states, s * per_slice, per_slice, 4 * per_slice, blocklen,
+                    16 if dependent else blocklen, parallelism, lanes, 2, dependent, hash_type,
+                    variant, 0,
+                )  # fmt: skip
+            outcomes.append((mem, states))
+    for mem, states in outcomes[1:]:
+        np.testing.assert_array_equal(mem, outcomes[0][0])
+        np.testing.assert_array_equal(states, outcomes[0][1])
+
+
+def test_kernels_release_the_gil() -> None:
+    """Every fill kernel is compiled nogil, so regions really run in parallel."""
+    for backend in BACKENDS:
+        for lanes in LANES:
+            assert fill_kernel(lanes, backend).targetoptions.get("nogil") is True
+
+
+# Packed 32-bit integer ALU instructions on 256- or 512-bit registers.
+_VECTOR_OP = re.compile(r"^\s*vp(?:addd|xord|xor|rold|rord)\s+.*%[yz]mm", re.MULTILINE)
+
+
+def test_simd_kernel_uses_vector_instructions_and_scalar_does_not() -> None:
+    """The 8-lane simd kernel packs its lanes into ymm/zmm; the scalar build has no such ops."""
+    simd_ops = _VECTOR_OP.findall(kernel_asm(8, "simd"))
+    scalar_ops = _VECTOR_OP.findall(kernel_asm(8, "scalar"))
+    assert any("rold" in op for op in simd_ops), "no vector rotate in the simd fill kernel"
+    assert any("addd" in op for op in simd_ops), "no vector add in the simd fill kernel"
+    assert scalar_ops == []
+
+
+def test_unknown_backend_is_rejected() -> None:
+    """Only "scalar" and "simd" have compiled fills; the message names them."""
+    with pytest.raises(BackendError, match="scalar, simd"):
+        get_fill_slice("reference")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"lanes": 3}, "lanes"),
+        ({"multiplies": 9}, "multiplies"),
+        ({"variant": 2}, "variant"),
+        ({"time_cost": 1}, "time_cost"),
+        ({"hash_type": 4}, "hash_type"),
+        ({"sub_blocklen": 12}, "sub_blocklen"),
+        ({"blocklen": 24}, "blocklen"),
+        ({"done": 0, "dependent": True}, "done >= 1"),
+        ({"done": 14}, "blocks out of range"),
+        ({"bpt": 64}, "mem is too small"),
+        ({"parallelism": 2}, "states must be"),
+    ],
+)
+def test_bad_seam_arguments_raise(change: dict[str, int | bool], message: str) -> None:
+    """Arguments that would let a kernel write outside its arrays raise InvalidParametersError."""
+    arguments: dict[str, int | bool] = {
+        "done": 4, "per_slice": 4, "bpt": 16, "blocklen": 16, "sub_blocklen": 8,
+        "parallelism": 1, "lanes": 8, "multiplies": 2, "dependent": True, "hash_type": 0,
+        "variant": 0, "time_cost": 0,
+    }  # fmt: skip
+    arguments.update(change)
+    mem = np.zeros(16 * 16, dtype=np.uint32)
+    states = np.zeros((1, 8), dtype=np.uint32)
+    with pytest.raises(InvalidParametersError, match=message):
+        get_fill_slice("scalar")(mem, states, **arguments)  # type: ignore[arg-type]
+
+
+def test_read_only_memory_is_rejected() -> None:
+    """A read-only work area is refused before any kernel runs."""
+    mem = np.zeros(256, dtype=np.uint32)
+    mem.flags.writeable = False
+    states = np.zeros((1, 8), dtype=np.uint32)
+    with pytest.raises(InvalidParametersError, match="mem must be"):
+        get_fill_slice("simd")(mem, states, 0, 4, 16, 16, 16, 1, 8, 0, False, 0, 0, 0)
