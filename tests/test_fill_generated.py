@@ -11,7 +11,7 @@ from twocats.simd import fillgen
 
 @pytest.mark.parametrize("lanes", fillgen.LANES)
 def test_committed_module_equals_generator_output(lanes: int) -> None:
-    """Each committed fill_l<L>.py equals render_module(L); `python -m twocats.simd.fillgen` fixes it."""
+    """Each committed fill_l<L>.py equals render_module(L) (regenerate with fillgen if not)."""
     path = fillgen.generated_dir() / f"{fillgen.module_name(lanes)}.py"
     assert path.read_text(encoding="utf-8") == fillgen.render_module(lanes)
 
