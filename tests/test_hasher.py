@@ -305,3 +305,13 @@ def test_threads_share_one_hasher() -> None:
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_release_frees_pooled_memory() -> None:
+    """release() empties the pool of work areas; the hasher keeps working afterwards."""
+    hasher = PasswordHasher.from_params(tiny(mem_cost=3))
+    encoded = hasher.hash("pw")
+    assert hasher._pool._free
+    hasher.release()
+    assert not hasher._pool._free
+    assert hasher.verify(encoded, "pw")

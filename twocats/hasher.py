@@ -139,6 +139,13 @@ class _EnginePool:
             if len(self._free) < POOL_SIZE:
                 self._free.append(engine)
 
+    def clear(self) -> None:
+        """Let go of every idle engine and its memory (zeroed first if the engine wipes)."""
+        with self._lock:
+            idle, self._free = self._free, []
+        for engine in idle:
+            engine.release()
+
 
 class PasswordHasher:
     """Hash and verify passwords with TwoCats, as PHC strings.
@@ -279,6 +286,14 @@ class PasswordHasher:
     def backend(self) -> str | None:
         """The compute backend requested (None: the environment's or the default)."""
         return self._backend
+
+    def release(self) -> None:
+        """Free the work memory kept for reuse between calls (calls running now keep theirs).
+
+        The next call allocates afresh.  Useful after a burst of logins, or before a process
+        forks.
+        """
+        self._pool.clear()
 
     def __repr__(self) -> str:
         pepper = "<set>" if self._secret else "None"
