@@ -136,6 +136,9 @@ def _digests(
             return
         from twocats.simd import hash_many
 
+        # Only algorithms the lane kernels compute are ever batched.
+        assert lane_algorithm is not None
+
         digests = hash_many([data for _, data in batch], algorithm=lane_algorithm, backend=backend)
         for (index, data), digest in zip(batch, digests, strict=True):
             results[index] = digest
