@@ -21,15 +21,18 @@ Every kernel of the project is declared through one of two decorators:
     @variants               # or @variants(slp=True) to run the SLP vectorizer in the simd build
     def fill(mem, ...): ...
 
+    @variants(vector_width=16)      # force the loop vectorizer's factor in the simd build
+    def lanes(H, M, n): ...
+
     fill.get("simd")(mem, ...)      # or fill.simd / fill.scalar; get() takes "simd" or "scalar"
 
 Rules and facts that matter to kernel authors:
 
 * Both decorators return objects that compile lazily on the first call and cache the machine code
   on disk under ``$TWOCATS_CACHE_DIR`` (default ``~/.cache/twocats``), in one directory per numba
-  version, target ISA (CPU name and feature string) and vectorizer mode.  numba's own cache key
-  ignores the vectorizer switches, which is why the modes live in separate directories and under
-  separate function names (``fill__simd`` and ``fill__scalar``).
+  version, target ISA (CPU name and feature string) and vectorizer mode (with its forced width).
+  numba's own cache key ignores the vectorizer switches, which is why the modes live in separate
+  directories and under separate function names (``fill__simd`` and ``fill__scalar``).
 * The cache is keyed on source *content*, not on paths or mtimes, so a fresh clone or reinstall of
   the same source reuses it.  The content covers the kernel's own file, this file, and the files
   of every project kernel it calls (found through its globals), so editing a callee invalidates
@@ -44,7 +47,9 @@ Rules and facts that matter to kernel authors:
   functions.  A ``jit`` kernel can call ``jit`` kernels only (a ``variants`` object is not a numba
   function).
 * Every kernel is ``nopython`` and ``nogil`` and uses numba's "numpy" error model (no Python
-  exceptions for division by zero); further numba options are passed through.
+  exceptions for division by zero); further numba options are passed through.  One option is
+  added: ``noalias=True`` promises that no two array arguments share memory, so that LLVM emits no
+  runtime overlap checks (for a lane loop over 26 rows they cost about as much as a short call).
 * With ``NUMBA_DISABLE_JIT=1`` both decorators hand back plain Python functions (coverage runs).
 """
 from __future__ import annotations
@@ -58,7 +63,7 @@ import sys
 import types
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -103,6 +108,19 @@ class Mode:
     name: str
     loop_vectorize: bool
     slp_vectorize: bool
+    #: Vectorization factor forced on the loop vectorizer (0: LLVM's cost model decides).
+    vector_width: int = 0
+
+    @property
+    def tag(self) -> str:
+        """The cache directory of this mode (numba's cache key ignores every field here)."""
+        return self.name if not self.vector_width else f"{self.name}-w{self.vector_width}"
+
+    def with_width(self, width: int) -> Mode:
+        """Return this mode with the loop vectorizer forced to ``width`` lanes (0: cost model)."""
+        if width < 0:
+            raise ValueError(f"vector_width must be 0 or positive, not {width}")
+        return replace(self, vector_width=width) if self.loop_vectorize else self
 
 
 #: The vectorizer modes; the key is also the cache directory and the function-name suffix.
@@ -207,7 +225,7 @@ class _Locator(caching._CacheLocator):
             cache_root()
             / f"numba-{numba.__version__}"
             / _isa_tag()
-            / mode.name
+            / mode.tag
             / py_func.__module__
         )
 
@@ -273,16 +291,28 @@ class _KernelCache(caching.Cache):
                 )
 
 
+# The value last given to LLVM's -force-vector-width option (LLVM offers no way to read it back).
+_forced_width = [0]
+
+
+def _force_width(width: int) -> None:
+    if _forced_width[0] != width:
+        llvm.set_option("", f"-force-vector-width={width}")
+        _forced_width[0] = width
+
+
 @contextlib.contextmanager
 def _vectorizers(mode: Mode) -> Iterator[None]:
     """Set numba's vectorizer switches for the compilations that run inside the block."""
-    saved = (config.LOOP_VECTORIZE, config.SLP_VECTORIZE)
+    saved = (config.LOOP_VECTORIZE, config.SLP_VECTORIZE, _forced_width[0])
     config.LOOP_VECTORIZE = int(mode.loop_vectorize)
     config.SLP_VECTORIZE = int(mode.slp_vectorize)
+    _force_width(mode.vector_width)
     try:
         yield
     finally:
-        config.LOOP_VECTORIZE, config.SLP_VECTORIZE = saved
+        config.LOOP_VECTORIZE, config.SLP_VECTORIZE = saved[:2]
+        _force_width(saved[2])
 
 
 class _ModeDispatcher(CPUDispatcher):
@@ -297,11 +327,21 @@ class _ModeDispatcher(CPUDispatcher):
             return super().compile(sig)
 
 
+def _set_noalias(flags: Any) -> Any:
+    flags.noalias = True
+    return flags
+
+
 def _dispatcher(func: types.FunctionType, mode: Mode, options: dict[str, Any]) -> Any:
     targetoptions = {**_DEFAULT_OPTIONS, **options}
+    noalias = targetoptions.pop("noalias", False)
     disp: Any = _ModeDispatcher(py_func=func, locals={}, targetoptions=targetoptions)
     disp.twocats_mode = mode
     disp._cache = _KernelCache(func, mode)
+    if noalias:
+        # numba has this compiler flag but no decorator option for it; it marks every array
+        # argument's data pointer noalias, so the vectorizer needs no runtime overlap checks.
+        disp._compiler._customize_flags = _set_noalias
     return disp
 
 
@@ -318,12 +358,20 @@ def jit(func: F, /) -> F: ...
 
 
 @overload
-def jit(*, mode: str = "scalar", **options: Any) -> Callable[[F], F]: ...
+def jit(
+    *, mode: str = "scalar", vector_width: int = 0, **options: Any
+) -> Callable[[F], F]: ...
 
 
-def jit(func: F | None = None, /, *, mode: str = "scalar", **options: Any) -> Any:
-    """Compile ``func`` lazily as one cached nopython kernel under vectorizer ``mode``."""
-    chosen = _check_mode(mode)
+def jit(
+    func: F | None = None, /, *, mode: str = "scalar", vector_width: int = 0, **options: Any
+) -> Any:
+    """Compile ``func`` lazily as one cached nopython kernel under vectorizer ``mode``.
+
+    ``vector_width`` forces the loop vectorizer's factor in the vectorizing modes (0: LLVM's cost
+    model, which on some CPUs picks a narrow width for big loop bodies).
+    """
+    chosen = _check_mode(mode).with_width(vector_width)
 
     def wrap(inner: F) -> F:
         if config.DISABLE_JIT:
@@ -338,9 +386,12 @@ def jit(func: F | None = None, /, *, mode: str = "scalar", **options: Any) -> An
 class Variants:
     """One kernel source compiled as a ``simd`` and a ``scalar`` build, each built on first use."""
 
-    def __init__(self, func: types.FunctionType, slp: bool, options: dict[str, Any]) -> None:
+    def __init__(
+        self, func: types.FunctionType, slp: bool, vector_width: int, options: dict[str, Any]
+    ) -> None:
         self.py_func = func
-        self._modes = {"simd": MODES["simd+slp" if slp else "simd"], "scalar": MODES["scalar"]}
+        simd = MODES["simd+slp" if slp else "simd"].with_width(vector_width)
+        self._modes = {"simd": simd, "scalar": MODES["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
         self.__name__ = func.__name__
@@ -408,17 +459,27 @@ def variants(func: types.FunctionType, /) -> Variants: ...
 
 
 @overload
-def variants(*, slp: bool = False, **options: Any) -> Callable[[types.FunctionType], Variants]: ...
+def variants(
+    *, slp: bool = False, vector_width: int = 0, **options: Any
+) -> Callable[[types.FunctionType], Variants]: ...
 
 
 def variants(
-    func: types.FunctionType | None = None, /, *, slp: bool = False, **options: Any
+    func: types.FunctionType | None = None,
+    /,
+    *,
+    slp: bool = False,
+    vector_width: int = 0,
+    **options: Any,
 ) -> Any:
-    """Declare a kernel built twice: ``simd`` (with SLP if ``slp``) and ``scalar``."""
+    """Declare a kernel built twice: ``simd`` (with SLP if ``slp``) and ``scalar``.
+
+    ``vector_width`` forces the loop vectorizer's factor in the simd build (0: LLVM's cost model).
+    """
 
     def wrap(inner: types.FunctionType) -> Variants:
         if not isinstance(inner, types.FunctionType):
             raise TypeError("variants decorates plain Python functions")
-        return Variants(inner, slp, options)
+        return Variants(inner, slp, vector_width, options)
 
     return wrap if func is None else wrap(func)

@@ -143,11 +143,13 @@ class Emitter:
         return f"{self.spec.name.upper()}_{name}"
 
     def fresh(self, prefix: str) -> str:
+        """Return a name never handed out before by this emitter."""
         count = self._counts.get(prefix, 0)
         self._counts[prefix] = count + 1
         return f"{prefix}_{count}"
 
     def line(self, text: str) -> None:
+        """Append one line at the emitter's indentation."""
         self.lines.append(self.indent + text)
 
     def let(self, prefix: str, expr: str) -> str:
@@ -155,6 +157,12 @@ class Emitter:
         name = self.fresh(prefix)
         self.line(f"{name} = {expr}")
         return name
+
+    def let_many(self, prefixes: list[str], expr: str) -> list[str]:
+        """Unpack the tuple ``expr`` into fresh names and return them."""
+        names = [self.fresh(prefix) for prefix in prefixes]
+        self.line(f"{', '.join(names)} = {expr}")
+        return names
 
     def wrap(self, expr: str) -> str:
         """Reduce an expression to a word: a cast for 32-bit words, nothing for 64-bit words."""
@@ -164,88 +172,127 @@ class Emitter:
         """Spell a shift amount: a literal for 32-bit code, a uint64 constant for 64-bit code."""
         return str(amount) if self.spec.bits == 32 else f"N{amount}"
 
-    def rotr(self, expr: str, amount: int) -> str:
-        """Spell a right rotation of a word-valued expression (without the final cast)."""
+    def rotr(self, name: str, amount: int) -> str:
+        """Spell a right rotation of a word-valued name (without the final cast)."""
         left = self.shift(self.spec.bits - amount)
-        right = self.shift(amount)
-        return f"(({expr}) >> {right}) | (({expr}) << {left})"
+        return f"(({name} >> {self.shift(amount)}) | ({name} << {left}))"
+
+
+# The unrolled bodies call small helpers (BLAKE2's G, one SHA-2 round, one schedule word) instead of
+# spelling out every operation: numba types each operation separately, at about a millisecond
+# apiece, while calls to an already compiled helper are typed once per signature.  LLVM inlines the
+# helpers, so the machine code equals that of fully spelled-out code.
+
+
+def helpers(spec: HashSpec) -> list[str]:
+    """The jitted helper functions of ``spec`` as source lines."""
+    e = Emitter(spec, "    ")
+    n = spec.name
+    if spec.is_blake2:
+        r1, r2, r3, r4 = spec.rotations
+        e.line('"""BLAKE2 mixing function G on four state words and two message words."""')
+        a = e.let("a", e.wrap("a + b + x"))
+        z = e.let("z", e.wrap(f"d ^ {a}"))
+        d = e.let("d", e.wrap(e.rotr(z, r1)))
+        c = e.let("c", e.wrap(f"c + {d}"))
+        z = e.let("z", e.wrap(f"b ^ {c}"))
+        b = e.let("b", e.wrap(e.rotr(z, r2)))
+        a = e.let("a", e.wrap(f"{a} + {b} + y"))
+        z = e.let("z", e.wrap(f"{d} ^ {a}"))
+        d = e.let("d", e.wrap(e.rotr(z, r3)))
+        c = e.let("c", e.wrap(f"{c} + {d}"))
+        z = e.let("z", e.wrap(f"{b} ^ {c}"))
+        b = e.let("b", e.wrap(e.rotr(z, r4)))
+        e.line(f"return {a}, {b}, {c}, {d}")
+        signature = f"def {n}_g(a: Any, b: Any, c: Any, d: Any, x: Any, y: Any) -> Any:"
+        return ["@jit", signature, *e.lines]
+    sa0, sa1, sa2, se0, se1, se2, s00, s01, s02, s10, s11, s12 = spec.rotations
+    e.line('"""One SHA-2 round: return the new e and a words."""')
+    s1 = e.let("s", e.wrap(f"{e.rotr('e', se0)} ^ {e.rotr('e', se1)} ^ {e.rotr('e', se2)}"))
+    ch = e.let("x", "g ^ (e & (f ^ g))")
+    t1 = e.let("t", e.wrap(f"h + {s1} + {ch} + k + w"))
+    s0 = e.let("s", e.wrap(f"{e.rotr('a', sa0)} ^ {e.rotr('a', sa1)} ^ {e.rotr('a', sa2)}"))
+    maj = e.let("x", "(a & b) ^ (c & (a ^ b))")
+    e.line(f"return {e.wrap(f'd + {t1}')}, {e.wrap(f'{t1} + {s0} + {maj}')}")
+    round_lines = [
+        "@jit",
+        f"def {n}_round(",
+        "    a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any, h: Any, k: Any, w: Any",
+        ") -> Any:",
+        *e.lines,
+    ]
+    e = Emitter(spec, "    ")
+    e.line('"""One SHA-2 message schedule word from the words 2, 7, 15 and 16 places back."""')
+    low = e.rotr("w15", s00) + " ^ " + e.rotr("w15", s01) + f" ^ (w15 >> {e.shift(s02)})"
+    high = e.rotr("w2", s10) + " ^ " + e.rotr("w2", s11) + f" ^ (w2 >> {e.shift(s12)})"
+    low = e.let("s", e.wrap(low))
+    high = e.let("s", e.wrap(high))
+    e.line(f"return {e.wrap(f'{high} + w7 + {low} + w16')}")
+    return [
+        *round_lines,
+        "",
+        "",
+        "@jit",
+        f"def {n}_schedule(w2: Any, w7: Any, w15: Any, w16: Any) -> Any:",
+        *e.lines,
+    ]
 
 
 def blake2_body(
     e: Emitter, h: list[str], m: list[str], t0: str, t1: str | None, f: str
 ) -> list[str]:
     """Emit one BLAKE2 compression and return the new chaining words (``t1`` None: zero)."""
-    r1, r2, r3, r4 = e.spec.rotations
     v = list(h)
     v += [e.const(f"IV{i}") for i in range(4)]
     v.append(e.let("v", e.wrap(f"{e.const('IV4')} ^ {t0}")))
     v.append(e.let("v", e.wrap(f"{e.const('IV5')} ^ {t1}")) if t1 is not None else e.const("IV5"))
     v.append(e.let("v", e.wrap(f"{e.const('IV6')} ^ {f}")))
     v.append(e.const("IV7"))
+    g = f"{e.spec.name}_g"
 
-    def g(a: int, b: int, c: int, d: int, x: str, y: str) -> None:
-        v[a] = e.let("a", e.wrap(f"{v[a]} + {v[b]} + {x}"))
-        v[d] = e.let("d", e.wrap(e.rotr(f"{v[d]} ^ {v[a]}", r1)))
-        v[c] = e.let("c", e.wrap(f"{v[c]} + {v[d]}"))
-        v[b] = e.let("b", e.wrap(e.rotr(f"{v[b]} ^ {v[c]}", r2)))
-        v[a] = e.let("a", e.wrap(f"{v[a]} + {v[b]} + {y}"))
-        v[d] = e.let("d", e.wrap(e.rotr(f"{v[d]} ^ {v[a]}", r3)))
-        v[c] = e.let("c", e.wrap(f"{v[c]} + {v[d]}"))
-        v[b] = e.let("b", e.wrap(e.rotr(f"{v[b]} ^ {v[c]}", r4)))
+    def mix(a: int, b: int, c: int, d: int, x: str, y: str) -> None:
+        call = f"{g}({v[a]}, {v[b]}, {v[c]}, {v[d]}, {x}, {y})"
+        v[a], v[b], v[c], v[d] = e.let_many([f"v{a}", f"v{b}", f"v{c}", f"v{d}"], call)
 
     for rnd in range(e.spec.rounds):
         s = SIGMA[rnd % 10]
-        g(0, 4, 8, 12, m[s[0]], m[s[1]])
-        g(1, 5, 9, 13, m[s[2]], m[s[3]])
-        g(2, 6, 10, 14, m[s[4]], m[s[5]])
-        g(3, 7, 11, 15, m[s[6]], m[s[7]])
-        g(0, 5, 10, 15, m[s[8]], m[s[9]])
-        g(1, 6, 11, 12, m[s[10]], m[s[11]])
-        g(2, 7, 8, 13, m[s[12]], m[s[13]])
-        g(3, 4, 9, 14, m[s[14]], m[s[15]])
+        mix(0, 4, 8, 12, m[s[0]], m[s[1]])
+        mix(1, 5, 9, 13, m[s[2]], m[s[3]])
+        mix(2, 6, 10, 14, m[s[4]], m[s[5]])
+        mix(3, 7, 11, 15, m[s[6]], m[s[7]])
+        mix(0, 5, 10, 15, m[s[8]], m[s[9]])
+        mix(1, 6, 11, 12, m[s[10]], m[s[11]])
+        mix(2, 7, 8, 13, m[s[12]], m[s[13]])
+        mix(3, 4, 9, 14, m[s[14]], m[s[15]])
     return [e.let("h", e.wrap(f"{h[i]} ^ {v[i]} ^ {v[i + 8]}")) for i in range(8)]
 
 
 def sha2_body(e: Emitter, h: list[str], m: list[str]) -> list[str]:
     """Emit one SHA-2 compression (schedule and rounds) and return the new chaining words."""
-    sa0, sa1, sa2, se0, se1, se2, s00, s01, s02, s10, s11, s12 = e.spec.rotations
-
-    def sigma(x: str, p: int, q: int, r: int) -> str:
-        return e.wrap(f"({e.rotr(x, p)}) ^ ({e.rotr(x, q)}) ^ (({x}) >> {e.shift(r)})")
-
-    def big_sigma(x: str, p: int, q: int, r: int) -> str:
-        return e.wrap(f"({e.rotr(x, p)}) ^ ({e.rotr(x, q)}) ^ ({e.rotr(x, r)})")
-
+    n = e.spec.name
     w = list(m)
     for t in range(16, e.spec.rounds):
-        low = e.let("s", sigma(w[t - 15], s00, s01, s02))
-        high = e.let("s", sigma(w[t - 2], s10, s11, s12))
-        w.append(e.let("w", e.wrap(f"{high} + {w[t - 7]} + {low} + {w[t - 16]}")))
-    a, b, c, d, f, g, hh, ee = h[0], h[1], h[2], h[3], h[5], h[6], h[7], h[4]
+        w.append(e.let("w", f"{n}_schedule({w[t - 2]}, {w[t - 7]}, {w[t - 15]}, {w[t - 16]})"))
+    a, b, c, d, ee, f, g, hh = h
     for t in range(e.spec.rounds):
-        s1 = e.let("x", big_sigma(ee, se0, se1, se2))
-        ch = e.let("x", f"{g} ^ ({ee} & ({f} ^ {g}))")
-        t1 = e.let("t", e.wrap(f"{hh} + {s1} + {ch} + {e.const(f'K{t}')} + {w[t]}"))
-        s0 = e.let("x", big_sigma(a, sa0, sa1, sa2))
-        maj = e.let("x", f"({a} & {b}) ^ ({c} & ({a} ^ {b}))")
-        new_e = e.let("e", e.wrap(f"{d} + {t1}"))
-        new_a = e.let("a", e.wrap(f"{t1} + {s0} + {maj}"))
+        args = f"{a}, {b}, {c}, {d}, {ee}, {f}, {g}, {hh}, {e.const(f'K{t}')}, {w[t]}"
+        new_e, new_a = e.let_many(["e", "a"], f"{n}_round({args})")
         hh, g, f, ee = g, f, ee, new_e
         d, c, b, a = c, b, a, new_a
     final = [a, b, c, d, ee, f, g, hh]
     return [e.let("h", e.wrap(f"{h[i]} + {final[i]}")) for i in range(8)]
 
 
-def _constants(spec: HashSpec) -> list[str]:
-    """Module-level constants of ``spec`` (numba freezes globals into the machine code)."""
-    wt, digits, prefix = spec.word_type, spec.bits // 4, spec.name.upper()
-    lines = [f"{prefix}_IV{i} = {wt}(0x{x:0{digits}X})" for i, x in enumerate(spec.iv)]
-    lines += [f"{prefix}_K{t} = {wt}(0x{k:0{digits}X})" for t, k in enumerate(spec.k)]
-    return lines
-
-
-def _shift_constants() -> list[str]:
-    return [f"N{i} = U64({i})" for i in range(1, 64)]
+def _body(e: Emitter, h: list[str], m: list[str], t: str, f: str) -> list[str]:
+    """Emit the compression of ``e.spec``; ``t`` and ``f`` name BLAKE2's counter and flag."""
+    spec = e.spec
+    if not spec.is_blake2:
+        return sha2_body(e, h, m)
+    if spec.bits == 32:
+        t0 = e.let("t", f"U32({t} & MASK32)")
+        t1 = e.let("t", f"U32({t} >> N32)")
+        return blake2_body(e, h, m, t0, t1, f)
+    return blake2_body(e, h, m, t, None, f)
 
 
 def single_function(spec: HashSpec) -> list[str]:
@@ -270,15 +317,7 @@ def single_function(spec: HashSpec) -> list[str]:
         ]
     h = [e.let("h", f"h[{i}]") for i in range(8)]
     m = [e.let("m", f"m[{i}]") for i in range(16)]
-    if spec.is_blake2:
-        if spec.bits == 32:
-            t0 = e.let("t", "U32(t & MASK32)")
-            t1 = e.let("t", "U32(t >> N32)")
-            out = blake2_body(e, h, m, t0, t1, "f")
-        else:
-            out = blake2_body(e, h, m, "t", None, "f")
-    else:
-        out = sha2_body(e, h, m)
+    out = _body(e, h, m, "t", "f")
     for i, name_i in enumerate(out):
         e.line(f"h[{i}] = {name_i}")
     return head + e.lines
@@ -287,74 +326,232 @@ def single_function(spec: HashSpec) -> list[str]:
 def lanes_function(spec: HashSpec) -> list[str]:
     """The multi-lane structure-of-arrays compression of ``spec`` as source lines."""
     e = Emitter(spec, "        ")
-    name = f"{spec.name}_lanes"
-    if spec.is_blake2:
-        head = [
-            "@variants",
-            f"def {name}(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:",
-            f'    """{spec.name.upper()} compression of lanes 0..n-1 in lock-step.',
-            "",
-            "    H[8, L] holds the states, M[16, L] the block words (lanes innermost), T[L] the",
-            "    byte counters after the block and F[L] the final-block flag words.",
-            '    """',
-            "    for l in range(n):",
-        ]
-    else:
-        head = [
-            "@variants",
-            f"def {name}(H: Any, M: Any, n: Any) -> None:",
-            f'    """{spec.name.upper()} compression of lanes 0..n-1 in lock-step.',
-            "",
-            "    H[8, L] holds the states and M[16, L] the decoded block words, lanes innermost.",
-            '    """',
-            "    for l in range(n):",
-        ]
+    # One zmm register holds 16 words of 32 bits or 8 of 64 bits; LLVM's cost model would pick a
+    # narrower factor for this big loop body, which measured about half as fast.  The arrays are
+    # declared free of overlap, which spares a few hundred runtime alias checks per call.
+    head = [
+        f"@variants(vector_width={512 // spec.bits}, noalias=True)",
+        f"def {spec.name}_lanes(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:",
+        f'    """{spec.name.upper()} compression of lanes 0..n-1 in lock-step.',
+        "",
+        "    H[8, L] holds the states and M[16, L] the decoded block words, lanes innermost.",
+        "    BLAKE2 reads T[L], the byte counters after the block, and F[L], the final-block flag",
+        "    words; SHA-2 ignores them.  The four arrays must not share memory.",
+        '    """',
+        "    for l in range(U64(n)):",
+    ]
     h = [e.let("h", f"H[{i}, l]") for i in range(8)]
     m = [e.let("m", f"M[{i}, l]") for i in range(16)]
-    if spec.is_blake2:
-        if spec.bits == 32:
-            tt = e.let("t", "T[l]")
-            t0 = e.let("t", f"U32({tt} & MASK32)")
-            t1 = e.let("t", f"U32({tt} >> N32)")
-            fl = e.let("f", "F[l]")
-            out = blake2_body(e, h, m, t0, t1, fl)
-        else:
-            tt = e.let("t", "T[l]")
-            fl = e.let("f", "F[l]")
-            out = blake2_body(e, h, m, tt, None, fl)
-    else:
-        out = sha2_body(e, h, m)
+    t = e.let("t", "T[l]") if spec.is_blake2 else "t"
+    f = e.let("f", "F[l]") if spec.is_blake2 else "f"
+    out = _body(e, h, m, t, f)
     for i, name_i in enumerate(out):
         e.line(f"H[{i}, l] = {name_i}")
     return head + e.lines
 
 
-def single_module() -> str:
-    """Source of ``_generated/single.py``: the four single-state compression functions."""
+_SCHEDULER = '''
+@variants
+def {name}_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nlanes: Any) -> None:
+    """Hash ``count`` messages, up to ``nlanes`` at a time in lock-step, into ``out``.
+
+    The messages lie back to back in ``data``: message i has length lengths[i], or ``stride`` for
+    every message when ``stride`` is not negative (then ``lengths`` is not read).  out[i] (a row
+    of 8 words) receives the digest of message i in the digest's byte order.
+
+    Free lanes take the next waiting messages; a lane whose message ends is freed by moving the
+    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  Decoding, padding
+    and lane starts are spelled out here rather than called, because numba reference-counts every
+    array passed to a function that LLVM has not inlined yet.
+    """
+    H = np.empty((8, nlanes), dtype={dtype})
+    M = np.empty((16, nlanes), dtype={dtype})
+    T = np.zeros(nlanes, dtype=np.uint64)
+    F = np.zeros(nlanes, dtype={dtype})
+    # Per lane: message start in data, length, next block, number of blocks, message index.
+    meta = np.empty((5, nlanes), dtype=np.uint64)
+    active = 0
+    waiting = 0
+    offset = U64(0)
+    while True:
+        # Put waiting messages on the free lanes active..nlanes-1.
+        while active < nlanes and waiting < count:
+            length = U64(stride) if stride >= 0 else U64(lengths[waiting])
+            base = offset
+            offset += length
+            for i in range(8):
+                H[i, active] = {iv}[i]
+            H[0, active] = H[0, active] ^ {param}
+            meta[0, active] = base
+            meta[1, active] = length
+            meta[2, active] = U64(0)
+            meta[3, active] = {nblocks}
+            meta[4, active] = U64(waiting)
+            active += 1
+            waiting += 1
+        if active == 0:
+            break
+        for l in range(active):
+            base = meta[0, l]
+            length = meta[1, l]
+            start = meta[2, l] * U64({block})
+            if start + U64({block}) <= length:
+                for i in range(16):
+                    q = base + start + U64({word} * i)
+                    M[i, l] = {load}
+            else:
+                for i in range(16):
+                    p = start + U64({word} * i)
+                    if p + U64({word}) <= length:
+                        q = base + p
+                        M[i, l] = {load}
+                    else:
+                        word = U64(0)
+                        for k in range({word}):
+                            pos = p + U64(k)
+                            byte = U64(0)
+                            if pos < length:
+                                byte = U64(data[base + pos])
+                            elif pos == length:
+                                byte = U64({marker})
+                            word = word | (byte << U64({shift}))
+                        M[i, l] = {wt}(word)
+            last = meta[2, l] + U64(1) == meta[3, l]
+{finish_block}
+        {name}_lanes(H, M, T, F, active)
+        # Retire finished lanes: store the digest and free the lane by moving the last busy lane
+        # into it (that lane has not been advanced yet, so the slot is examined again).
+        l = 0
+        while l < active:
+            done = meta[2, l] + U64(1)
+            if done < meta[3, l]:
+                meta[2, l] = done
+                l += 1
+                continue
+            row = meta[4, l]
+            for i in range(8):
+                out[row, i] = {store}
+            active -= 1
+            for i in range(8):
+                H[i, l] = H[i, active]
+            for i in range(5):
+                meta[i, l] = meta[i, active]
+'''
+
+_FINISH_BLAKE2 = """\
+            T[l] = min(start + U64({block}), length)
+            F[l] = {ones} if last else {zero}"""
+
+_FINISH_SHA256 = """\
+            if last:
+                M[14, l] = U32(length >> U64(29))
+                M[15, l] = U32(length << U64(3))"""
+
+_FINISH_SHA512 = """\
+            if last:
+                M[14, l] = length >> U64(61)
+                M[15, l] = length << U64(3)"""
+
+
+def _load_word(spec: HashSpec) -> str:
+    """An expression loading the word at byte index ``q`` of ``data`` in the hash's byte order."""
+    nbytes = spec.word_bytes
+    terms = []
+    for k in range(nbytes):
+        shift = 8 * (nbytes - 1 - k) if spec.big_endian else 8 * k
+        index = "q" if k == 0 else f"q + U64({k})"
+        byte = f"U64(data[{index}])"
+        terms.append(byte if shift == 0 else f"({byte} << U64({shift}))")
+    return f"{spec.word_type}({' | '.join(terms)})"
+
+
+def scheduler(spec: HashSpec) -> list[str]:
+    """The lane scheduler of ``spec`` (many messages of any lengths) as source lines."""
+    bb = spec.block_bytes
+    wt = spec.word_type
+    nbytes = spec.word_bytes
+    if spec.is_blake2:
+        nblocks = f"max(U64(1), (length + U64({bb - 1})) // U64({bb}))"
+        param = f"{wt}(0x010100{spec.digest_size:02X})"
+        ones = f"{wt}(0x{'F' * (spec.bits // 4)})"
+        finish = _FINISH_BLAKE2.format(block=bb, ones=ones, zero=f"{wt}(0)")
+        store = "H[i, l]"
+        marker = "0"
+    else:
+        pad = 9 if spec.bits == 32 else 17
+        nblocks = f"(length + U64({pad + bb - 1})) // U64({bb})"
+        param = f"{wt}(0)"
+        finish = _FINISH_SHA256 if spec.bits == 32 else _FINISH_SHA512
+        store = f"bswap{spec.bits}(H[i, l])"
+        marker = "0x80"
+    shift = f"{8 * (nbytes - 1)} - 8 * k" if spec.big_endian else "8 * k"
+    text = _SCHEDULER.format(
+        name=spec.name,
+        iv=f"{spec.name.upper()}_IV",
+        param=param,
+        nblocks=nblocks,
+        dtype=f"np.uint{spec.bits}",
+        block=bb,
+        word=nbytes,
+        load=_load_word(spec),
+        marker=marker,
+        shift=shift,
+        wt=wt,
+        finish_block=finish,
+        store=store,
+    )
+    return text.strip("\n").split("\n")
+
+
+def _constants(spec: HashSpec) -> list[str]:
+    """Module-level constants of ``spec`` (numba freezes globals into the machine code)."""
+    wt, digits, prefix = spec.word_type, spec.bits // 4, spec.name.upper()
+    lines = [f"{prefix}_IV{i} = {wt}(0x{x:0{digits}X})" for i, x in enumerate(spec.iv)]
+    names = ", ".join(f"{prefix}_IV{i}" for i in range(8))
+    lines.append(f"{prefix}_IV = np.array([{names}], dtype=np.uint{spec.bits})")
+    lines += [f"{prefix}_K{t} = {wt}(0x{k:0{digits}X})" for t, k in enumerate(spec.k)]
+    return lines
+
+
+def hash_module(spec: HashSpec) -> str:
+    """Source of ``_generated/<hash>.py``: helpers, single-state, lane and scheduler kernels."""
+    shifts = [f"N{i} = U64({i})" for i in range(1, 64) if i != 32] if spec.bits == 64 else []
+    title = f"{spec.name.upper()} kernels: single-state and multi-lane compression, lane scheduler."
     parts = [
-        HEADER.format(doc="Single-state compressions of BLAKE2s, BLAKE2b, SHA-256 and SHA-512."),
+        HEADER.format(doc=title),
         "from typing import Any",
         "",
         "import numpy as np",
         "",
-        "from twocats.simd._jit import jit",
+        "from twocats.simd._jit import jit, variants",
+        f"from twocats.simd._words import bswap{spec.bits}",
         "",
         "U32 = np.uint32",
         "U64 = np.uint64",
         "MASK32 = U64(0xFFFFFFFF)",
-        *_shift_constants(),
+        "N32 = U64(32)",
+        *shifts,
         "",
+        *_constants(spec),
+        "",
+        "",
+        *helpers(spec),
+        "",
+        "",
+        *single_function(spec),
+        "",
+        "",
+        *lanes_function(spec),
+        "",
+        "",
+        *scheduler(spec),
     ]
-    for spec in HASHES:
-        parts += _constants(spec)
-    for spec in HASHES:
-        parts += ["", "", *single_function(spec)]
     return "\n".join(parts) + "\n"
 
 
 def generate_all() -> dict[str, str]:
     """Return every generated file's name and content."""
-    return {"single.py": single_module()}
+    return {f"{spec.name}.py": hash_module(spec) for spec in HASHES}
 
 
 def main(argv: list[str] | None = None) -> int:

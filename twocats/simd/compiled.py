@@ -14,38 +14,38 @@ length (codes: 0 BLAKE2s/32 bytes, 1 BLAKE2b/64, 2 SHA-256/32, 3 SHA-512/64) of 
 uint8 array of any length and writes the digest to ``out[0:S]``; ``out`` must be a C-contiguous
 uint8 array with at least S elements (unchecked, like every kernel).
 
-The single-state compression functions it is built on live in ``twocats.simd._generated.single``
-and may be called directly: ``blake2s_compress(h, m, t, f)`` and ``blake2b_compress(h, m, t, f)``
-(``t`` the uint64 byte count after the block, ``f`` all ones for the last block, else zero), and
-``sha256_compress(h, m)`` and ``sha512_compress(h, m)`` (``m`` holds decoded big-endian words).
+The single-state compression functions it is built on live in ``twocats.simd._generated.<hash>``
+(re-exported here) and may be called directly: ``blake2s_compress(h, m, t, f)`` and
+``blake2b_compress(h, m, t, f)`` (``t`` the uint64 byte count after the block, ``f`` all ones for
+the last block, else zero), and ``sha256_compress(h, m)`` and ``sha512_compress(h, m)`` (``m``
+holds decoded big-endian words).
 The block decoders ``decode_block32`` and ``decode_block64`` are shared with the multi-buffer
 kernels.  All these functions compile in the "scalar" vectorizer mode (see ``twocats.simd._jit``).
 """
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from twocats.simd._generated.single import (
-    blake2b_compress,
-    blake2s_compress,
-    sha256_compress,
-    sha512_compress,
-)
+from twocats.simd._generated.blake2b import blake2b_compress
+from twocats.simd._generated.blake2s import blake2s_compress
+from twocats.simd._generated.sha256 import sha256_compress
+from twocats.simd._generated.sha512 import sha512_compress
 from twocats.simd._jit import jit
+from twocats.simd._words import decode_block32, decode_block64
 
 __all__ = [
     "DIGEST_SIZES",
+    "blake2b_compress",
+    "blake2s_compress",
     "decode_block32",
     "decode_block64",
     "hash_bytes",
+    "sha256_compress",
+    "sha512_compress",
 ]
-
-if sys.byteorder != "little":
-    raise ImportError("twocats kernels assume a little-endian host")
 
 #: Digest size in bytes per hash code.
 DIGEST_SIZES = (32, 64, 32, 64)
@@ -81,69 +81,6 @@ _ONES32 = U32(0xFFFFFFFF)
 _ONES64 = U64(0xFFFFFFFFFFFFFFFF)
 _ZERO32 = U32(0)
 _ZERO64 = U64(0)
-
-
-@jit
-def decode_block32(
-    data: Array, base: Word, length: Word, start: Word, big: bool, marker: Word, M: Array, lane: int
-) -> None:
-    """Decode one 64-byte block of a message into 32-bit words M[0:16, lane].
-
-    The message is data[base:base + length]; the block covers message bytes [start, start + 64).
-    Bytes past the end read as zero, except the byte at offset ``length``, which reads as ``marker``
-    (0x80 for SHA padding, 0 for BLAKE2).  ``big`` selects big-endian words.  Every index argument
-    is a uint64 so that no negative-index fix-up blocks load combining.
-    """
-    for i in range(16):
-        p = start + U64(4 * i)
-        if p + U64(4) <= length:
-            q = base + p
-            b0 = U32(data[q])
-            b1 = U32(data[q + U64(1)])
-            b2 = U32(data[q + U64(2)])
-            b3 = U32(data[q + U64(3)])
-            if big:
-                M[i, lane] = U32((b0 << 24) | (b1 << 16) | (b2 << 8) | b3)
-            else:
-                M[i, lane] = U32(b0 | (b1 << 8) | (b2 << 16) | (b3 << 24))
-        else:
-            word = U64(0)
-            for k in range(4):
-                pos = p + U64(k)
-                byte = U64(0)
-                if pos < length:
-                    byte = U64(data[base + pos])
-                elif pos == length:
-                    byte = U64(marker)
-                shift = U64(24 - 8 * k) if big else U64(8 * k)
-                word = word | (byte << shift)
-            M[i, lane] = U32(word)
-
-
-@jit
-def decode_block64(
-    data: Array, base: Word, length: Word, start: Word, big: bool, marker: Word, M: Array, lane: int
-) -> None:
-    """Decode one 128-byte block of a message into 64-bit words M[0:16, lane], as decode_block32."""
-    for i in range(16):
-        p = start + U64(8 * i)
-        word = U64(0)
-        if p + U64(8) <= length:
-            q = base + p
-            for k in range(8):
-                shift = U64(56 - 8 * k) if big else U64(8 * k)
-                word = word | (U64(data[q + U64(k)]) << shift)
-        else:
-            for k in range(8):
-                pos = p + U64(k)
-                byte = U64(0)
-                if pos < length:
-                    byte = U64(data[base + pos])
-                elif pos == length:
-                    byte = U64(marker)
-                shift = U64(56 - 8 * k) if big else U64(8 * k)
-                word = word | (byte << shift)
-        M[i, lane] = word
 
 
 @jit

@@ -8,6 +8,7 @@ Usage::
     backend = resolve_backend("scalar")  # validated; unknown names raise BackendError
     available_backends()                 # ("reference", "scalar", "simd")
     simd_isa()                           # e.g. "AVX-512 (znver4)"
+    describe_backends()                  # all of the above in one dict
 
 The backends are:
 
@@ -22,7 +23,14 @@ import os
 
 from twocats.exceptions import BackendError
 
-__all__ = ["BACKENDS", "BACKEND_ENV", "available_backends", "resolve_backend", "simd_isa"]
+__all__ = [
+    "BACKENDS",
+    "BACKEND_ENV",
+    "available_backends",
+    "describe_backends",
+    "resolve_backend",
+    "simd_isa",
+]
 
 #: Every backend name, slowest first.
 BACKENDS = ("reference", "scalar", "simd")
@@ -84,3 +92,12 @@ def simd_isa() -> str:
         # An empty feature string means the CPU name alone decides; name that model.
         return f"baseline of {cpu_name}"
     return f"no SIMD extension ({cpu_name})"
+
+
+def describe_backends() -> dict[str, object]:
+    """Describe the backends: which exist, the default here, and the simd backend's ISA."""
+    return {
+        "backends": available_backends(),
+        "default": resolve_backend(None),
+        "simd_isa": simd_isa(),
+    }

@@ -1,0 +1,163 @@
+"""Multi-buffer hashing: many independent messages hashed in SIMD lanes (S-HASH).
+
+Every output is the standard digest of its message (equal to ``hashlib``); only the speed differs.
+Usage::
+
+    from twocats.simd import hash_many, hash_many_fixed
+
+    digests = hash_many([b"a", b"", b"x" * 1000], "blake2s")        # list of 32-byte digests
+    table = hash_many_fixed(np.zeros((1000, 64), np.uint8), "sha256")  # uint8 array (1000, 32)
+
+``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
+the vectorizers off) or "reference" (a pure-Python loop over ``twocats.simd.reference``).
+``lanes`` is the number of messages in flight (default: two vector registers' worth).
+
+The compiled path joins the messages into one buffer and hands it, with their lengths, to a
+kernel that schedules messages onto lanes, refilling a lane as soon as its message ends; block
+decoding, padding and byte-order conversion happen inside that kernel.  Importing this module
+is cheap: numpy and the kernels are imported on the first call.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from twocats.exceptions import InvalidParametersError
+from twocats.simd import reference
+from twocats.simd.registry import resolve_backend
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "ALGORITHMS",
+    "DEFAULT_LANES",
+    "DIGEST_SIZES",
+    "MAX_LANES",
+    "hash_many",
+    "hash_many_fixed",
+]
+
+#: The algorithms, in hash-code order.
+ALGORITHMS = ("blake2s", "blake2b", "sha256", "sha512")
+
+#: Digest size in bytes of each algorithm.
+DIGEST_SIZES = {"blake2s": 32, "blake2b": 64, "sha256": 32, "sha512": 64}
+
+#: Default lane count: two 512-bit registers of 32-bit or 64-bit words.
+DEFAULT_LANES = {"blake2s": 32, "blake2b": 16, "sha256": 32, "sha512": 16}
+
+#: The largest lane count accepted.
+MAX_LANES = 4096
+
+_WORD_BITS = {"blake2s": 32, "blake2b": 64, "sha256": 32, "sha512": 64}
+
+
+def _check_algorithm(algorithm: str) -> str:
+    if algorithm not in DIGEST_SIZES:
+        allowed = ", ".join(ALGORITHMS)
+        raise InvalidParametersError(f"algorithm must be one of {allowed}, not {algorithm!r}")
+    return algorithm
+
+
+def _check_lanes(lanes: int | None, algorithm: str) -> int:
+    if lanes is None:
+        return DEFAULT_LANES[algorithm]
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= MAX_LANES:
+        raise InvalidParametersError(
+            f"lanes must be an integer from 1 to {MAX_LANES}, not {lanes!r}"
+        )
+    return lanes
+
+
+def _kernel(algorithm: str, backend: str) -> Any:
+    """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend."""
+    module = importlib.import_module(f"twocats.simd._generated.{algorithm}")
+    return getattr(module, f"{algorithm}_many").get(backend)
+
+
+def _run(
+    algorithm: str,
+    backend: str,
+    data: npt.NDArray[np.uint8],
+    lengths: npt.NDArray[np.int64],
+    stride: int,
+    count: int,
+    lanes: int,
+) -> npt.NDArray[np.uint8]:
+    """Hash ``count`` back-to-back messages of ``data``; return their digests as rows of bytes."""
+    import numpy as np
+
+    words = np.empty((count, 8), dtype=np.uint32 if _WORD_BITS[algorithm] == 32 else np.uint64)
+    # Read-only views keep a single compiled signature whatever the caller's array flags.
+    view = data.view()
+    view.flags.writeable = False
+    _kernel(algorithm, backend)(view, lengths, stride, count, words, lanes)
+    return words.view(np.uint8)
+
+
+def hash_many(
+    messages: Iterable[bytes | bytearray | memoryview],
+    algorithm: str = "sha256",
+    *,
+    backend: str | None = None,
+    lanes: int | None = None,
+) -> list[bytes]:
+    """Return the digest of every message, in order, hashing up to ``lanes`` messages at once."""
+    name = _check_algorithm(algorithm)
+    chosen = resolve_backend(backend)
+    width = _check_lanes(lanes, name)
+    batch = messages if isinstance(messages, list) else list(messages)
+    if chosen == "reference":
+        return [reference.digest(name, bytes(message)) for message in batch]
+    count = len(batch)
+    if count == 0:
+        return []
+    import numpy as np
+
+    try:
+        joined = b"".join(batch)
+    except TypeError:
+        raise TypeError("messages must be bytes-like objects") from None
+    lengths = np.fromiter(map(len, batch), dtype=np.int64, count=count)
+    if int(lengths.sum()) != len(joined):
+        # Some buffer has items wider than a byte, so len() did not count bytes.
+        lengths = np.fromiter((memoryview(m).nbytes for m in batch), dtype=np.int64, count=count)
+    data = np.frombuffer(joined, dtype=np.uint8)
+    digests = _run(name, chosen, data, lengths, -1, count, width)
+    # A void view turns each row into one bytes object in a single C loop.
+    result: list[bytes] = digests.view(f"V{DIGEST_SIZES[name]}").ravel().tolist()
+    return result
+
+
+def hash_many_fixed(
+    array: npt.ArrayLike,
+    algorithm: str = "sha256",
+    *,
+    backend: str | None = None,
+    lanes: int | None = None,
+) -> npt.NDArray[np.uint8]:
+    """Hash every row of a 2-D uint8 array; return a uint8 array with one digest per row."""
+    import numpy as np
+
+    name = _check_algorithm(algorithm)
+    chosen = resolve_backend(backend)
+    width = _check_lanes(lanes, name)
+    rows = np.asarray(array)
+    if rows.ndim != 2 or rows.dtype != np.uint8:
+        raise InvalidParametersError(
+            f"array must be a 2-D uint8 array, not {rows.ndim}-D {rows.dtype}"
+        )
+    count, size = rows.shape
+    if chosen == "reference":
+        out = np.empty((count, DIGEST_SIZES[name]), dtype=np.uint8)
+        for i in range(count):
+            out[i] = np.frombuffer(reference.digest(name, rows[i].tobytes()), dtype=np.uint8)
+        return out
+    if count == 0:
+        return np.empty((0, DIGEST_SIZES[name]), dtype=np.uint8)
+    data = np.ascontiguousarray(rows).reshape(-1)
+    return _run(name, chosen, data, np.empty(0, dtype=np.int64), size, count, width)
