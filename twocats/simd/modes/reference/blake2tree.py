@@ -1,0 +1,218 @@
+"""Plain-Python BLAKE2sp and BLAKE2bp (the truth for the compiled tree kernels).
+
+The construction follows the BLAKE2 specification's parallel modes exactly as described in
+lane-hashing.md §6.3: 8 BLAKE2s leaves (BLAKE2sp) or 4 BLAKE2b leaves (BLAKE2bp) take the message's
+blocks round-robin, and a root node hashes the leaf digests.  Every node is an ordinary BLAKE2 hash
+whose parameter block is written out field by field, so keyed trees and any output length are
+expressed directly (``hashlib`` cannot express a root that declares a key length without absorbing
+a key block).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "BLAKE2B",
+    "BLAKE2S",
+    "Blake2Variant",
+    "blake2_node",
+    "blake2bp",
+    "blake2sp",
+    "leaf_inputs",
+    "node_parameter_block",
+]
+
+
+@dataclass(frozen=True)
+class Blake2Variant:
+    """The constants that distinguish BLAKE2s from BLAKE2b."""
+
+    name: str
+    word_bits: int
+    rounds: int
+    rotations: tuple[int, int, int, int]
+    iv: tuple[int, ...]
+    leaves: int
+
+    @property
+    def block_bytes(self) -> int:
+        """Bytes per compression block (64 or 128)."""
+        return 16 * self.word_bits // 8
+
+    @property
+    def max_digest(self) -> int:
+        """Largest digest and key length in bytes (32 or 64)."""
+        return self.word_bits
+
+    @property
+    def param_bytes(self) -> int:
+        """Size of the parameter block in bytes (32 or 64)."""
+        return 8 * self.word_bits // 8
+
+
+# The IVs are the SHA-256 and SHA-512 IVs (fractional parts of square roots of the first primes).
+BLAKE2S = Blake2Variant(
+    "blake2s",
+    32,
+    10,
+    (16, 12, 8, 7),
+    (
+        0x6A09E667,
+        0xBB67AE85,
+        0x3C6EF372,
+        0xA54FF53A,
+        0x510E527F,
+        0x9B05688C,
+        0x1F83D9AB,
+        0x5BE0CD19,
+    ),
+    8,
+)
+BLAKE2B = Blake2Variant(
+    "blake2b",
+    64,
+    12,
+    (32, 24, 16, 63),
+    (
+        0x6A09E667F3BCC908,
+        0xBB67AE8584CAA73B,
+        0x3C6EF372FE94F82B,
+        0xA54FF53A5F1D36F1,
+        0x510E527FADE682D1,
+        0x9B05688C2B3E6C1F,
+        0x1F83D9ABFB41BD6B,
+        0x5BE0CD19137E2179,
+    ),
+    4,
+)
+
+SIGMA = (
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    (14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3),
+    (11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4),
+    (7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8),
+    (9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13),
+    (2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9),
+    (12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11),
+    (13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10),
+    (6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5),
+    (10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0),
+)
+
+
+def _compress(
+    v: Blake2Variant, h: list[int], block: bytes, counter: int, last: bool, last_node: bool
+) -> None:
+    """Apply the BLAKE2 compression function F to the chaining value ``h`` in place."""
+    wb = v.word_bits
+    mask = (1 << wb) - 1
+    r1, r2, r3, r4 = v.rotations
+    m = [int.from_bytes(block[i : i + wb // 8], "little") for i in range(0, v.block_bytes, wb // 8)]
+    x = list(h) + list(v.iv)
+    x[12] ^= counter & mask
+    x[13] ^= counter >> wb
+    if last:
+        x[14] ^= mask
+    if last_node:
+        x[15] ^= mask
+
+    def rotr(a: int, n: int) -> int:
+        return ((a >> n) | (a << (wb - n))) & mask
+
+    def g(a: int, b: int, c: int, d: int, mx: int, my: int) -> None:
+        x[a] = (x[a] + x[b] + mx) & mask
+        x[d] = rotr(x[d] ^ x[a], r1)
+        x[c] = (x[c] + x[d]) & mask
+        x[b] = rotr(x[b] ^ x[c], r2)
+        x[a] = (x[a] + x[b] + my) & mask
+        x[d] = rotr(x[d] ^ x[a], r3)
+        x[c] = (x[c] + x[d]) & mask
+        x[b] = rotr(x[b] ^ x[c], r4)
+
+    for r in range(v.rounds):
+        s = SIGMA[r % 10]
+        g(0, 4, 8, 12, m[s[0]], m[s[1]])
+        g(1, 5, 9, 13, m[s[2]], m[s[3]])
+        g(2, 6, 10, 14, m[s[4]], m[s[5]])
+        g(3, 7, 11, 15, m[s[6]], m[s[7]])
+        g(0, 5, 10, 15, m[s[8]], m[s[9]])
+        g(1, 6, 11, 12, m[s[10]], m[s[11]])
+        g(2, 7, 8, 13, m[s[12]], m[s[13]])
+        g(3, 4, 9, 14, m[s[14]], m[s[15]])
+    for i in range(8):
+        h[i] ^= x[i] ^ x[i + 8]
+
+
+def node_parameter_block(
+    v: Blake2Variant, digest_size: int, key_size: int, node_offset: int, node_depth: int
+) -> bytes:
+    """Return the parameter block of one node of the parallel tree (fanout = leaves, depth 2).
+
+    Layout: digest_length, key_length, fanout, depth, leaf_length (4 bytes), node_offset (6 bytes
+    for BLAKE2s, 8 for BLAKE2b), node_depth, inner_length, then zeros for the reserved field, salt
+    and personalization.
+    """
+    offset_bytes = 6 if v is BLAKE2S else 8
+    block = bytes([digest_size, key_size, v.leaves, 2]) + bytes(4)
+    block += node_offset.to_bytes(offset_bytes, "little") + bytes([node_depth, v.max_digest])
+    return block + bytes(v.param_bytes - len(block))
+
+
+def blake2_node(
+    v: Blake2Variant, params: bytes, data: bytes, key: bytes, last_node: bool, out_len: int
+) -> bytes:
+    """Hash ``data`` as one BLAKE2 node with an explicit parameter block.
+
+    When ``key`` is non-empty it is absorbed first as one zero-padded block, as in keyed BLAKE2.
+    The key length field is whatever ``params`` says, so a root can declare a key it does not
+    absorb.
+    """
+    wb = v.word_bits // 8
+    h = [iv ^ int.from_bytes(params[wb * i : wb * i + wb], "little") for i, iv in enumerate(v.iv)]
+    stream = (key + bytes(v.block_bytes - len(key)) if key else b"") + data
+    bb = v.block_bytes
+    nblocks = max(1, -(-len(stream) // bb))
+    for b in range(nblocks):
+        chunk = stream[b * bb : (b + 1) * bb]
+        final = b == nblocks - 1
+        counter = len(stream) if final else (b + 1) * bb
+        _compress(v, h, chunk + bytes(bb - len(chunk)), counter, final, final and last_node)
+    return b"".join(w.to_bytes(wb, "little") for w in h)[:out_len]
+
+
+def leaf_inputs(v: Blake2Variant, data: bytes) -> list[bytes]:
+    """Split ``data`` round-robin by blocks: block k goes to leaf k mod (number of leaves)."""
+    bb = v.block_bytes
+    stride = bb * v.leaves
+    return [
+        b"".join(data[s + i * bb : s + (i + 1) * bb] for s in range(0, len(data), stride))
+        for i in range(v.leaves)
+    ]
+
+
+def _tree(v: Blake2Variant, data: bytes, key: bytes, digest_size: int) -> bytes:
+    """Hash ``data`` with the parallel BLAKE2 tree of variant ``v``."""
+    leaves = [
+        blake2_node(
+            v,
+            node_parameter_block(v, digest_size, len(key), i, 0),
+            part,
+            key,
+            i == v.leaves - 1,
+            v.max_digest,
+        )
+        for i, part in enumerate(leaf_inputs(v, data))
+    ]
+    root_params = node_parameter_block(v, digest_size, len(key), 0, 1)
+    return blake2_node(v, root_params, b"".join(leaves), b"", True, digest_size)
+
+
+def blake2sp(data: bytes, key: bytes = b"", digest_size: int = 32) -> bytes:
+    """Return BLAKE2sp of ``data`` (1 <= digest_size <= 32, key of at most 32 bytes)."""
+    return _tree(BLAKE2S, data, key, digest_size)
+
+
+def blake2bp(data: bytes, key: bytes = b"", digest_size: int = 64) -> bytes:
+    """Return BLAKE2bp of ``data`` (1 <= digest_size <= 64, key of at most 64 bytes)."""
+    return _tree(BLAKE2B, data, key, digest_size)
