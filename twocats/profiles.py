@@ -28,26 +28,28 @@ __all__ = [
     "get_default_params",
 ]
 
-INTERACTIVE: Final = Params(mem_cost=17, multiplies=2)
-"""128 MiB, 2 multiplies per lane word: for interactive logins on busy servers.
+INTERACTIVE: Final = Params(mem_cost=16, multiplies=2)
+"""64 MiB, 2 multiplies per lane word: for interactive logins on busy servers.
 
-About 20-30 ms per hash on the project machine, so a 2-core server still verifies dozens of logins
-per second, while an attacker pays for 128 MiB per guess: twice the memory of libsodium's
-``INTERACTIVE`` argon2id preset and of RFC 9106's second recommendation (64 MiB).
+About 30-70 ms per hash on the project machine, so a 2-core server still verifies dozens of logins
+per second, while an attacker pays for 64 MiB per guess: the memory of libsodium's ``INTERACTIVE``
+argon2id preset and of RFC 9106's second recommendation.
 """
 
-MODERATE: Final = Params(mem_cost=19, multiplies=3)
-"""512 MiB, 3 multiplies per lane word: the default.
+MODERATE: Final = Params(mem_cost=18, multiplies=3)
+"""256 MiB, 3 multiplies per lane word: the default.
 
-About 0.1-0.2 s per hash on the project machine, inside the 0.1-0.5 s a user does not notice at a
-login prompt.  Three multiplies is the reference's own choice for memory costs of 10 and above.
+About 0.25-0.3 s per hash on the project machine (measured while other jobs loaded both cores;
+less on a quiet machine), inside the 0.1-0.5 s a user does not notice at a login prompt.  Three
+multiplies is the reference's own choice for memory costs of 10 and above.
 """
 
-SENSITIVE: Final = Params(mem_cost=21, multiplies=4)
-"""2 GiB, 4 multiplies per lane word: for rare, high-value operations (disk or vault keys).
+SENSITIVE: Final = Params(mem_cost=20, multiplies=3)
+"""1 GiB, 3 multiplies per lane word: for rare, high-value operations (disk or vault keys).
 
-About 0.5-1 s per hash on the project machine: the size of RFC 9106's first recommendation (2 GiB),
-for uses where one second per unlock is acceptable and the memory is reserved for it.
+About 1 s per hash on the project machine: for uses where a second per unlock is acceptable and a
+gibibyte can be set aside for it.  (RFC 9106's first recommendation uses 2 GiB; raise ``mem_cost``
+to 21 where the memory is there.)
 """
 
 CHEAPEST: Final = Params(
