@@ -1,0 +1,90 @@
+"""Shared fixtures: the known-answer vector files, the team's shared vector folder, and engines.
+
+Engines are shared by the whole session (one per backend) so that compiled kernels load once and
+work buffers are reused across tests, as they are in production.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twocats.kdf.engine import Engine
+from twocats.kdf.vectors import Vector, load_vectors
+
+#: The project's own vector files (copies of the shared TwoCats files, see vectors/README.md).
+VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
+
+#: The team's shared vector folder, next to the repository; tests that need it skip without it.
+SHARED_VECTORS_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "vectors"
+
+#: The three TwoCats known-answer files, one per algorithm version.
+TWOCATS_FILES = ("twocats-2015.jsonl", "twocats-2014.jsonl", "twocats-2014-03.jsonl")
+
+
+@pytest.fixture(scope="session")
+def vectors_dir() -> Path:
+    """The folder of the project's own vector files."""
+    return VECTORS_DIR
+
+
+@pytest.fixture(scope="session")
+def shared_vectors_dir() -> Path:
+    """The team's shared vector folder (skips the test when it is absent)."""
+    if not SHARED_VECTORS_DIR.is_dir():
+        pytest.skip(f"shared vector folder {SHARED_VECTORS_DIR} is absent")
+    return SHARED_VECTORS_DIR
+
+
+@pytest.fixture(scope="session")
+def twocats_vectors() -> dict[str, Vector]:
+    """Every vector of the three TwoCats files, by id."""
+    return {v.id: v for name in TWOCATS_FILES for v in load_vectors(VECTORS_DIR / name)}
+
+
+@pytest.fixture(scope="session")
+def twocats_records() -> list[dict[str, Any]]:
+    """Every record of the three TwoCats files, as decoded JSON."""
+    records = []
+    for name in TWOCATS_FILES:
+        with (VECTORS_DIR / name).open(encoding="utf-8") as handle:
+            records.extend(json.loads(line) for line in handle if line.strip())
+    return records
+
+
+@pytest.fixture(scope="session")
+def reject_records() -> list[dict[str, Any]]:
+    """The records of twocats-rejects.jsonl: parameter sets that must be refused."""
+    with (VECTORS_DIR / "twocats-rejects.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def engine_for() -> Iterator[Callable[[str], Engine]]:
+    """Return the session's shared engine of a backend ("reference", "scalar" or "simd")."""
+    engines: dict[str, Engine] = {}
+
+    def get(backend: str) -> Engine:
+        if backend not in engines:
+            engines[backend] = Engine(backend)
+        return engines[backend]
+
+    yield get
+    for engine in engines.values():
+        engine.release()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out ``slow`` tests unless a ``-m`` expression asks for markers (``-m slow``)."""
+    if config.getoption("markexpr"):
+        return
+    kept, slow = [], []
+    for item in items:
+        (slow if item.get_closest_marker("slow") else kept).append(item)
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = kept
