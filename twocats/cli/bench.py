@@ -55,6 +55,7 @@ __all__ = [
     "IsaLevel",
     "available_levels",
     "bench_command",
+    "format_size",
     "format_table",
     "host_target",
     "level_env",
@@ -489,7 +490,7 @@ class Cell:
         variant = "" if self.variant == "2015" else f"{self.variant} "
         return (
             f"{variant}{self.hash_type} L={self.lanes} M={self.multiplies} "
-            f"{_size(self.memory_bytes)} p={self.parallelism}{fresh}"
+            f"{format_size(self.memory_bytes)} p={self.parallelism}{fresh}"
         )
 
     def params(self) -> Any:
@@ -508,7 +509,8 @@ class Cell:
         )
 
 
-def _size(nbytes: int) -> str:
+def format_size(nbytes: int) -> str:
+    """Write a power-of-two byte count as KiB, MiB or GiB."""
     if nbytes >= 1 << 30:
         return f"{nbytes >> 30} GiB"
     return f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
@@ -758,7 +760,7 @@ def _column_label(cell: dict[str, Any], varying: Sequence[str]) -> str:
         elif name == "multiplies":
             parts.append(f"M={value}")
         elif name == "mem_cost":
-            parts.append(_size(1024 << int(value)))
+            parts.append(format_size(1024 << int(value)))
         elif name == "parallelism":
             parts.append(f"p={value}")
         else:

@@ -1,0 +1,218 @@
+"""TwoCats's peers on this machine: argon2id, scrypt, and the memory bandwidth that bounds them all.
+
+Every rate is GB/s of work memory (10**9 bytes per second, memory size times passes over time), the
+measure the TwoCats paper and the Argon2 specification use.  The physical ceiling is the machine's
+own memory bandwidth measured with numpy: a 1 GiB ``np.copyto`` (bytes copied per second, one thread
+and two threads on the two halves) and ``ndarray.fill`` (bytes written per second).  Each figure is
+also given as a fraction of the copy rate with the same number of threads, because a memory-hard
+fill, like a copy, reads and writes every byte.
+
+* argon2id (argon2-cffi, ``hash_secret_raw``) at equal memory (t=1, the given size, p=1 and p=2),
+  and at equal time: the memory argon2id fills with t=1 and p=1 in the time TwoCats takes for 1 GiB.
+  argon2 allocates and maps its memory on every call, so the fair TwoCats figure for that column is
+  the one with fresh memory.
+* ``hashlib.scrypt`` with r=8, p=1 and N chosen so that 128·r·N equals the memory.
+* The cost of one TwoCats state hash ``Hv`` (one compression of 36 or 68 bytes) through hashlib, for
+  the "where the time goes" breakdown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Final
+
+import numpy as np
+
+__all__ = [
+    "argon2id",
+    "argon2id_equal_time",
+    "bandwidth",
+    "fraction",
+    "hv_seconds",
+    "run_peers",
+    "scrypt",
+    "timed",
+]
+
+GIB: Final = 1 << 30
+
+_PASSWORD: Final = b"password"
+_SALT: Final = b"saltsaltsaltsalt"
+
+# hashlib.scrypt refuses a maxmem of 2**31 - 1 or more (ecosystem.md §3.6).
+_SCRYPT_MAXMEM: Final = (1 << 31) - 2
+
+
+def timed(call: Callable[[], object], repeats: int, warmup: int = 1) -> dict[str, Any]:
+    """Time ``call``: ``warmup`` untimed calls, then ``repeats`` timed ones; median and spread."""
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    median = statistics.median(times)
+    return {
+        "times_s": times,
+        "median_s": median,
+        "min_s": min(times),
+        "max_s": max(times),
+        "spread": (max(times) - min(times)) / median,
+    }
+
+
+def _rate(entry: dict[str, Any], nbytes: int) -> dict[str, Any]:
+    entry["memory_bytes"] = nbytes
+    entry["gbps"] = nbytes / entry["median_s"] / 1e9
+    return entry
+
+
+def bandwidth(nbytes: int = GIB, repeats: int = 5) -> dict[str, dict[str, Any]]:
+    """Measure numpy copy (1 and 2 threads), fill and read over ``nbytes``-byte arrays, in GB/s."""
+    words = nbytes // 8
+    source = np.full(words, 0x0123456789ABCDEF, dtype=np.uint64)
+    target = np.zeros(words, dtype=np.uint64)
+    target.fill(1)
+    half = words // 2
+    halves = [(source[:half], target[:half]), (source[half:], target[half:])]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+
+        def copy2() -> None:
+            list(pool.map(lambda pair: np.copyto(pair[1], pair[0]), halves))
+
+        def fill2() -> None:
+            list(pool.map(lambda pair: pair[1].fill(7), halves))
+
+        return {
+            "copy_1t": _rate(timed(lambda: np.copyto(target, source), repeats), nbytes),
+            "copy_2t": _rate(timed(copy2, repeats), nbytes),
+            "fill_1t": _rate(timed(lambda: target.fill(7), repeats), nbytes),
+            "fill_2t": _rate(timed(fill2, repeats), nbytes),
+            "read_1t": _rate(timed(lambda: np.bitwise_xor.reduce(source), repeats), nbytes),
+        }
+
+
+def fraction(gbps: float, ceilings: dict[str, dict[str, Any]], threads: int) -> float:
+    """Return ``gbps`` as a fraction of the copy rate with the same number of threads (1 or 2)."""
+    key = "copy_2t" if threads > 1 else "copy_1t"
+    return gbps / float(ceilings[key]["gbps"])
+
+
+def argon2id(
+    memory_bytes: int, parallelism: int, repeats: int, time_cost: int = 1
+) -> dict[str, Any]:
+    """Time argon2id (argon2-cffi) with ``memory_bytes`` of memory; rate is memory · t / time."""
+    from argon2.low_level import Type, hash_secret_raw
+
+    kib = memory_bytes // 1024
+
+    def call() -> bytes:
+        return hash_secret_raw(
+            _PASSWORD,
+            _SALT,
+            time_cost=time_cost,
+            memory_cost=kib,
+            parallelism=parallelism,
+            hash_len=32,
+            type=Type.ID,
+        )
+
+    entry = timed(call, repeats)
+    entry.update(parallelism=parallelism, time_cost=time_cost)
+    entry = _rate(entry, memory_bytes)
+    entry["gbps"] *= time_cost
+    return entry
+
+
+def argon2id_equal_time(target_s: float, repeats: int, probe: dict[str, Any]) -> dict[str, Any]:
+    """Find the memory argon2id (t=1, p=1) fills in ``target_s`` seconds and time it there.
+
+    ``probe`` is an argon2id result at some memory; the memory is scaled from it linearly, rounded
+    down to a whole MiB, corrected once from the measured time and timed again.
+    """
+    mib = 1 << 20
+    memory = max(mib, int(probe["memory_bytes"] * target_s / probe["median_s"]) // mib * mib)
+    entry = argon2id(memory, 1, 1)
+    memory = max(mib, int(memory * target_s / entry["median_s"]) // mib * mib)
+    entry = argon2id(memory, 1, repeats)
+    entry["target_s"] = target_s
+    return entry
+
+
+def scrypt(memory_bytes: int, repeats: int) -> dict[str, Any]:
+    """Time ``hashlib.scrypt`` with r=8, p=1 and N = memory / 1 KiB (128 · r bytes per N)."""
+    r = 8
+    n = memory_bytes // (128 * r)
+
+    def call() -> bytes:
+        return hashlib.scrypt(_PASSWORD, salt=_SALT, n=n, r=r, p=1, maxmem=_SCRYPT_MAXMEM, dklen=32)
+
+    entry = timed(call, repeats, warmup=0)
+    entry.update(n=n, r=r, p=1)
+    return _rate(entry, memory_bytes)
+
+
+def hv_seconds(digest_size: int = 32, calls: int = 200_000) -> float:
+    """Return the seconds of one state hash ``Hv`` (digest + 4 bytes in) through hashlib.
+
+    The loop's own overhead (the same loop over a no-op) is subtracted.
+    """
+    message = bytes(digest_size + 4)
+    hasher = hashlib.blake2s if digest_size == 32 else hashlib.blake2b
+    started = time.perf_counter()
+    for _ in range(calls):
+        hasher(message).digest()
+    hashing = time.perf_counter() - started
+    started = time.perf_counter()
+    for _ in range(calls):
+        bytes(message)
+    overhead = time.perf_counter() - started
+    return max(hashing - overhead, 0.0) / calls
+
+
+def run_peers(
+    *,
+    memory_bytes: int = GIB,
+    small_bytes: int = 16 << 20,
+    twocats_seconds: float | None = None,
+    repeats: int = 3,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Measure every peer at ``memory_bytes`` (and ``small_bytes``); see the module documentation.
+
+    ``twocats_seconds`` (the TwoCats time for ``memory_bytes``) enables the equal-time argon2id run.
+    """
+    say = progress or (lambda message: None)
+    say("peers: memory bandwidth ...")
+    ceilings = bandwidth(memory_bytes, max(repeats, 5))
+    say("peers: argon2id ...")
+    argon = {
+        "p1": argon2id(memory_bytes, 1, repeats),
+        "p2": argon2id(memory_bytes, 2, repeats),
+        "p1_small": argon2id(small_bytes, 1, max(repeats, 10)),
+    }
+    if twocats_seconds is not None:
+        say("peers: argon2id at equal time ...")
+        argon["equal_time"] = argon2id_equal_time(twocats_seconds, repeats, argon["p1"])
+    say("peers: scrypt ...")
+    scrypts = {
+        "large": scrypt(memory_bytes, max(1, repeats - 1)),
+        "small": scrypt(small_bytes, max(repeats, 10)),
+    }
+    return {
+        "memory_bytes": memory_bytes,
+        "small_bytes": small_bytes,
+        "bandwidth": ceilings,
+        "argon2id": argon,
+        "scrypt": scrypts,
+        "hv_seconds": {"blake2s": hv_seconds(32), "blake2b": hv_seconds(64)},
+        "cpus": len(os.sched_getaffinity(0))
+        if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
+    }
