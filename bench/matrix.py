@@ -823,12 +823,6 @@ def _failures(document: dict[str, Any]) -> list[str]:
     return failed + document["output_mismatches"]
 
 
-def project_cache_root() -> Path:
-    """Return the project's kernel cache root: ``$TWOCATS_CACHE_DIR``, else ``~/.cache/twocats``."""
-    configured = os.environ.get("TWOCATS_CACHE_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "twocats"
-
-
 def smoke(out_dir: Path | None = None) -> int:
     """The CI run: the host level at the cheapest size, tiny peers, every report; no timing checks.
 
@@ -838,7 +832,7 @@ def smoke(out_dir: Path | None = None) -> int:
         full=False,
         level_keys=["native"],
         repeats=1,
-        cache_root=project_cache_root(),
+        cache_root=isa.project_cache_root(),
         cells=[Cell("blake2s", 8, 2, 10, 1)],
         per_level_cache=False,
         peer_bytes=1 << 20,

@@ -60,6 +60,7 @@ __all__ = [
     "host_target",
     "level_env",
     "profile_asm",
+    "project_cache_root",
     "run_level",
     "verify_level",
     "worker_main",
@@ -806,10 +807,13 @@ def format_table(levels: Sequence[dict[str, Any]], markdown: bool = False) -> st
 # -- the command -----------------------------------------------------------------------------------
 
 
-def _default_cache_root() -> Path:
+def project_cache_root() -> Path:
+    """Return the project's kernel cache root: ``$TWOCATS_CACHE_DIR``, else ``~/.cache/twocats``.
+
+    Every level may share it: the project's cache keeps one folder per ISA and vectorizer mode.
+    """
     configured = os.environ.get("TWOCATS_CACHE_DIR")
-    root = Path(configured).expanduser() if configured else Path.home() / ".cache" / "twocats"
-    return root / "bench"
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "twocats"
 
 
 @click.command("bench")
@@ -875,7 +879,8 @@ def _default_cache_root() -> Path:
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Kernel cache root, one folder per level (default: $TWOCATS_CACHE_DIR/bench).",
+    help="Kernel cache root (default: $TWOCATS_CACHE_DIR, else ~/.cache/twocats; it keeps one "
+    "folder per ISA and vectorizer mode).",
 )
 @click.option("--cold", is_flag=True, help="Compile every kernel afresh in a temporary cache.")
 @json_option
@@ -921,7 +926,7 @@ def bench_command(
         for lanes in lanes_list
     ]
     with tempfile.TemporaryDirectory(prefix="twocats-bench-") as temporary:
-        root = Path(temporary) if cold else (cache_dir or _default_cache_root())
+        root = Path(temporary) if cold else (cache_dir or project_cache_root())
         results = []
         for level in levels:
             info(f"{level.label}: running {len(cells)} configuration(s) in a child process ...")
@@ -930,7 +935,7 @@ def bench_command(
                     level,
                     cells,
                     host_features=host_features,
-                    cache_dir=root / level.key,
+                    cache_dir=root / level.key if cold else root,
                     repeats=repeats,
                     min_seconds=MIN_CELL_SECONDS,
                 )
