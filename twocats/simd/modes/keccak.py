@@ -1,0 +1,346 @@
+"""Keccak in lanes: multi-message SHA-3 and SHAKE, TurboSHAKE, KangarooTwelve and ParallelHash.
+
+Usage::
+
+    from twocats.simd.modes import keccak
+
+    keccak.sha3_256_many([b"a", b"b" * 5000])          # list of 32-byte digests (= hashlib)
+    keccak.shake128_many(messages, 100)                  # 100 output bytes per message
+    keccak.kt128(data, 32, custom=b"")                   # KangarooTwelve (RFC 9861)
+    keccak.parallelhash256(data, 8192, 64, custom=b"")   # SP 800-185
+    keccak.keccak_p1600_x8(states)                       # Keccak-f[1600] on a (25, 8) uint64 array
+
+Every function takes ``backend``: "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same
+kernels compiled with the vectorizers off) or "reference" (plain Python).  The compiled path
+advances 4 or 8 Keccak states in lock-step (uint64 lanes, state layout (25, K): lane i of state k at
+row i, column k); messages are grouped by length so that the states of a group finish together, and
+KangarooTwelve's chunks and ParallelHash's blocks are exactly such equal-length groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from twocats.exceptions import InvalidParametersError
+from twocats.simd.modes._common import check_bytes, check_int, check_messages, pack, unpack
+from twocats.simd.modes.reference import keccak as ref
+from twocats.simd.registry import resolve_backend
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "MAX_OUTPUT",
+    "cshake128",
+    "cshake256",
+    "keccak_p1600_x4",
+    "keccak_p1600_x8",
+    "kt128",
+    "kt256",
+    "parallelhash128",
+    "parallelhash256",
+    "sha3_224_many",
+    "sha3_256_many",
+    "sha3_384_many",
+    "sha3_512_many",
+    "shake128_many",
+    "shake256_many",
+    "sponge_many",
+    "turboshake128",
+    "turboshake256",
+]
+
+#: The largest output length in bytes accepted by the extendable-output functions.
+MAX_OUTPUT = 1 << 30
+
+
+def _kernels() -> Any:
+    """Import the generated Keccak kernels (this imports numpy and numba)."""
+    from twocats.simd.modes._generated import keccak as kernels
+
+    return kernels
+
+
+def _compiled_sponge(
+    data: npt.NDArray[np.uint8],
+    starts: npt.NDArray[np.uint64],
+    lengths: npt.NDArray[np.uint64],
+    rate: int,
+    domain: int,
+    length: int,
+    rounds: int,
+    backend: str,
+) -> npt.NDArray[np.uint8]:
+    """Run the compiled multi-message sponge; return a (messages, length) uint8 array."""
+    import numpy as np
+
+    count = len(lengths)
+    out = np.zeros((count, length), dtype=np.uint8)
+    if count == 0 or length == 0:
+        return out
+    # Longest messages first, so that each group of states holds messages of similar length.
+    order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
+    kernels = _kernels()
+    kernel = kernels.keccak_sponge_x4 if count <= 4 else kernels.keccak_sponge_x8
+    kernel.get(backend)(data, starts, lengths, order, rate, 24 - rounds, domain, out)
+    return out
+
+
+def sponge_many(
+    messages: Sequence[bytes],
+    rate: int,
+    domain: int,
+    length: int,
+    *,
+    rounds: int = 24,
+    backend: str | None = None,
+) -> list[bytes]:
+    """Return ``length`` output bytes of the Keccak sponge for each message.
+
+    ``rate`` is in bytes (a multiple of 8 below 200), ``domain`` the first padding byte (0x06 SHA-3,
+    0x1F SHAKE, 0x04 cSHAKE, D for TurboSHAKE) and ``rounds`` 24 (Keccak-f) or 12 (TurboSHAKE).
+    """
+    msgs = check_messages(messages)
+    if rate % 8 or not 8 <= rate <= 192:
+        raise InvalidParametersError("rate must be a multiple of 8 from 8 to 192")
+    check_int("domain", domain, 1, 0xFF)
+    check_int("length", length, 0, MAX_OUTPUT)
+    check_int("rounds", rounds, 1, 24)
+    chosen = resolve_backend(backend)
+    if chosen == "reference":
+        return [ref.sponge(m, rate, domain, length, rounds) for m in msgs]
+    data, starts, lengths = pack(msgs)
+    return unpack(_compiled_sponge(data, starts, lengths, rate, domain, length, rounds, chosen))
+
+
+def sha3_224_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
+    """Return SHA3-224 of each message."""
+    return sponge_many(messages, 144, 0x06, 28, backend=backend)
+
+
+def sha3_256_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
+    """Return SHA3-256 of each message."""
+    return sponge_many(messages, 136, 0x06, 32, backend=backend)
+
+
+def sha3_384_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
+    """Return SHA3-384 of each message."""
+    return sponge_many(messages, 104, 0x06, 48, backend=backend)
+
+
+def sha3_512_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
+    """Return SHA3-512 of each message."""
+    return sponge_many(messages, 72, 0x06, 64, backend=backend)
+
+
+def shake128_many(
+    messages: Sequence[bytes], length: int, *, backend: str | None = None
+) -> list[bytes]:
+    """Return ``length`` bytes of SHAKE128 of each message."""
+    return sponge_many(messages, ref.RATE_SHAKE128, 0x1F, length, backend=backend)
+
+
+def shake256_many(
+    messages: Sequence[bytes], length: int, *, backend: str | None = None
+) -> list[bytes]:
+    """Return ``length`` bytes of SHAKE256 of each message."""
+    return sponge_many(messages, ref.RATE_SHAKE256, 0x1F, length, backend=backend)
+
+
+def _one(data: bytes, rate: int, domain: int, length: int, rounds: int, backend: str) -> bytes:
+    """Run one sponge on the chosen backend (the compiled path uses the 4-state kernel)."""
+    if backend == "reference":
+        return ref.sponge(data, rate, domain, length, rounds)
+    return sponge_many([data], rate, domain, length, rounds=rounds, backend=backend)[0]
+
+
+def turboshake128(
+    data: bytes, length: int, *, domain: int = 0x1F, backend: str | None = None
+) -> bytes:
+    """Return ``length`` bytes of TurboSHAKE128(data, D=domain) (RFC 9861), D in 0x01..0x7F."""
+    check_int("domain", domain, 0x01, 0x7F)
+    chosen = resolve_backend(backend)
+    return _one(check_bytes("data", data), ref.RATE_SHAKE128, domain, length, 12, chosen)
+
+
+def turboshake256(
+    data: bytes, length: int, *, domain: int = 0x1F, backend: str | None = None
+) -> bytes:
+    """Return ``length`` bytes of TurboSHAKE256(data, D=domain) (RFC 9861), D in 0x01..0x7F."""
+    check_int("domain", domain, 0x01, 0x7F)
+    chosen = resolve_backend(backend)
+    return _one(check_bytes("data", data), ref.RATE_SHAKE256, domain, length, 12, chosen)
+
+
+def _cshake_input(data: bytes, rate: int, name: bytes, custom: bytes) -> tuple[bytes, int]:
+    """Return the sponge input and domain byte of cSHAKE(data, N=name, S=custom)."""
+    if not name and not custom:
+        return data, 0x1F
+    encoded = ref.left_encode(8 * len(name)) + name + ref.left_encode(8 * len(custom)) + custom
+    prefix = ref.left_encode(rate) + encoded
+    prefix += bytes(-len(prefix) % rate)
+    return prefix + data, 0x04
+
+
+def cshake128(
+    data: bytes, length: int, *, name: bytes = b"", custom: bytes = b"", backend: str | None = None
+) -> bytes:
+    """Return ``length`` bytes of cSHAKE128(data, L, N=name, S=custom) (SP 800-185)."""
+    chosen = resolve_backend(backend)
+    message, domain = _cshake_input(
+        check_bytes("data", data),
+        ref.RATE_SHAKE128,
+        check_bytes("name", name),
+        check_bytes("custom", custom),
+    )
+    return _one(
+        message, ref.RATE_SHAKE128, domain, check_int("length", length, 0, MAX_OUTPUT), 24, chosen
+    )
+
+
+def cshake256(
+    data: bytes, length: int, *, name: bytes = b"", custom: bytes = b"", backend: str | None = None
+) -> bytes:
+    """Return ``length`` bytes of cSHAKE256(data, L, N=name, S=custom) (SP 800-185)."""
+    chosen = resolve_backend(backend)
+    message, domain = _cshake_input(
+        check_bytes("data", data),
+        ref.RATE_SHAKE256,
+        check_bytes("name", name),
+        check_bytes("custom", custom),
+    )
+    return _one(
+        message, ref.RATE_SHAKE256, domain, check_int("length", length, 0, MAX_OUTPUT), 24, chosen
+    )
+
+
+def _leaves(
+    data: bytes, size: int, rate: int, domain: int, length: int, rounds: int, backend: str
+) -> bytes:
+    """Hash the consecutive ``size``-byte slices of ``data`` as separate sponges; join outputs."""
+    import numpy as np
+
+    count = -(-len(data) // size)
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    starts = np.arange(count, dtype=np.uint64) * np.uint64(size)
+    lengths = np.minimum(np.uint64(len(data)) - starts, np.uint64(size)).astype(np.uint64)
+    out = _compiled_sponge(buffer, starts, lengths, rate, domain, length, rounds, backend)
+    return out.tobytes()
+
+
+def _kt(data: bytes, custom: bytes, length: int, rate: int, cv: int, backend: str | None) -> bytes:
+    """KangarooTwelve with leaves of ``cv`` bytes, the chunks hashed as parallel sponges."""
+    chosen = resolve_backend(backend)
+    check_int("length", length, 0, MAX_OUTPUT)
+    s = check_bytes("data", data) + check_bytes("custom", custom)
+    s += ref.length_encode(len(custom))
+    if chosen == "reference" or len(s) <= ref.KT_CHUNK:
+        if chosen == "reference":
+            return ref.kt128(data, length, custom) if cv == 32 else ref.kt256(data, length, custom)
+        return _one(s, rate, 0x07, length, 12, chosen)
+    chunks = len(s) // ref.KT_CHUNK + (1 if len(s) % ref.KT_CHUNK else 0) - 1
+    cvs = _leaves(s[ref.KT_CHUNK :], ref.KT_CHUNK, rate, 0x0B, cv, 12, chosen)
+    node = ref.kt_final_node(s[: ref.KT_CHUNK], [cvs[i * cv : (i + 1) * cv] for i in range(chunks)])
+    return _one(node, rate, 0x06, length, 12, chosen)
+
+
+def kt128(data: bytes, length: int, *, custom: bytes = b"", backend: str | None = None) -> bytes:
+    """Return ``length`` bytes of KT128(data, custom) (KangarooTwelve, RFC 9861)."""
+    return _kt(data, custom, length, ref.RATE_SHAKE128, 32, backend)
+
+
+def kt256(data: bytes, length: int, *, custom: bytes = b"", backend: str | None = None) -> bytes:
+    """Return ``length`` bytes of KT256(data, custom) (RFC 9861)."""
+    return _kt(data, custom, length, ref.RATE_SHAKE256, 64, backend)
+
+
+def _parallelhash(
+    data: bytes,
+    block_size: int,
+    length: int,
+    custom: bytes,
+    xof: bool,
+    security: int,
+    backend: str | None,
+) -> bytes:
+    """ParallelHash (SP 800-185 §6) with its leaves hashed as parallel SHAKE sponges."""
+    chosen = resolve_backend(backend)
+    data = check_bytes("data", data)
+    custom = check_bytes("custom", custom)
+    check_int("block_size", block_size, 1, MAX_OUTPUT)
+    check_int("length", length, 0, MAX_OUTPUT)
+    if chosen == "reference":
+        func = ref.parallelhash128 if security == 128 else ref.parallelhash256
+        return func(data, block_size, length, custom, xof)
+    rate = ref.RATE_SHAKE128 if security == 128 else ref.RATE_SHAKE256
+    count = -(-len(data) // block_size)
+    leaves = _leaves(data, block_size, rate, 0x1F, security // 4, 24, chosen) if count else b""
+    z = ref.left_encode(block_size) + leaves + ref.right_encode(count)
+    z += ref.right_encode(0 if xof else 8 * length)
+    message, domain = _cshake_input(z, rate, b"ParallelHash", custom)
+    return _one(message, rate, domain, length, 24, chosen)
+
+
+def parallelhash128(
+    data: bytes,
+    block_size: int,
+    length: int,
+    *,
+    custom: bytes = b"",
+    xof: bool = False,
+    backend: str | None = None,
+) -> bytes:
+    """Return ParallelHash128(data, B=block_size, L=8*length, S=custom), or the XOF variant."""
+    return _parallelhash(data, block_size, length, custom, xof, 128, backend)
+
+
+def parallelhash256(
+    data: bytes,
+    block_size: int,
+    length: int,
+    *,
+    custom: bytes = b"",
+    xof: bool = False,
+    backend: str | None = None,
+) -> bytes:
+    """Return ParallelHash256(data, B=block_size, L=8*length, S=custom), or the XOF variant."""
+    return _parallelhash(data, block_size, length, custom, xof, 256, backend)
+
+
+def _permute(states: npt.NDArray[np.uint64], width: int, rounds: int, backend: str | None) -> None:
+    """Apply Keccak-p[1600, rounds] in place to every column of a (25, width) uint64 array."""
+    import numpy as np
+
+    if (
+        not isinstance(states, np.ndarray)
+        or states.dtype != np.uint64
+        or states.shape != (25, width)
+        or not states.flags.c_contiguous
+    ):
+        raise InvalidParametersError(f"states must be a C-contiguous (25, {width}) uint64 array")
+    check_int("rounds", rounds, 1, 24)
+    chosen = resolve_backend(backend)
+    if chosen == "reference":
+        for k in range(width):
+            column = [int(v) for v in states[:, k]]
+            ref.keccak_p1600(column, rounds)
+            states[:, k] = np.array(column, dtype=np.uint64)
+        return
+    kernel = getattr(_kernels(), f"keccak_x{width}").get(chosen)
+    kernel(states.reshape(-1), 24 - rounds)
+
+
+def keccak_p1600_x4(
+    states: npt.NDArray[np.uint64], *, rounds: int = 24, backend: str | None = None
+) -> None:
+    """Apply Keccak-p[1600, rounds] in place to the 4 states of a (25, 4) uint64 array."""
+    _permute(states, 4, rounds, backend)
+
+
+def keccak_p1600_x8(
+    states: npt.NDArray[np.uint64], *, rounds: int = 24, backend: str | None = None
+) -> None:
+    """Apply Keccak-p[1600, rounds] in place to the 8 states of a (25, 8) uint64 array."""
+    _permute(states, 8, rounds, backend)
