@@ -81,6 +81,7 @@ __all__ = [
     "Mode",
     "Variants",
     "cache_root",
+    "fresh_asm",
     "jit",
     "variants",
 ]
@@ -483,3 +484,22 @@ def variants(
         return Variants(inner, slp, vector_width, options)
 
     return wrap if func is None else wrap(func)
+
+
+def fresh_asm(kernel: Any, *args: Any) -> str:
+    """Return the assembly of a project kernel compiled afresh for the types of ``args``.
+
+    ``kernel`` is a ``jit`` kernel or one build of a ``variants`` kernel.  numba cannot show the
+    assembly of code loaded from the disk cache, so this compiles a private, uncached copy under the
+    same vectorizer mode and options (it costs one compilation and runs nothing).
+    """
+    from numba import typeof
+
+    copy: Any = _ModeDispatcher(
+        py_func=kernel.py_func, locals={}, targetoptions=dict(kernel.targetoptions)
+    )
+    copy.twocats_mode = kernel.twocats_mode
+    copy._compiler._customize_flags = kernel._compiler._customize_flags
+    signature = tuple(typeof(arg) for arg in args)  # type: ignore[no-untyped-call]
+    copy.compile(signature)
+    return str(copy.inspect_asm(signature))

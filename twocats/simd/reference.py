@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["ALGORITHMS", "blake2b", "blake2s", "digest", "sha256", "sha512"]
+__all__ = ["ALGORITHMS", "BytesLike", "blake2b", "blake2s", "digest", "sha256", "sha512"]
+
+#: What the hashes accept (anything bytes() can copy).
+BytesLike = bytes | bytearray | memoryview
 
 
 def _primes(count: int) -> list[int]:
@@ -167,28 +170,28 @@ def _sha2(data: bytes, bits: int) -> bytes:
     return b"".join(x.to_bytes(word, "big") for x in h)
 
 
-def blake2s(data: bytes) -> bytes:
+def blake2s(data: BytesLike) -> bytes:
     """BLAKE2s-256 of ``data``."""
     return _blake2(bytes(data), 32, 10, (16, 12, 8, 7))
 
 
-def blake2b(data: bytes) -> bytes:
+def blake2b(data: BytesLike) -> bytes:
     """BLAKE2b-512 of ``data``."""
     return _blake2(bytes(data), 64, 12, (32, 24, 16, 63))
 
 
-def sha256(data: bytes) -> bytes:
+def sha256(data: BytesLike) -> bytes:
     """SHA-256 of ``data``."""
     return _sha2(bytes(data), 32)
 
 
-def sha512(data: bytes) -> bytes:
+def sha512(data: BytesLike) -> bytes:
     """SHA-512 of ``data``."""
     return _sha2(bytes(data), 64)
 
 
 #: The reference function of each algorithm, in hash-code order.
-ALGORITHMS: dict[str, Callable[[bytes], bytes]] = {
+ALGORITHMS: dict[str, Callable[[BytesLike], bytes]] = {
     "blake2s": blake2s,
     "blake2b": blake2b,
     "sha256": sha256,
@@ -196,6 +199,6 @@ ALGORITHMS: dict[str, Callable[[bytes], bytes]] = {
 }
 
 
-def digest(algorithm: str, data: bytes) -> bytes:
+def digest(algorithm: str, data: BytesLike) -> bytes:
     """Return the digest of ``data`` under ``algorithm`` (a key of :data:`ALGORITHMS`)."""
     return ALGORITHMS[algorithm](data)

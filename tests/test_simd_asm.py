@@ -1,0 +1,60 @@
+"""The simd kernels really use vector instructions and the scalar builds do not.
+
+numba cannot disassemble kernels loaded from the disk cache, so each kernel is compiled afresh,
+uncached, for one signature (``fresh_asm``).  A numba or LLVM upgrade that silently stops
+vectorizing costs about 8x, which is what this guards against.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import numpy as np
+import pytest
+
+from twocats.simd._jit import fresh_asm
+
+# Vector integer adds and rotates on 256- or 512-bit registers (AVX2 has no vector rotate).
+VECTOR_ADD = re.compile(r"\bvpadd[dq]\b[^\n]*%[yz]mm")
+VECTOR_ROTATE = re.compile(r"\bvpro[lr][dq]\b[^\n]*%[yz]mm")
+# Any packed integer arithmetic at all, on any register width.
+ANY_PACKED_ARITHMETIC = re.compile(
+    r"\b(v?padd[dq]|vpro[lr][dq]|v?psrl[dq]|v?psll[dq]|vpternlog[dq])\b"
+)
+
+
+def lane_arguments(bits: int) -> tuple[object, ...]:
+    """Arguments of a lane kernel: states, message words, counters, flags and the lane count."""
+    dtype = np.uint32 if bits == 32 else np.uint64
+    lanes = 16
+    return (
+        np.zeros((8, lanes), dtype),
+        np.zeros((16, lanes), dtype),
+        np.zeros(lanes, np.uint64),
+        np.zeros(lanes, dtype),
+        lanes,
+    )
+
+
+def lane_kernel(algorithm: str) -> object:
+    """The variants object of an algorithm's multi-lane compression."""
+    module = importlib.import_module(f"twocats.simd._generated.{algorithm}")
+    return getattr(module, f"{algorithm}_lanes")
+
+
+@pytest.mark.parametrize(("algorithm", "bits"), [("blake2s", 32), ("sha256", 32), ("sha512", 64)])
+def test_simd_build_uses_vector_instructions(algorithm: str, bits: int) -> None:
+    """The simd build adds and rotates on ymm/zmm registers."""
+    asm = fresh_asm(lane_kernel(algorithm).simd, *lane_arguments(bits))  # type: ignore[attr-defined]
+    assert VECTOR_ADD.search(asm), "no vpaddd/vpaddq on ymm/zmm: the lane loop did not vectorize"
+    assert VECTOR_ROTATE.search(asm) or "vpshufb" in asm, "rotates were not vectorized"
+
+
+@pytest.mark.parametrize(("algorithm", "bits"), [("blake2s", 32), ("sha512", 64)])
+def test_scalar_build_has_no_vector_arithmetic(algorithm: str, bits: int) -> None:
+    """The scalar build computes with general-purpose registers only."""
+    asm = fresh_asm(lane_kernel(algorithm).scalar, *lane_arguments(bits))  # type: ignore[attr-defined]
+    found = ANY_PACKED_ARITHMETIC.findall(asm)
+    assert not found, f"packed arithmetic in the scalar build: {sorted(set(found))}"
+    assert re.search(r"\b(ror|rol|rorx)[lq]\b", asm), "expected scalar rotates"
