@@ -180,4 +180,5 @@ def test_compare_smoke(tmp_path: Path) -> None:
     ]
     assert all(row["memory_bytes"] == 1 << 20 for row in rows[:4])
     assert all(row["seconds"] > 0 for row in rows)
+    assert all(row["cpu_seconds"] >= 0 for row in rows)
     assert plot.read_bytes().startswith(b"\x89PNG")
