@@ -215,7 +215,7 @@ def compare_command(
     as_json: bool,
 ) -> None:
     """Compare TwoCats with argon2id and scrypt at equal memory and at equal time."""
-    from twocats.cli.tune import lanes_for_isa
+    from twocats.cli.tune import busy_note, cpu_count, lanes_for_isa, load_average
     from twocats.params import Params
     from twocats.simd.registry import resolve_backend, simd_isa
 
@@ -284,10 +284,20 @@ def compare_command(
     )
     if plot is not None:
         _plot(rows, plot)
+    load = load_average()
     if as_json:
-        emit_json({"backend": resolved, "runs": runs, "rows": [row.document() for row in rows]})
+        emit_json(
+            {
+                "backend": resolved,
+                "runs": runs,
+                "load_average": load,
+                "rows": [row.document() for row in rows],
+            }
+        )
         return
     _print_table(rows)
+    if load is not None and load > cpu_count():
+        info(f"note: {busy_note(load)}")
     if plot is not None:
         info(f"plot written to {plot}")
 

@@ -33,7 +33,14 @@ from twocats.cli._common import (
 )
 from twocats.params import Params
 
-__all__ = ["lanes_for_isa", "measure_verify", "tune_command"]
+__all__ = [
+    "busy_note",
+    "cpu_count",
+    "lanes_for_isa",
+    "load_average",
+    "measure_verify",
+    "tune_command",
+]
 
 #: Smallest memory cost tried: 1 MiB.
 FIRST_MEM_COST: Final = 10
@@ -60,11 +67,28 @@ def lanes_for_isa(isa: str) -> int:
     return 8
 
 
-def _cpu_count() -> int:
+def cpu_count() -> int:
+    """Return the number of cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def load_average() -> float | None:
+    """Return the one-minute load average, or None where the platform has none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def busy_note(load: float) -> str:
+    """Explain what a load above the core count does to the timings."""
+    return (
+        f"busy machine (load {load:.1f} on {cpu_count()} cores): the times include waiting for "
+        "a core; rerun when it is idle"
+    )
 
 
 def measure_verify(params: Params, backend: str | None, repeats: int = REPEATS) -> float:
@@ -220,7 +244,7 @@ def tune_command(
     isa = simd_isa() if resolved == "simd" else f"none ({resolved} backend)"
     lane_count = lanes_for_isa(isa) if lanes == "auto" else int(lanes)
     if parallelism == "auto":
-        threads = min(_cpu_count(), 255)
+        threads = min(cpu_count(), 255)
     elif parallelism.isdigit() and 1 <= int(parallelism) <= 255:
         threads = int(parallelism)
     else:
@@ -253,6 +277,7 @@ def tune_command(
     seconds = measure_verify(best.params, resolved, repeats=5)
     prefix = encode_params(best.params)
     rate = best.params.memory_bytes / seconds
+    load = load_average()
     if as_json:
         emit_json(
             {
@@ -265,6 +290,7 @@ def tune_command(
                 "verify_seconds": seconds,
                 "memory_filled_per_second": rate,
                 "limited_by": limit,
+                "load_average": load,
                 "trials": [trial.document() for trial in trials],
             }
         )
@@ -286,6 +312,8 @@ def tune_command(
         f"Verification: {seconds * 1000:.1f} ms (median of 5), "
         f"{rate / (1 << 30):.2f} GiB of memory filled per second"
     )
+    if load is not None and load > cpu_count():
+        click.echo(f"Note:         {busy_note(load)}")
     if limit == "memory" and seconds < 0.8 * budget:
         click.echo("Note:         --max-memory caps the memory; raise it to use the whole budget")
 
