@@ -47,7 +47,7 @@ def test_help_imports_no_numba() -> None:
         "import sys\n"
         "from twocats.cli import main\n"
         "for args in ([], ['hash'], ['verify'], ['derive'], ['tune'], ['compare'], ['sum'],\n"
-        "             ['upgrade'], ['needs-rehash']):\n"
+        "             ['upgrade'], ['needs-rehash'], ['bench'], ['selftest']):\n"
         "    try:\n"
         "        main([*args, '--help'], prog_name='twocats')\n"
         "    except SystemExit as exc:\n"

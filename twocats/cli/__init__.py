@@ -1,5 +1,5 @@
 """The ``twocats`` command line: hash, verify, upgrade, needs-rehash, derive, tune, compare, sum,
-selftest.
+bench and selftest.
 
 Exit status: 0 success, 1 mismatch or failure, 2 bad input (options, parameters, a malformed hash
 string), 130 interrupted (Ctrl-C).  Errors are one ``Error:`` line on standard error, never a
@@ -35,6 +35,11 @@ __all__ = ["main"]
 # Commands defined in modules this package does not load until they run: name -> (module,
 # attribute, one-line help shown by ``twocats --help`` without importing the module).
 _LAZY_COMMANDS: Final = {
+    "bench": (
+        "twocats.cli.bench",
+        "bench_command",
+        "Measure the TwoCats fill rate at each instruction-set level on this machine.",
+    ),
     "selftest": (
         "twocats.cli.selftest",
         "selftest",
