@@ -72,6 +72,19 @@ def test_order_of_submission_does_not_matter(backend: str) -> None:
     assert backward == forward[::-1]
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_split_the_batch(threads: int) -> None:
+    """Several threads give the same digests, for mixed lengths and for fixed-length rows."""
+    lengths = [0, 3000, 1, 64, 0, 129, 55, 300, 2, 5000, 7] * 9
+    messages = [painted(n, i) for i, n in enumerate(lengths)]
+    got = hash_many(messages, "blake2b", lanes=4, threads=threads)
+    assert got == expected(messages, "blake2b")
+    assert hash_many(messages[:2], "sha256", threads=threads) == expected(messages[:2], "sha256")
+    rows = np.frombuffer(painted(100 * 70), dtype=np.uint8).reshape(100, 70)
+    single = hash_many_fixed(rows, "sha512")
+    assert (hash_many_fixed(rows, "sha512", threads=threads) == single).all()
+
+
 def test_bytes_like_messages() -> None:
     """bytearray, memoryview (also of wider items) and generators are accepted."""
     words = np.arange(10, dtype=np.uint32)
@@ -135,6 +148,8 @@ def test_invalid_arguments_are_named() -> None:
         hash_many([b""], "sha256", lanes=0)
     with pytest.raises(InvalidParametersError, match="lanes"):
         hash_many([b""], "sha256", lanes=True)
+    with pytest.raises(InvalidParametersError, match="threads must be an integer from 1"):
+        hash_many([b""], "sha256", threads=0)
     with pytest.raises(InvalidParametersError, match="array must be a 2-D uint8 array"):
         hash_many_fixed(np.zeros(8, np.uint8))
     with pytest.raises(InvalidParametersError, match="array must be a 2-D uint8 array"):

@@ -10,7 +10,8 @@ Usage::
 
 ``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
 the vectorizers off) or "reference" (a pure-Python loop over ``twocats.simd.reference``).
-``lanes`` is the number of messages in flight (default: two vector registers' worth).
+``lanes`` is the number of messages in flight (default: two vector registers' worth) and
+``threads`` the number of threads sharing the batch (default 1; the kernels release the GIL).
 
 The compiled path joins the messages into one buffer and hands it, with their lengths, to a
 kernel that schedules messages onto lanes, refilling a lane as soon as its message ends; block
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
@@ -37,6 +39,7 @@ __all__ = [
     "DEFAULT_LANES",
     "DIGEST_SIZES",
     "MAX_LANES",
+    "MAX_THREADS",
     "hash_many",
     "hash_many_fixed",
 ]
@@ -52,6 +55,9 @@ DEFAULT_LANES = {"blake2s": 32, "blake2b": 16, "sha256": 32, "sha512": 16}
 
 #: The largest lane count accepted.
 MAX_LANES = 4096
+
+#: The largest thread count accepted.
+MAX_THREADS = 64
 
 _WORD_BITS = {"blake2s": 32, "blake2b": 64, "sha256": 32, "sha512": 64}
 
@@ -79,6 +85,24 @@ def _kernel(algorithm: str, backend: str) -> Any:
     return getattr(module, f"{algorithm}_many").get(backend)
 
 
+def _check_threads(threads: int) -> int:
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise InvalidParametersError(
+            f"threads must be an integer from 1 to {MAX_THREADS}, not {threads!r}"
+        )
+    return threads
+
+
+_pool: list[ThreadPoolExecutor] = []
+
+
+def _executor() -> ThreadPoolExecutor:
+    """The shared worker threads (the kernels release the GIL), created on first use."""
+    if not _pool:
+        _pool.append(ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="twocats"))
+    return _pool[0]
+
+
 def _run(
     algorithm: str,
     backend: str,
@@ -87,15 +111,52 @@ def _run(
     stride: int,
     count: int,
     lanes: int,
+    threads: int,
 ) -> npt.NDArray[np.uint8]:
-    """Hash ``count`` back-to-back messages of ``data``; return their digests as rows of bytes."""
+    """Hash ``count`` back-to-back messages of ``data``; return their digests as rows of bytes.
+
+    With several threads the batch is cut into that many runs of consecutive messages holding
+    about equal numbers of bytes, each hashed by the kernel on its own thread.
+    """
     import numpy as np
 
     words = np.empty((count, 8), dtype=np.uint32 if _WORD_BITS[algorithm] == 32 else np.uint64)
     # Read-only views keep a single compiled signature whatever the caller's array flags.
     view = data.view()
     view.flags.writeable = False
-    _kernel(algorithm, backend)(view, lengths, stride, count, words, lanes)
+    kernel = _kernel(algorithm, backend)
+    parts = min(threads, count)
+    if parts <= 1:
+        kernel(view, lengths, stride, count, words, lanes)
+        return words.view(np.uint8)
+    if stride >= 0:
+        ends = np.linspace(0, count, parts + 1).astype(np.int64)
+        starts = ends * stride
+    else:
+        cumulative = np.concatenate(([0], np.cumsum(lengths)))
+        targets = np.linspace(0, cumulative[-1], parts + 1)
+        ends = np.searchsorted(cumulative, targets).astype(np.int64)
+        ends[0], ends[-1] = 0, count
+        starts = cumulative[ends]
+    futures = []
+    for k in range(parts):
+        first, last = int(ends[k]), int(ends[k + 1])
+        if last <= first:
+            continue
+        part_lengths = lengths[first:last] if stride < 0 else lengths
+        futures.append(
+            _executor().submit(
+                kernel,
+                view[int(starts[k]) :],
+                part_lengths,
+                stride,
+                last - first,
+                words[first:last],
+                lanes,
+            )
+        )
+    for future in futures:
+        future.result()
     return words.view(np.uint8)
 
 
@@ -105,11 +166,17 @@ def hash_many(
     *,
     backend: str | None = None,
     lanes: int | None = None,
+    threads: int = 1,
 ) -> list[bytes]:
-    """Return the digest of every message, in order, hashing up to ``lanes`` messages at once."""
+    """Return the digest of every message, in order, hashing up to ``lanes`` messages at once.
+
+    ``threads`` > 1 splits a compiled run over that many threads (the reference backend ignores
+    it).
+    """
     name = _check_algorithm(algorithm)
     chosen = resolve_backend(backend)
     width = _check_lanes(lanes, name)
+    workers = _check_threads(threads)
     batch = messages if isinstance(messages, list) else list(messages)
     if chosen == "reference":
         return [reference.digest(name, bytes(message)) for message in batch]
@@ -127,7 +194,7 @@ def hash_many(
         # Some buffer has items wider than a byte, so len() did not count bytes.
         lengths = np.fromiter((memoryview(m).nbytes for m in batch), dtype=np.int64, count=count)
     data = np.frombuffer(joined, dtype=np.uint8)
-    digests = _run(name, chosen, data, lengths, -1, count, width)
+    digests = _run(name, chosen, data, lengths, -1, count, width, workers)
     # A void view turns each row into one bytes object in a single C loop.
     result: list[bytes] = digests.view(f"V{DIGEST_SIZES[name]}").ravel().tolist()
     return result
@@ -139,13 +206,18 @@ def hash_many_fixed(
     *,
     backend: str | None = None,
     lanes: int | None = None,
+    threads: int = 1,
 ) -> npt.NDArray[np.uint8]:
-    """Hash every row of a 2-D uint8 array; return a uint8 array with one digest per row."""
+    """Hash every row of a 2-D uint8 array; return a uint8 array with one digest per row.
+
+    ``threads`` > 1 splits a compiled run over that many threads.
+    """
     import numpy as np
 
     name = _check_algorithm(algorithm)
     chosen = resolve_backend(backend)
     width = _check_lanes(lanes, name)
+    workers = _check_threads(threads)
     rows = np.asarray(array)
     if rows.ndim != 2 or rows.dtype != np.uint8:
         raise InvalidParametersError(
@@ -160,4 +232,4 @@ def hash_many_fixed(
     if count == 0:
         return np.empty((0, DIGEST_SIZES[name]), dtype=np.uint8)
     data = np.ascontiguousarray(rows).reshape(-1)
-    return _run(name, chosen, data, np.empty(0, dtype=np.int64), size, count, width)
+    return _run(name, chosen, data, np.empty(0, dtype=np.int64), size, count, width, workers)

@@ -1,0 +1,61 @@
+"""Entry point: ``python -m bench [suite | smoke] [--smoke] [suite options]``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from bench import SUITES
+
+USAGE = """usage: python -m bench [SUITE | smoke] [--smoke] [suite options]
+
+  python -m bench                 run every suite at full size
+  python -m bench SUITE [opts]    run one suite (see python -m bench SUITE --help)
+  python -m bench SUITE --smoke   run one suite at its cheapest size
+  python -m bench smoke           run every suite at its cheapest size (no timing asserts)
+
+suites: {suites}
+"""
+
+
+def _suite(name: str) -> Any:
+    return importlib.import_module(SUITES[name])
+
+
+def _smoke_all() -> int:
+    failed = []
+    for name in SUITES:
+        print(f"== smoke: {name}", flush=True)
+        if _suite(name).smoke() != 0:
+            failed.append(name)
+    if failed:
+        print("smoke failures: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to one suite, every suite, or every suite's smoke run."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("-h", "--help"):
+        print(USAGE.format(suites=", ".join(SUITES)))
+        return 0
+    if not args:
+        return max((_suite(name).main([]) for name in SUITES), default=0)
+    if args[0] == "smoke":
+        return _smoke_all()
+    name, rest = args[0], args[1:]
+    if name not in SUITES:
+        print(USAGE.format(suites=", ".join(SUITES)), file=sys.stderr)
+        print(f"unknown suite {name!r}", file=sys.stderr)
+        return 2
+    suite = _suite(name)
+    if "--smoke" in rest:
+        return int(suite.smoke())
+    return int(suite.main(rest))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

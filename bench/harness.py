@@ -1,0 +1,246 @@
+"""Timing and reporting shared by the benchmark suites.
+
+Usage in a suite::
+
+    from bench.harness import Report, measure_group
+
+    timings = measure_group({"hashlib": run_hashlib, "hash_many": run_many}, repeats=7)
+    report = Report("primitives", "Multi-buffer hashing")
+    report.record("hashlib", timings["hashlib"], items=65536, nbytes=65536 * 64)
+    report.ratio("hash_many / hashlib", faster="hash_many", slower="hashlib", goal=10.0)
+    report.write()        # bench/results/primitives.json and .md; the markdown is also printed
+
+Every callable is called once before timing (warm-up: compilation, caches, page faults).  The
+callables of one group are timed in rotation, one repetition of each in turn, so that a noisy
+neighbour on a shared machine disturbs them alike; a ratio then compares numbers from the same
+moments of the same process.  Each repetition loops the callable until ``min_time`` has passed
+and records the time per call; reports give the median and the spread (max - min) / median.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RESULTS_DIR", "Report", "Timing", "machine", "measure", "measure_group"]
+
+#: Where reports are written unless a suite says otherwise.
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds per call of each timed repetition."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        """The median time per call, in seconds."""
+        return statistics.median(self.samples)
+
+    @property
+    def best(self) -> float:
+        """The fastest repetition, in seconds per call."""
+        return min(self.samples)
+
+    @property
+    def spread(self) -> float:
+        """(slowest - fastest) / median: how noisy the repetitions were."""
+        return (max(self.samples) - min(self.samples)) / self.median
+
+
+def _once(call: Callable[[], object], min_time: float) -> float:
+    """Time ``call`` in a loop of at least ``min_time`` seconds; return seconds per call."""
+    calls = 0
+    start = time.perf_counter()
+    while True:
+        call()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time:
+            return elapsed / calls
+
+
+def measure(
+    call: Callable[[], object], *, repeats: int = 7, warmup: int = 1, min_time: float = 0.05
+) -> Timing:
+    """Time one callable after ``warmup`` untimed calls."""
+    return measure_group({"call": call}, repeats=repeats, warmup=warmup, min_time=min_time)["call"]
+
+
+def measure_group(
+    calls: Mapping[str, Callable[[], object]],
+    *,
+    repeats: int = 7,
+    warmup: int = 1,
+    min_time: float = 0.05,
+) -> dict[str, Timing]:
+    """Time several callables side by side, one repetition of each in turn."""
+    for call in calls.values():
+        for _ in range(warmup):
+            call()
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeats):
+        for name, call in calls.items():
+            samples[name].append(_once(call, min_time))
+    return {name: Timing(tuple(values)) for name, values in samples.items()}
+
+
+def machine() -> dict[str, Any]:
+    """Describe the machine and software a report was measured on."""
+    info: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
+    try:
+        import numba
+
+        from twocats.simd.registry import simd_isa
+
+        info["numba"] = numba.__version__
+        info["simd_isa"] = simd_isa()
+    except ImportError:
+        info["numba"] = None
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        info["cpu"] = platform.processor()
+    try:
+        info["load_average"] = os.getloadavg()
+    except OSError:
+        info["load_average"] = None
+    return info
+
+
+@dataclass
+class Report:
+    """Rows of timings and ratios of one suite run, written as JSON and markdown."""
+
+    suite: str
+    title: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    ratios: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    _timings: dict[str, Timing] = field(default_factory=dict)
+
+    def record(
+        self,
+        key: str,
+        timing: Timing,
+        *,
+        items: int | None = None,
+        nbytes: int | None = None,
+        **fields: Any,
+    ) -> None:
+        """Add one timed row; ``items`` and ``nbytes`` per call give ns/item and MB/s."""
+        self._timings[key] = timing
+        row: dict[str, Any] = {
+            "key": key,
+            **fields,
+            "median_s": timing.median,
+            "best_s": timing.best,
+            "spread": timing.spread,
+            "repeats": len(timing.samples),
+        }
+        if items:
+            row["ns_per_item"] = timing.median / items * 1e9
+        if nbytes:
+            row["mb_per_s"] = nbytes / timing.median / 1e6
+        self.rows.append(row)
+
+    def ratio(
+        self, label: str, *, faster: str, slower: str, goal: float | None = None
+    ) -> float:
+        """Record how many times ``faster`` beats ``slower`` (median over median)."""
+        value = self._timings[slower].median / self._timings[faster].median
+        self.ratios.append(
+            {
+                "label": label,
+                "faster": faster,
+                "slower": slower,
+                "ratio": value,
+                "goal": goal,
+                "met": None if goal is None else value >= goal,
+            }
+        )
+        return value
+
+    def document(self) -> dict[str, Any]:
+        """The report as one JSON-ready document."""
+        return {
+            "suite": self.suite,
+            "title": self.title,
+            "machine": machine(),
+            "rows": self.rows,
+            "ratios": self.ratios,
+            "notes": self.notes,
+        }
+
+    def markdown(self, document: dict[str, Any] | None = None) -> str:
+        """The report as markdown tables."""
+        doc = document or self.document()
+        lines = [f"# {self.title}", ""]
+        info = doc["machine"]
+        lines.append(
+            f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), "
+            f"Python {info['python']}, numba {info.get('numba')}, "
+            f"simd ISA {info.get('simd_isa', '?')}, load average {info.get('load_average')}."
+        )
+        lines.append("")
+        if self.ratios:
+            lines += ["| ratio | value | goal | met |", "|---|---:|---:|:---:|"]
+            for r in self.ratios:
+                goal = "" if r["goal"] is None else f"{r['goal']:g}x"
+                met = "" if r["met"] is None else ("yes" if r["met"] else "NO")
+                lines.append(f"| {r['label']} | {r['ratio']:.2f}x | {goal} | {met} |")
+            lines.append("")
+        if self.rows:
+            extra = [k for k in self.rows[0] if k not in _STANDARD_COLUMNS]
+            head = [*extra, "median", "spread", "ns/item", "MB/s"]
+            lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            for row in self.rows:
+                cells = [str(row.get(k, "")) for k in extra]
+                cells += [
+                    f"{row['median_s'] * 1e3:.3f} ms",
+                    f"{row['spread'] * 100:.0f}%",
+                    f"{row['ns_per_item']:.1f}" if "ns_per_item" in row else "",
+                    f"{row['mb_per_s']:.0f}" if "mb_per_s" in row else "",
+                ]
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
+        lines += [f"* {note}" for note in self.notes]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def write(self, out_dir: Path | None = None, *, echo: bool = True) -> list[Path]:
+        """Write ``<suite>.json`` and ``<suite>.md`` into ``out_dir`` (default bench/results)."""
+        target = RESULTS_DIR if out_dir is None else out_dir
+        target.mkdir(parents=True, exist_ok=True)
+        doc = self.document()
+        json_path = target / f"{self.suite}.json"
+        md_path = target / f"{self.suite}.md"
+        json_path.write_text(json.dumps(doc, indent=2) + "\n")
+        text = self.markdown(doc)
+        md_path.write_text(text)
+        if echo:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        return [json_path, md_path]
+
+
+_STANDARD_COLUMNS = {"key", "median_s", "best_s", "spread", "repeats", "ns_per_item", "mb_per_s"}
