@@ -12,7 +12,7 @@ import re
 import sys
 import traceback
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
@@ -23,7 +23,8 @@ from twocats.exceptions import (
     TwoCatsError,
     VerifyMismatchError,
 )
-from twocats.params import HASH_TYPES, Params
+from twocats.params import HASH_TYPES, VARIANTS, Params
+from twocats.simd.registry import BACKENDS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,9 +37,6 @@ else:
 
 #: Exit status of a run interrupted with Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED: Final = 130
-
-VARIANTS: Final = ("2015", "2014", "2014-03")
-BACKENDS: Final = ("reference", "scalar", "simd")
 
 
 class UsageFailure(click.ClickException):
@@ -325,8 +323,3 @@ def build_params(options: dict[str, Any]) -> Params:
         fields["start_mem_cost"] = None
     fields.update(changes)
     return Params(**fields)
-
-
-def fail_usage(message: str) -> NoReturn:
-    """Stop with a usage error (exit status 2)."""
-    raise UsageFailure(message)

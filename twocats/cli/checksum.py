@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, Final
 
 import click
 
-from twocats.cli._common import emit_json, info, json_option, progress_wanted
+from twocats.cli._common import backend_option, emit_json, info, json_option, progress_wanted
 
 __all__ = ["ALGORITHMS", "escape_name", "parse_check_line", "sum_command", "unescape_name"]
 
@@ -206,12 +206,7 @@ def _progress(total: int) -> Any:
     help="Read checksum lines from the FILES (- or none: standard input) and check them.",
 )
 @click.option("--quiet", is_flag=True, help="With --check, do not print OK lines.")
-@click.option(
-    "--backend",
-    type=click.Choice(["reference", "scalar", "simd"]),
-    default=None,
-    help="Compute backend of the multi-buffer hashing (default: $TWOCATS_BACKEND, else simd).",
-)
+@backend_option
 @json_option
 def sum_command(
     files: tuple[str, ...],

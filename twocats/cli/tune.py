@@ -22,7 +22,6 @@ import click
 from twocats.cli._common import (
     DURATION,
     SIZE,
-    VARIANTS,
     UsageFailure,
     backend_option,
     emit_json,
@@ -31,7 +30,7 @@ from twocats.cli._common import (
     params_document,
     progress_wanted,
 )
-from twocats.params import Params
+from twocats.params import VARIANTS, Params
 
 __all__ = [
     "busy_note",
