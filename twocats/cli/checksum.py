@@ -8,6 +8,7 @@ carriage return, a leading backslash with those characters escaped as ``\\\\``, 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -177,14 +178,18 @@ def _error_text(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _progress(total: int) -> Any:
-    """A progress bar on standard error when it is a terminal, else a no-op with the same API."""
-    return click.progressbar(
-        length=max(total, 1),
-        label="hashing",
-        file=sys.stderr,
-        hidden=not progress_wanted(),
-    )
+class _NoProgress:
+    """Stands in for a progress bar when standard error is not a terminal."""
+
+    def update(self, _: int) -> None:
+        """Ignore progress."""
+
+
+def _progress(total: int) -> contextlib.AbstractContextManager[Any]:
+    """A byte-counting progress bar on standard error when it is a terminal, else a no-op."""
+    if not progress_wanted():
+        return contextlib.nullcontext(_NoProgress())
+    return click.progressbar(length=max(total, 1), label="hashing", file=sys.stderr)
 
 
 @click.command("sum")
