@@ -15,4 +15,5 @@ __all__ = ["SUITES"]
 #: Suite name -> module implementing it.
 SUITES: dict[str, str] = {
     "primitives": "bench.primitives",
+    "matrix": "bench.matrix",
 }

@@ -235,6 +235,7 @@ def run_matrix(
     ``cache_root`` itself, which is safe too: the project's cache keys on ISA and vectorizer mode.
     """
     started = time.perf_counter()
+    load_start = _load_average()
     _host_name, host_features = isa.host_target()
     if level_keys:
         levels = [isa.get_level(key) for key in level_keys]
@@ -283,7 +284,15 @@ def run_matrix(
         )
         document["breakdown"] = breakdown(document)
     document["wall_s"] = time.perf_counter() - started
+    document["load_average"] = {"start": load_start, "end": _load_average()}
     return document
+
+
+def _load_average() -> list[float] | None:
+    try:
+        return list(os.getloadavg())
+    except OSError:
+        return None
 
 
 def _best_headline(levels: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -603,6 +612,15 @@ def _machine_lines(document: dict[str, Any]) -> list[str]:
     ]
 
 
+def _load_lines(document: dict[str, Any]) -> list[str]:
+    load = document.get("load_average")
+    if not load or not load["start"] or not load["end"]:
+        return []
+    start = "/".join(f"{value:.1f}" for value in load["start"])
+    end = "/".join(f"{value:.1f}" for value in load["end"])
+    return [f"- Load average (1/5/15 min): {start} at the start, {end} at the end"]
+
+
 def markdown_report(document: dict[str, Any]) -> str:
     """Return the full results as markdown (``bench/results/matrix.md``)."""
     lines = [
@@ -616,6 +634,7 @@ def markdown_report(document: dict[str, Any]) -> str:
         ),
         "",
         *_machine_lines(document),
+        *_load_lines(document),
         "",
         "## Each level's kernels, disassembled",
         "",

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import statistics
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 import numpy as np
+
+from bench.harness import measure
 
 __all__ = [
     "argon2id",
@@ -49,21 +50,17 @@ _SCRYPT_MAXMEM: Final = (1 << 31) - 2
 
 
 def timed(call: Callable[[], object], repeats: int, warmup: int = 1) -> dict[str, Any]:
-    """Time ``call``: ``warmup`` untimed calls, then ``repeats`` timed ones; median and spread."""
-    for _ in range(warmup):
-        call()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    median = statistics.median(times)
+    """Time ``call`` with :func:`bench.harness.measure` (one call per repetition, after ``warmup``).
+
+    Returns the median, fastest and slowest seconds per call and the spread.
+    """
+    timing = measure(call, repeats=repeats, warmup=warmup, min_time=0.0)
     return {
-        "times_s": times,
-        "median_s": median,
-        "min_s": min(times),
-        "max_s": max(times),
-        "spread": (max(times) - min(times)) / median,
+        "times_s": list(timing.samples),
+        "median_s": timing.median,
+        "min_s": timing.best,
+        "max_s": max(timing.samples),
+        "spread": timing.spread,
     }
 
 
