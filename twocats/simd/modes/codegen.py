@@ -17,6 +17,9 @@ import sys
 from pathlib import Path
 
 from twocats.simd.modes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
+from twocats.simd.modes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
+from twocats.simd.modes.reference.lsh import SIGMA as LSH_SIGMA
+from twocats.simd.modes.reference.lsh import TAU as LSH_TAU
 
 __all__ = ["GENERATED", "KECCAK_WIDTHS", "generate_all", "keccak_module", "main"]
 
@@ -221,9 +224,267 @@ def keccak_module() -> str:
     return "\n".join(parts) + "\n"
 
 
+#: The number of messages hashed in lock-step by the multi-message LSH kernels.
+LSH_WIDTH = 8
+
+
+class _Words:
+    """Spell word arithmetic for 32-bit or 64-bit words (casts and shift constants differ)."""
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    def wrap(self, expr: str) -> str:
+        """Reduce an expression to a word (a cast for 32-bit words; uint64 arithmetic wraps)."""
+        return f"U32({expr})" if self.bits == 32 else expr
+
+    def rotl(self, name: str, amount: int) -> str:
+        """Spell a left rotation of a word-valued name by a constant amount."""
+        amount %= self.bits
+        if amount == 0:
+            return name
+        if self.bits == 32:
+            return f"U32(({name} << {amount}) | ({name} >> {32 - amount}))"
+        return f"(({name} << N{amount}) | ({name} >> N{64 - amount}))"
+
+
+def lsh_step(
+    e: Emitter, w: _Words, v: LshVariant, cv: list[str], msg: list[str], sc: str, odd: bool
+) -> list[str]:
+    """Emit one LSH step; return the names of the new chaining value (after the permutation).
+
+    ``sc`` is an expression for the index of the step's first constant in the table LSHxxx_SC.
+    """
+    alpha, beta = (v.alpha_odd, v.beta_odd) if odd else (v.alpha_even, v.beta_even)
+    t = [""] * 16
+    table = f"{v.name.upper()}_SC"
+    for col in range(8):
+        x = e.let("x", f"{cv[col]} ^ {msg[col]}")
+        y = e.let("y", f"{cv[col + 8]} ^ {msg[col + 8]}")
+        s = e.let("s", w.wrap(f"{x} + {y}"))
+        x = e.let("x", f"{w.rotl(s, alpha)} ^ {table}[{sc} + {col}]")
+        s = e.let("s", w.wrap(f"{x} + {y}"))
+        y = e.let("y", w.rotl(s, beta))
+        t[col] = e.let("t", w.wrap(f"{x} + {y}"))
+        t[col + 8] = e.let("t", w.rotl(y, v.gamma[col])) if v.gamma[col] else y
+    return [t[LSH_SIGMA[i]] for i in range(16)]
+
+
+def lsh_step_pair(
+    e: Emitter, w: _Words, v: LshVariant, cv: list[str], even: list[str], odd: list[str]
+) -> tuple[list[str], list[str], list[str]]:
+    """Emit steps 2jj and 2jj+1 and the next two expanded message halves; return new names."""
+    cv = lsh_step(e, w, v, cv, even, "pair", odd=False)
+    cv = lsh_step(e, w, v, cv, odd, "pair + 8", odd=True)
+    new_even = [e.let("m", w.wrap(f"{odd[i]} + {even[LSH_TAU[i]]}")) for i in range(16)]
+    new_odd = [e.let("m", w.wrap(f"{new_even[i]} + {odd[LSH_TAU[i]]}")) for i in range(16)]
+    return cv, new_even, new_odd
+
+
+def lsh_lanes(v: LshVariant, width: int) -> list[str]:
+    """The multi-message compression kernel of ``v`` over ``width`` lanes as source lines."""
+    w = _Words(v.word_bits)
+    e = Emitter(" " * 12)
+    cv = [e.let("h", f"CV[{i * width} + k]") for i in range(16)]
+    even = [e.let("m", f"E[{i * width} + k]") for i in range(16)]
+    odd = [e.let("m", f"O[{i * width} + k]") for i in range(16)]
+    cv, even, odd = lsh_step_pair(e, w, v, cv, even, odd)
+    for i in range(16):
+        e.line(f"CV[{i * width} + k] = {cv[i]}")
+        e.line(f"E[{i * width} + k] = {even[i]}")
+        e.line(f"O[{i * width} + k] = {odd[i]}")
+    name = v.name
+    return [
+        "@variants",
+        f"def {name}_lanes_x{width}(CV: Any, M: Any, E: Any, O: Any) -> None:",
+        f'    """Compress one block into each of {width} {name.upper()} chaining values in place.',
+        "",
+        f"    CV is the flat (16, {width}) state, M the flat (32, {width}) block words (word i of",
+        f"    lane k at M[{width} * i + k]); E and O are (16, {width}) scratch rows for the",
+        "    expanded message.",
+        '    """',
+        f"    for i in range({16 * width}):",
+        "        E[i] = M[i]",
+        f"        O[i] = M[i + {16 * width}]",
+        f"    for pair in range(0, {16 * (v.steps // 2)}, 16):",
+        f"        for k in range({width}):",
+        *e.lines,
+        f"    for i in range({16 * width}):",
+        "        CV[i] ^= E[i]",
+    ]
+
+
+def lsh_single(v: LshVariant) -> list[str]:
+    """The single-message compression of ``v`` (state in locals across the steps) as lines."""
+    w = _Words(v.word_bits)
+    e = Emitter(" " * 8)
+    cv = [f"h{i}" for i in range(16)]
+    even = [f"e{i}" for i in range(16)]
+    odd = [f"o{i}" for i in range(16)]
+    new_cv, new_even, new_odd = lsh_step_pair(e, w, v, cv, even, odd)
+    for names, new in ((cv, new_cv), (even, new_even), (odd, new_odd)):
+        e.line(", ".join(names) + " = " + ", ".join(new))
+    loads = [f"    h{i} = CV[{i}]" for i in range(16)]
+    loads += [f"    e{i} = M[{i}]" for i in range(16)]
+    loads += [f"    o{i} = M[{i + 16}]" for i in range(16)]
+    stores = [f"    CV[{i}] = h{i} ^ e{i}" for i in range(16)]
+    return [
+        "@variants",
+        f"def {v.name}_compress(CV: Any, M: Any) -> None:",
+        f'    """Compress the 32 block words M into the {v.name.upper()} state CV in place."""',
+        *loads,
+        f"    for pair in range(0, {16 * (v.steps // 2)}, 16):",
+        *e.lines,
+        *stores,
+    ]
+
+
+_LSH_DRIVER = """
+@variants
+def {name}_many_x{K}(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any) -> None:
+    \"\"\"Hash many messages with {upper}, {K} at a time in lock-step, one message per lane.
+
+    Message m is data[starts[m]:starts[m] + lengths[m]]; out[m] receives the first out.shape[1]
+    bytes of its digest.  ``iv`` is the 16-word IV of that digest length.  Messages are taken in
+    the given order, {K} per group.
+    \"\"\"
+    count = order.shape[0]
+    outlen = out.shape[1]
+    block = U64({block})
+    CV = np.zeros(16 * {K}, dtype={dtype})
+    M = np.zeros(32 * {K}, dtype={dtype})
+    E = np.zeros(16 * {K}, dtype={dtype})
+    O = np.zeros(16 * {K}, dtype={dtype})
+    saved = np.zeros(16 * {K}, dtype={dtype})
+    blocks = np.zeros({K}, dtype=np.uint64)
+    for group in range(0, count, {K}):
+        active = min({K}, count - group)
+        most = U64(0)
+        for k in range({K}):
+            for i in range(16):
+                CV[i * {K} + k] = iv[i]
+        for k in range(active):
+            blocks[k] = U64(lengths[order[group + k]]) // block + U64(1)
+            most = max(most, blocks[k])
+        for b in range(most):
+            for k in range(active):
+                if b >= blocks[k]:
+                    continue
+                m = order[group + k]
+                base = U64(starts[m])
+                length = U64(lengths[m])
+                pos = b * block
+                if b + U64(1) < blocks[k]:
+                    for i in range(32):
+                        q = base + pos + U64({wb} * i)
+                        M[i * {K} + k] = {load}
+                else:
+                    # The last block: the message tail, then 0x80, then zeros.
+                    for i in range(32):
+                        word = U64(0)
+                        for j in range({wb}):
+                            p = pos + U64({wb} * i + j)
+                            byte = U64(0)
+                            if p < length:
+                                byte = U64(data[base + p])
+                            elif p == length:
+                                byte = U64(0x80)
+                            word |= byte << U64(8 * j)
+                        M[i * {K} + k] = {cast}(word)
+            {name}_lanes_x{K}(CV, M, E, O)
+            for k in range(active):
+                if b + U64(1) == blocks[k]:
+                    for i in range(16):
+                        saved[i * {K} + k] = CV[i * {K} + k]
+        for k in range(active):
+            m = order[group + k]
+            for j in range(outlen):
+                i = j // {wb}
+                word = saved[i * {K} + k] ^ saved[(i + 8) * {K} + k]
+                out[m, j] = U8((U64(word) >> U64(8 * (j % {wb}))) & U64(0xFF))
+
+
+@variants
+def {name}_one(data: Any, iv: Any, out: Any) -> None:
+    \"\"\"Hash one message with {upper} (the single-message kernel); out receives the digest.\"\"\"
+    length = U64(data.shape[0])
+    block = U64({block})
+    CV = np.empty(16, dtype={dtype})
+    M = np.empty(32, dtype={dtype})
+    for i in range(16):
+        CV[i] = iv[i]
+    blocks = length // block + U64(1)
+    for b in range(blocks):
+        pos = b * block
+        if b + U64(1) < blocks:
+            for i in range(32):
+                q = pos + U64({wb} * i)
+                M[i] = {load}
+        else:
+            for i in range(32):
+                word = U64(0)
+                for j in range({wb}):
+                    p = pos + U64({wb} * i + j)
+                    byte = U64(0)
+                    if p < length:
+                        byte = U64(data[p])
+                    elif p == length:
+                        byte = U64(0x80)
+                    word |= byte << U64(8 * j)
+                M[i] = {cast}(word)
+        {name}_compress(CV, M)
+    for j in range(out.shape[0]):
+        i = j // {wb}
+        out[j] = U8((U64(CV[i] ^ CV[i + 8]) >> U64(8 * (j % {wb}))) & U64(0xFF))
+"""
+
+
+def _byte_load(word_bytes: int, base: str) -> str:
+    """Spell a little-endian word load of ``word_bytes`` bytes from data[base + ...]."""
+    parts = [f"U64(data[{base}])"]
+    parts += [f"(U64(data[{base} + U64({j})]) << U64({8 * j}))" for j in range(1, word_bytes)]
+    load = " | ".join(parts)
+    return f"U32({load})" if word_bytes == 4 else load
+
+
+def lsh_module() -> str:
+    """Return the text of the generated LSH module."""
+    lines = [
+        HEADER.format(
+            doc="LSH-256 and LSH-512 (KS X 3262): multi-message lanes and one-message kernels."
+        ),
+        "U8 = np.uint8",
+        "U32 = np.uint32",
+        "U64 = np.uint64",
+        *[f"N{n} = U64({n})" for n in range(1, 64)],
+    ]
+    for v in (LSH256, LSH512):
+        ctype = "U32" if v.word_bits == 32 else "U64"
+        digits = v.word_bits // 4
+        table = ", ".join(f"0x{c:0{digits}X}" for row in step_constants(v) for c in row)
+        lines.append(f"{v.name.upper()}_SC = np.array([{table}], dtype=np.uint{v.word_bits})")
+        del ctype
+    for v in (LSH256, LSH512):
+        lines += ["", "", *lsh_lanes(v, LSH_WIDTH), "", "", *lsh_single(v)]
+        wb = v.word_bits // 8
+        lines.append(
+            _LSH_DRIVER.format(
+                name=v.name,
+                upper=v.name.upper(),
+                K=LSH_WIDTH,
+                block=32 * wb,
+                wb=wb,
+                dtype=f"np.uint{v.word_bits}",
+                load=_byte_load(wb, "q"),
+                cast="U32" if wb == 4 else "U64",
+            ).rstrip("\n")
+        )
+    return "\n".join(lines) + "\n"
+
+
 def generate_all() -> dict[str, str]:
     """Return every generated file's name and content."""
-    return {"keccak.py": keccak_module()}
+    return {"keccak.py": keccak_module(), "lsh.py": lsh_module()}
 
 
 def main(argv: list[str] | None = None) -> int:
