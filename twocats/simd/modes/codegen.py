@@ -20,6 +20,7 @@ from twocats.simd.modes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANT
 from twocats.simd.modes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
 from twocats.simd.modes.reference.lsh import SIGMA as LSH_SIGMA
 from twocats.simd.modes.reference.lsh import TAU as LSH_TAU
+from twocats.simd.modes.reference.sha1 import SHA1_IV
 
 __all__ = ["GENERATED", "KECCAK_WIDTHS", "generate_all", "keccak_module", "main"]
 
@@ -482,9 +483,162 @@ def lsh_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The number of messages hashed in lock-step by the multi-buffer SHA-1 kernel.
+SHA1_WIDTH = 8
+
+_SHA1_K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
+# The boolean function of each group of 20 rounds: choose, parity, majority, parity.
+_SHA1_F = ("d ^ (b & (c ^ d))", "b ^ c ^ d", "(b & c) | (d & (b | c))", "b ^ c ^ d")
+
+
+def sha1_helpers() -> list[str]:
+    """The jitted SHA-1 round and schedule helpers as source lines."""
+    lines: list[str] = []
+    for group in range(4):
+        lines += [
+            "@jit",
+            f"def sha1_round{group}(a: Any, b: Any, c: Any, d: Any, e: Any, w: Any) -> Any:",
+            f'    """One of SHA-1 rounds {20 * group}..{20 * group + 19}: new a, rotated b."""',
+            f"    f = {_SHA1_F[group]}",
+            f"    t = U32(U32((a << 5) | (a >> 27)) + f + e + U32(0x{_SHA1_K[group]:08X}) + w)",
+            "    return t, U32((b << 30) | (b >> 2))",
+            "",
+            "",
+        ]
+    return [
+        *lines,
+        "@jit",
+        "def sha1_schedule(w3: Any, w8: Any, w14: Any, w16: Any) -> Any:",
+        '    """One SHA-1 schedule word from the words 3, 8, 14 and 16 places back."""',
+        "    x = U32(w3 ^ w8 ^ w14 ^ w16)",
+        "    return U32((x << 1) | (x >> 31))",
+    ]
+
+
+def sha1_lanes(width: int) -> list[str]:
+    """The SHA-1 compression over ``width`` lanes as source lines (all 80 rounds unrolled)."""
+    e = Emitter(" " * 8)
+    h = [e.let("h", f"H[{i * width} + k]") for i in range(5)]
+    w = [e.let("w", f"M[{i * width} + k]") for i in range(16)]
+    for t in range(16, 80):
+        w.append(e.let("w", f"sha1_schedule({w[t - 3]}, {w[t - 8]}, {w[t - 14]}, {w[t - 16]})"))
+    a, b, c, d, v = h
+    for t in range(80):
+        new_a = e.fresh("a")
+        new_c = e.fresh("c")
+        e.line(f"{new_a}, {new_c} = sha1_round{t // 20}({a}, {b}, {c}, {d}, {v}, {w[t]})")
+        a, b, c, d, v = new_a, a, new_c, c, d
+    for i, x in enumerate((a, b, c, d, v)):
+        e.line(f"H[{i * width} + k] = U32({h[i]} + {x})")
+    return [
+        "@variants",
+        f"def sha1_lanes_x{width}(H: Any, M: Any) -> None:",
+        f'    """SHA-1 compression of one block into each of {width} states in place.',
+        "",
+        f"    H is the flat (5, {width}) state and M the flat (16, {width}) big-endian-decoded",
+        f"    block words, lane k's word i at index {width} * i + k.",
+        '    """',
+        f"    for k in range({width}):",
+        *e.lines,
+    ]
+
+
+_SHA1_DRIVER = """
+@variants
+def sha1_many_x{K}(data: Any, starts: Any, lengths: Any, order: Any, out: Any) -> None:
+    \"\"\"Hash many messages with SHA-1, {K} at a time in lock-step, one message per lane.
+
+    Message m is data[starts[m]:starts[m] + lengths[m]]; out[m] receives its 20-byte digest.
+    Messages are taken in the given order, {K} per group.
+    \"\"\"
+    count = order.shape[0]
+    H = np.zeros(5 * {K}, dtype=np.uint32)
+    M = np.zeros(16 * {K}, dtype=np.uint32)
+    saved = np.zeros(5 * {K}, dtype=np.uint32)
+    blocks = np.zeros({K}, dtype=np.uint64)
+    for group in range(0, count, {K}):
+        active = min({K}, count - group)
+        most = U64(0)
+        for k in range({K}):
+            for i in range(5):
+                H[i * {K} + k] = SHA1_IV[i]
+        for k in range(active):
+            blocks[k] = (U64(lengths[order[group + k]]) + U64(72)) // U64(64)
+            most = max(most, blocks[k])
+        for b in range(most):
+            for k in range(active):
+                if b >= blocks[k]:
+                    continue
+                m = order[group + k]
+                base = U64(starts[m])
+                length = U64(lengths[m])
+                pos = b * U64(64)
+                if pos + U64(64) <= length:
+                    for i in range(16):
+                        q = base + pos + U64(4 * i)
+                        M[i * {K} + k] = U32(
+                            (U64(data[q]) << U64(24))
+                            | (U64(data[q + U64(1)]) << U64(16))
+                            | (U64(data[q + U64(2)]) << U64(8))
+                            | U64(data[q + U64(3)])
+                        )
+                else:
+                    # A padding block: the message tail, 0x80, zeros, and in the last block
+                    # the 64-bit big-endian bit length.
+                    for i in range(16):
+                        word = U64(0)
+                        for j in range(4):
+                            p = pos + U64(4 * i + j)
+                            byte = U64(0)
+                            if p < length:
+                                byte = U64(data[base + p])
+                            elif p == length:
+                                byte = U64(0x80)
+                            word |= byte << U64(24 - 8 * j)
+                        M[i * {K} + k] = U32(word)
+                    if b + U64(1) == blocks[k]:
+                        M[14 * {K} + k] = U32(length >> U64(29))
+                        M[15 * {K} + k] = U32((length << U64(3)) & U64(0xFFFFFFFF))
+            sha1_lanes_x{K}(H, M)
+            for k in range(active):
+                if b + U64(1) == blocks[k]:
+                    for i in range(5):
+                        saved[i * {K} + k] = H[i * {K} + k]
+        for k in range(active):
+            m = order[group + k]
+            for j in range(20):
+                word = U64(saved[(j // 4) * {K} + k])
+                out[m, j] = U8((word >> U64(24 - 8 * (j % 4))) & U64(0xFF))
+"""
+
+
+def sha1_module() -> str:
+    """Return the text of the generated SHA-1 module."""
+    iv = ", ".join(f"0x{w:08X}" for w in SHA1_IV)
+    header = HEADER.format(
+        doc="Multi-buffer SHA-1 (legacy integrity checks only): lanes kernel and scheduler."
+    )
+    header = header.replace("import variants", "import jit, variants")
+    lines = [
+        header,
+        "U8 = np.uint8",
+        "U32 = np.uint32",
+        "U64 = np.uint64",
+        f"SHA1_IV = np.array([{iv}], dtype=np.uint32)",
+        "",
+        "",
+        *sha1_helpers(),
+        "",
+        "",
+        *sha1_lanes(SHA1_WIDTH),
+        _SHA1_DRIVER.format(K=SHA1_WIDTH).rstrip("\n"),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def generate_all() -> dict[str, str]:
     """Return every generated file's name and content."""
-    return {"keccak.py": keccak_module(), "lsh.py": lsh_module()}
+    return {"keccak.py": keccak_module(), "lsh.py": lsh_module(), "sha1.py": sha1_module()}
 
 
 def main(argv: list[str] | None = None) -> int:

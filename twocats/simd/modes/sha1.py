@@ -1,0 +1,40 @@
+"""Multi-buffer SHA-1, for legacy integrity checks only.
+
+SHA-1 is broken for collision resistance.  It is offered so that old manifests and checksum files
+can be verified quickly; it is never used for passwords or for anything new.  Usage::
+
+    from twocats.simd.modes import sha1
+
+    sha1.sha1_many([b"a", b"b" * 5000])   # list of 20-byte digests, equal to hashlib.sha1
+
+``backend`` is "simd", "scalar" or "reference".  The compiled kernel runs 8 messages in lock-step
+(one per 32-bit lane) and groups messages by length so that the lanes of a group finish together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from twocats.simd.modes._common import check_messages, pack, unpack
+from twocats.simd.modes.reference import sha1 as ref
+from twocats.simd.registry import resolve_backend
+
+__all__ = ["sha1_many"]
+
+
+def sha1_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
+    """Return the SHA-1 digest of each message (legacy integrity checks only)."""
+    msgs = check_messages(messages)
+    chosen = resolve_backend(backend)
+    if chosen == "reference":
+        return ref.sha1_many(msgs)
+    import numpy as np
+
+    from twocats.simd.modes._generated import sha1 as kernels
+
+    data, starts, lengths = pack(msgs)
+    out = np.zeros((len(msgs), 20), dtype=np.uint8)
+    if msgs:
+        order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
+        kernels.sha1_many_x8.get(chosen)(data, starts, lengths, order, out)
+    return unpack(out)
