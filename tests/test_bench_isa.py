@@ -86,6 +86,7 @@ def test_mask_registers_and_gpr_broadcasts_are_evex() -> None:
     assert profile_asm("\tvpaddd\t%xmm1, %xmm2, %xmm3 {%k1}\n").evex_only == 1
     assert profile_asm("\tvpbroadcastd\t%eax, %ymm0\n").evex_only == 1
     assert profile_asm("\tvpbroadcastd\t%xmm1, %ymm0\n").evex_only == 0
+    assert profile_asm("\tvpbroadcastd\t(%rdi,%rax,4), %ymm0\n").evex_only == 0
     assert profile_asm("\tvpaddd\t%ymm17, %ymm2, %ymm3\n").evex_only == 1
 
 

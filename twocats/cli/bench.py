@@ -227,7 +227,8 @@ def features_tier(cpu_name: str, features: str) -> str:
 
 _VREG = re.compile(r"%([xyz])mm(\d+)")
 _MASK_REG = re.compile(r"%k[0-7]\b")
-_GPR = re.compile(r"%(r[a-z0-9]+|e[a-z]{2}|[a-d]x|[sd]il?|[bs]p)\b")
+# A general-purpose register as a whole operand (not inside a memory reference).
+_GPR_OPERAND = re.compile(r"^%(?:r[a-z0-9]+|e[a-z]{2})$")
 
 # Packed (vector) arithmetic, logic, shifts, rotates, shuffles and compares, after an optional "v".
 _VECTOR_OP = re.compile(
@@ -385,7 +386,10 @@ def profile_asm(asm: str) -> AsmProfile:
             or _MASK_REG.search(operands)
             or "{1to" in operands
             or any(width == "z" or int(number) >= 16 for width, number in vregs)
-            or (mnemonic.startswith("vpbroadcast") and _GPR.search(operands))
+            or (
+                mnemonic.startswith("vpbroadcast")
+                and _GPR_OPERAND.match(operands.split(",")[0].strip())
+            )
         )
         if evex:
             profile.evex_only += 1
