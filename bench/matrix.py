@@ -332,6 +332,15 @@ def _blocks_filled(cell: Cell) -> int:
     )
 
 
+def _numpy_fault_seconds(bandwidth: dict[str, Any]) -> float | None:
+    """Return what first-touch page faults add to filling 1 GiB with numpy (seconds)."""
+    if "fresh_fill_1t" not in bandwidth:
+        return None
+    nbytes = HEADLINE.memory_bytes
+    fresh, touched = bandwidth["fresh_fill_1t"]["gbps"], bandwidth["fill_1t"]["gbps"]
+    return float(nbytes / fresh / 1e9 - nbytes / touched / 1e9)
+
+
 def breakdown(document: dict[str, Any]) -> dict[str, Any] | None:
     """Split the headline time of the first level into its parts (seconds per derivation).
 
@@ -370,6 +379,7 @@ def breakdown(document: dict[str, Any]) -> dict[str, Any] | None:
         "total_s": seconds["total"],
         "parts_s": shares,
         "page_faults_extra_s": seconds["fresh"] - seconds["total"],
+        "page_faults_numpy_s": _numpy_fault_seconds(document["peers"]["bandwidth"]),
         "fresh_minor_faults": parts["fresh"]["minor_faults"] if parts["fresh"] else None,
         "chain_in_cache_s": (seconds["small"] - seconds["small_m0"]) * scale,
         "blocks": _blocks_filled(HEADLINE),
@@ -532,6 +542,8 @@ def peer_rows(document: dict[str, Any]) -> list[tuple[str, float, float, int]]:
         ("numpy copy, 1 thread", bandwidth["copy_1t"]["gbps"], 1),
         ("numpy copy, 2 threads", bandwidth["copy_2t"]["gbps"], 2),
     ]
+    if "fresh_fill_1t" in bandwidth:
+        rows.append(("numpy fill of fresh memory, 1 thread", bandwidth["fresh_fill_1t"]["gbps"], 1))
     tc = [
         (f"TwoCats {level['label']}, reused buffer, p=1", HEADLINE),
         (
@@ -619,6 +631,46 @@ def _load_lines(document: dict[str, Any]) -> list[str]:
     start = "/".join(f"{value:.1f}" for value in load["start"])
     end = "/".join(f"{value:.1f}" for value in load["end"])
     return [f"- Load average (1/5/15 min): {start} at the start, {end} at the end"]
+
+
+def _breakdown_lines(parts: dict[str, Any]) -> list[str]:
+    total = parts["total_s"]
+    faults = parts["page_faults_extra_s"]
+    notes = [
+        (
+            f"The multiply chain costs {parts['chain_in_cache_s']:.3f} s when the memory is in "
+            f"cache and {parts['parts_s']['multiply chain (exposed)']:.3f} s at 1 GiB."
+        ),
+        (
+            f"Hashing is {parts['blocks']} state hashes (one per 16 KiB block) at hashlib's "
+            "per-call cost."
+        ),
+    ]
+    if parts.get("page_faults_numpy_s") is not None:
+        notes.append(
+            f"For comparison, numpy pays {parts['page_faults_numpy_s']:.3f} s of page faults to "
+            "write 1 GiB of fresh memory instead of touched memory."
+        )
+    if parts.get("fresh_minor_faults"):
+        notes.append(f"A fresh-memory derivation takes {parts['fresh_minor_faults']} minor faults.")
+    return [
+        "",
+        f"## Where the headline time goes ({parts['level']})",
+        "",
+        "| part | seconds | share |",
+        "|---|---:|---:|",
+        *[
+            f"| {name} | {value:.3f} | {100 * value / total:.0f}% |"
+            for name, value in parts["parts_s"].items()
+        ],
+        f"| **total, reused buffer** | {total:.3f} | 100% |",
+        (
+            f"| page faults (fresh memory on every call, extra) | {faults:.3f} | "
+            f"+{100 * faults / total:.0f}% |"
+        ),
+        "",
+        " ".join(notes),
+    ]
 
 
 def markdown_report(document: dict[str, Any]) -> str:
@@ -715,29 +767,7 @@ def markdown_report(document: dict[str, Any]) -> str:
     ]
     parts = document.get("breakdown")
     if parts:
-        lines += [
-            "",
-            f"## Where the headline time goes ({parts['level']})",
-            "",
-            "| part | seconds | share |",
-            "|---|---:|---:|",
-            *[
-                f"| {name} | {value:.3f} | {100 * value / parts['total_s']:.0f}% |"
-                for name, value in parts["parts_s"].items()
-            ],
-            f"| **total, reused buffer** | {parts['total_s']:.3f} | 100% |",
-            (
-                f"| page faults (fresh memory on every call, extra) | "
-                f"{parts['page_faults_extra_s']:.3f} | "
-                f"+{100 * parts['page_faults_extra_s'] / parts['total_s']:.0f}% |"
-            ),
-            "",
-            (
-                f"The chain costs {parts['chain_in_cache_s']:.3f} s when the memory is in cache, "
-                f"{parts['parts_s']['multiply chain (exposed)']:.3f} s at 1 GiB. Hashing: "
-                f"{parts['blocks']} state hashes (one per 16 KiB block) at hashlib's per-call cost."
-            ),
-        ]
+        lines += _breakdown_lines(parts)
     return "\n".join(lines) + "\n"
 
 

@@ -71,7 +71,10 @@ def _rate(entry: dict[str, Any], nbytes: int) -> dict[str, Any]:
 
 
 def bandwidth(nbytes: int = GIB, repeats: int = 5) -> dict[str, dict[str, Any]]:
-    """Measure numpy copy (1 and 2 threads), fill and read over ``nbytes``-byte arrays, in GB/s."""
+    """Measure numpy copy (1 and 2 threads), fill and read over ``nbytes``-byte arrays, in GB/s.
+
+    ``fresh_fill_1t`` fills a newly allocated array each time, so it includes the page faults.
+    """
     words = nbytes // 8
     source = np.full(words, 0x0123456789ABCDEF, dtype=np.uint64)
     target = np.zeros(words, dtype=np.uint64)
@@ -92,7 +95,13 @@ def bandwidth(nbytes: int = GIB, repeats: int = 5) -> dict[str, dict[str, Any]]:
             "fill_1t": _rate(timed(lambda: target.fill(7), repeats), nbytes),
             "fill_2t": _rate(timed(fill2, repeats), nbytes),
             "read_1t": _rate(timed(lambda: np.bitwise_xor.reduce(source), repeats), nbytes),
+            "fresh_fill_1t": _rate(timed(lambda: _fresh_fill(words), repeats), nbytes),
         }
+
+
+def _fresh_fill(words: int) -> None:
+    """Write a freshly allocated array once: the fill rate including its page faults."""
+    np.zeros(words, dtype=np.uint64).fill(7)
 
 
 def fraction(gbps: float, ceilings: dict[str, dict[str, Any]], threads: int) -> float:

@@ -116,6 +116,7 @@ def _document() -> dict[str, Any]:
                     ("fill_1t", 20.0),
                     ("fill_2t", 25.0),
                     ("read_1t", 30.0),
+                    ("fresh_fill_1t", 5.0),
                 )
             },
             "argon2id": {
@@ -201,7 +202,14 @@ def test_peers_run_at_the_cheapest_size() -> None:
     result = peers.run_peers(
         memory_bytes=1 << 20, small_bytes=1 << 20, twocats_seconds=0.001, repeats=1
     )
-    assert set(result["bandwidth"]) == {"copy_1t", "copy_2t", "fill_1t", "fill_2t", "read_1t"}
+    assert set(result["bandwidth"]) == {
+        "copy_1t",
+        "copy_2t",
+        "fill_1t",
+        "fill_2t",
+        "read_1t",
+        "fresh_fill_1t",
+    }
     assert set(result["argon2id"]) == {"p1", "p2", "p1_small", "equal_time"}
     assert result["scrypt"]["large"]["n"] == 1024
     assert (
