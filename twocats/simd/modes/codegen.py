@@ -16,6 +16,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from twocats.simd.modes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
+from twocats.simd.modes.reference.blake2tree import SIGMA as BLAKE2_SIGMA
 from twocats.simd.modes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.simd.modes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
 from twocats.simd.modes.reference.lsh import SIGMA as LSH_SIGMA
@@ -636,9 +638,213 @@ def sha1_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+def blake2_helpers(v: Blake2Variant) -> list[str]:
+    """The jitted G function of BLAKE2s or BLAKE2b as source lines."""
+    w = _Words(v.word_bits)
+    e = Emitter("    ")
+    r1, r2, r3, r4 = v.rotations
+    e.line('"""The BLAKE2 mixing function G on four state words and two message words."""')
+    a = e.let("a", w.wrap("a + b + x"))
+    z = e.let("z", f"d ^ {a}")
+    d = e.let("d", w.rotl(z, v.word_bits - r1))
+    c = e.let("c", w.wrap(f"c + {d}"))
+    z = e.let("z", f"b ^ {c}")
+    b = e.let("b", w.rotl(z, v.word_bits - r2))
+    a = e.let("a", w.wrap(f"{a} + {b} + y"))
+    z = e.let("z", f"{d} ^ {a}")
+    d = e.let("d", w.rotl(z, v.word_bits - r3))
+    c = e.let("c", w.wrap(f"{c} + {d}"))
+    z = e.let("z", f"{b} ^ {c}")
+    b = e.let("b", w.rotl(z, v.word_bits - r4))
+    e.line(f"return {a}, {b}, {c}, {d}")
+    return [
+        "@jit",
+        f"def {v.name}_g(a: Any, b: Any, c: Any, d: Any, x: Any, y: Any) -> Any:",
+        *e.lines,
+    ]
+
+
+def blake2_lanes(v: Blake2Variant) -> list[str]:
+    """The BLAKE2 compression over the leaves of the parallel tree (one leaf per lane)."""
+    width = v.leaves
+    e = Emitter(" " * 8)
+    h = [e.let("h", f"H[{i * width} + k]") for i in range(8)]
+    m = [e.let("m", f"M[{i * width} + k]") for i in range(16)]
+    t = e.let("t", "T[k]")
+    iv = [f"{v.name.upper()}_IV{i}" for i in range(8)]
+    if v.word_bits == 32:
+        low = e.let("x", f"U32({t} & U64(0xFFFFFFFF))")
+        high = e.let("x", f"U32({t} >> U64(32))")
+        x = [*h, *iv[:4], f"{iv[4]} ^ {low}", f"{iv[5]} ^ {high}"]
+    else:
+        x = [*h, *iv[:4], f"{iv[4]} ^ {t}", iv[5]]
+    x += [f"{iv[6]} ^ F0[k]", f"{iv[7]} ^ F1[k]"]
+    x = [
+        name if name.startswith(("h_", "BLAKE")) and "^" not in name else e.let("v", name)
+        for name in x
+    ]
+    columns = (
+        (0, 4, 8, 12),
+        (1, 5, 9, 13),
+        (2, 6, 10, 14),
+        (3, 7, 11, 15),
+        (0, 5, 10, 15),
+        (1, 6, 11, 12),
+        (2, 7, 8, 13),
+        (3, 4, 9, 14),
+    )
+    for r in range(v.rounds):
+        sigma = BLAKE2_SIGMA[r % 10]
+        for g, (a, b, c, d) in enumerate(columns):
+            names = [e.fresh(f"v{i}") for i in (a, b, c, d)]
+            mx, my = m[sigma[2 * g]], m[sigma[2 * g + 1]]
+            e.line(f"{', '.join(names)} = {v.name}_g({x[a]}, {x[b]}, {x[c]}, {x[d]}, {mx}, {my})")
+            x[a], x[b], x[c], x[d] = names
+    wrap = _Words(v.word_bits).wrap
+    for i in range(8):
+        e.line(f"H[{i * width} + k] = {wrap(f'{h[i]} ^ {x[i]} ^ {x[i + 8]}')}")
+    return [
+        "@variants",
+        f"def {v.name}_tree_lanes(H: Any, M: Any, T: Any, F0: Any, F1: Any) -> None:",
+        f'    """{v.name.upper()} compression of one block into each of {width} states in place.',
+        "",
+        f"    H is the flat (8, {width}) state and M the flat (16, {width}) block words (word i of",
+        f"    lane k at {width} * i + k); T[k] is lane k's byte counter after the block, F0[k] and",
+        "    F1[k] its final-block and last-node flag words.",
+        '    """',
+        f"    for k in range({width}):",
+        *e.lines,
+    ]
+
+
+_BLAKE2_DRIVER = """
+@variants
+def {name}p_hash(
+    data: Any, length: Any, init: Any, key: Any, keyed: Any, out: Any
+) -> None:
+    \"\"\"Hash data[0:length] with {upper}P; out receives the first out.shape[0] digest bytes.
+
+    init holds the initial chaining values: rows 0..{last} for the leaves, row {leaves} for the
+    root (each the IV xor the node's parameter block).  With ``keyed`` every leaf first absorbs
+    the {block}-byte key block whose words are ``key``.
+    \"\"\"
+    H = np.zeros(8 * {K}, dtype={dtype})
+    M = np.zeros(16 * {K}, dtype={dtype})
+    T = np.zeros({K}, dtype=np.uint64)
+    F0 = np.zeros({K}, dtype={dtype})
+    F1 = np.zeros({K}, dtype={dtype})
+    saved = np.zeros(8 * {K}, dtype={dtype})
+    total = np.zeros({K}, dtype=np.uint64)
+    blocks = np.zeros({K}, dtype=np.uint64)
+    length = U64(length)
+    key_bytes = U64({block}) if keyed else U64(0)
+    most = U64(0)
+    for k in range({K}):
+        tail = length % U64(512)
+        part = U64(0)
+        if tail > U64({block} * k):
+            part = min(U64({block}), tail - U64({block} * k))
+        total[k] = key_bytes + U64({block}) * (length // U64(512)) + part
+        blocks[k] = max(U64(1), (total[k] + U64({block_less})) // U64({block}))
+        most = max(most, blocks[k])
+        for i in range(8):
+            H[i * {K} + k] = init[k, i]
+    for b in range(most):
+        for k in range({K}):
+            if b >= blocks[k]:
+                continue
+            if keyed and b == U64(0):
+                for i in range(16):
+                    M[i * {K} + k] = key[i]
+            else:
+                stride = b - U64(1) if keyed else b
+                start = U64(512) * stride + U64({block} * k)
+                if start + U64({block}) <= length:
+                    for i in range(16):
+                        q = start + U64({wb} * i)
+                        M[i * {K} + k] = {load}
+                else:
+                    for i in range(16):
+                        word = U64(0)
+                        for j in range({wb}):
+                            p = start + U64({wb} * i + j)
+                            if p < length:
+                                word |= U64(data[p]) << U64(8 * j)
+                        M[i * {K} + k] = {cast}(word)
+            last = b + U64(1) == blocks[k]
+            T[k] = min(U64({block}) * (b + U64(1)), total[k])
+            F0[k] = ALL_ONES if last else {cast}(0)
+            F1[k] = ALL_ONES if last and k == {last} else {cast}(0)
+        {name}_tree_lanes(H, M, T, F0, F1)
+        for k in range({K}):
+            if b + U64(1) == blocks[k]:
+                for i in range(8):
+                    saved[i * {K} + k] = H[i * {K} + k]
+    # The root: lane 0 hashes the leaf digests, two per block; the other lanes idle.
+    for i in range(8):
+        H[i * {K}] = init[{leaves}, i]
+    for r in range({root_blocks}):
+        for i in range(8):
+            M[i * {K}] = saved[i * {K} + 2 * r]
+            M[(i + 8) * {K}] = saved[i * {K} + 2 * r + 1]
+        last = r == {root_blocks} - 1
+        T[0] = U64({block} * (r + 1))
+        F0[0] = ALL_ONES if last else {cast}(0)
+        F1[0] = ALL_ONES if last else {cast}(0)
+        {name}_tree_lanes(H, M, T, F0, F1)
+    for j in range(out.shape[0]):
+        word = U64(H[(j // {wb}) * {K}])
+        out[j] = U8((word >> U64(8 * (j % {wb}))) & U64(0xFF))
+"""
+
+
+def blake2_module() -> str:
+    """Return the text of the generated BLAKE2sp/BLAKE2bp module."""
+    header = HEADER.format(doc="BLAKE2sp and BLAKE2bp: the leaves of the parallel tree in lanes.")
+    lines = [
+        header.replace("import variants", "import jit, variants"),
+        "U8 = np.uint8",
+        "U32 = np.uint32",
+        "U64 = np.uint64",
+        *[f"N{n} = U64({n})" for n in range(1, 64)],
+    ]
+    for v in (BLAKE2S, BLAKE2B):
+        ctype = "U32" if v.word_bits == 32 else "U64"
+        digits = v.word_bits // 4
+        lines += [
+            f"{v.name.upper()}_IV{i} = {ctype}(0x{word:0{digits}X})" for i, word in enumerate(v.iv)
+        ]
+    for v in (BLAKE2S, BLAKE2B):
+        ones = "U32(0xFFFFFFFF)" if v.word_bits == 32 else "U64(0xFFFFFFFFFFFFFFFF)"
+        lines += ["", "", *blake2_helpers(v), "", "", *blake2_lanes(v)]
+        wb = v.word_bits // 8
+        block = v.block_bytes
+        driver = _BLAKE2_DRIVER.format(
+            name=v.name,
+            upper=v.name.upper(),
+            K=v.leaves,
+            leaves=v.leaves,
+            last=v.leaves - 1,
+            block=block,
+            wb=wb,
+            dtype=f"np.uint{v.word_bits}",
+            load=_byte_load(wb, "q"),
+            cast="U32" if wb == 4 else "U64",
+            root_blocks=v.leaves * v.max_digest // block,
+            block_less=block - 1,
+        )
+        lines.append(driver.replace("ALL_ONES", ones).rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
 def generate_all() -> dict[str, str]:
     """Return every generated file's name and content."""
-    return {"keccak.py": keccak_module(), "lsh.py": lsh_module(), "sha1.py": sha1_module()}
+    return {
+        "keccak.py": keccak_module(),
+        "lsh.py": lsh_module(),
+        "sha1.py": sha1_module(),
+        "blake2tree.py": blake2_module(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
