@@ -1,8 +1,7 @@
 """The simd kernels really use vector instructions and the scalar builds do not.
 
-numba cannot disassemble kernels loaded from the disk cache, so each kernel is compiled afresh,
-uncached, for one signature (``fresh_asm``).  A numba or LLVM upgrade that silently stops
-vectorizing costs about 8x, which is what this guards against.
+``kernel_asm`` compiles each kernel, or loads it from the disk cache, and prints its assembly.
+A numba or LLVM upgrade that silently stops vectorizing costs about 8x; this guards against it.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from twocats.simd._jit import fresh_asm
+from twocats.simd._jit import kernel_asm
 
 # Vector integer adds and rotates on 256- or 512-bit registers (AVX2 has no vector rotate).
 VECTOR_ADD = re.compile(r"\bvpadd[dq]\b[^\n]*%[yz]mm")
@@ -46,7 +45,7 @@ def lane_kernel(algorithm: str) -> object:
 @pytest.mark.parametrize(("algorithm", "bits"), [("blake2s", 32), ("sha256", 32), ("sha512", 64)])
 def test_simd_build_uses_vector_instructions(algorithm: str, bits: int) -> None:
     """The simd build adds and rotates on ymm/zmm registers."""
-    asm = fresh_asm(lane_kernel(algorithm).simd, *lane_arguments(bits))  # type: ignore[attr-defined]
+    asm = kernel_asm(lane_kernel(algorithm).simd, *lane_arguments(bits))  # type: ignore[attr-defined]
     assert VECTOR_ADD.search(asm), "no vpaddd/vpaddq on ymm/zmm: the lane loop did not vectorize"
     assert VECTOR_ROTATE.search(asm) or "vpshufb" in asm, "rotates were not vectorized"
 
@@ -54,7 +53,7 @@ def test_simd_build_uses_vector_instructions(algorithm: str, bits: int) -> None:
 @pytest.mark.parametrize(("algorithm", "bits"), [("blake2s", 32), ("sha512", 64)])
 def test_scalar_build_has_no_vector_arithmetic(algorithm: str, bits: int) -> None:
     """The scalar build computes with general-purpose registers only."""
-    asm = fresh_asm(lane_kernel(algorithm).scalar, *lane_arguments(bits))  # type: ignore[attr-defined]
+    asm = kernel_asm(lane_kernel(algorithm).scalar, *lane_arguments(bits))  # type: ignore[attr-defined]
     found = ANY_PACKED_ARITHMETIC.findall(asm)
     assert not found, f"packed arithmetic in the scalar build: {sorted(set(found))}"
     assert re.search(r"\b(ror|rol|rorx)[lq]\b", asm), "expected scalar rotates"

@@ -81,8 +81,8 @@ __all__ = [
     "Mode",
     "Variants",
     "cache_root",
-    "fresh_asm",
     "jit",
+    "kernel_asm",
     "variants",
 ]
 
@@ -429,9 +429,6 @@ class Variants:
 
     def _build(self, backend: str, mode: Mode) -> Any:
         source = self.py_func
-        if config.DISABLE_JIT:
-            self._builds[backend] = source
-            return source
         name = f"{source.__name__}__{backend}"
         namespace = dict(source.__globals__)
         clone = types.FunctionType(
@@ -444,7 +441,8 @@ class Variants:
         clone.__qualname__ = f"{source.__qualname__}__{backend}"
         clone.__module__ = source.__module__
         clone.__kwdefaults__ = source.__kwdefaults__
-        build = _dispatcher(clone, mode, self._options)
+        # Without the JIT the build is the plain clone, still with its callees resolved.
+        build = clone if config.DISABLE_JIT else _dispatcher(clone, mode, self._options)
         self._builds[backend] = build
         # Callees that are themselves variants resolve to the build of the same backend.
         for key, value in source.__globals__.items():
@@ -486,20 +484,20 @@ def variants(
     return wrap if func is None else wrap(func)
 
 
-def fresh_asm(kernel: Any, *args: Any) -> str:
-    """Return the assembly of a project kernel compiled afresh for the types of ``args``.
+def kernel_asm(kernel: Any, *args: Any) -> str:
+    """Return the assembly of a project kernel for the types of ``args`` (nothing is run).
 
-    ``kernel`` is a ``jit`` kernel or one build of a ``variants`` kernel.  numba cannot show the
-    assembly of code loaded from the disk cache, so this compiles a private, uncached copy under the
-    same vectorizer mode and options (it costs one compilation and runs nothing).
+    ``kernel`` is a ``jit`` kernel or one build of a ``variants`` kernel; it is compiled or loaded
+    from the disk cache for that signature.  numba refuses to print code loaded from its cache, but
+    a cached entry keeps the optimised LLVM module for linking; that module is turned into
+    assembly again by this process's target machine, the one that produced the cached code.
     """
     from numba import typeof
 
-    copy: Any = _ModeDispatcher(
-        py_func=kernel.py_func, locals={}, targetoptions=dict(kernel.targetoptions)
-    )
-    copy.twocats_mode = kernel.twocats_mode
-    copy._compiler._customize_flags = kernel._compiler._customize_flags
     signature = tuple(typeof(arg) for arg in args)  # type: ignore[no-untyped-call]
-    copy.compile(signature)
-    return str(copy.inspect_asm(signature))
+    kernel.compile(signature)
+    library = kernel.overloads[signature].library
+    if getattr(library, "_disable_inspection", False):
+        module = library._get_module_for_linking()
+        return str(library._codegen._tm.emit_assembly(module))
+    return str(library.get_asm_str())
