@@ -104,6 +104,8 @@ def test_variants_resolve_callees_per_build() -> None:
     assert build.py_func.__name__ == "blake2s_many__scalar"
     with pytest.raises(ValueError, match="backend must be 'simd' or 'scalar'"):
         blake2s.blake2s_many.get("reference")
+    with pytest.raises(TypeError, match=r"call \.simd, \.scalar or \.get\(backend\)"):
+        blake2s.blake2s_many()
 
 
 def test_resolve_backend_order_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:

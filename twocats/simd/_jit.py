@@ -403,6 +403,14 @@ class Variants:
     def __repr__(self) -> str:
         return f"<twocats kernel variants {self.py_func.__module__}.{self.py_func.__qualname__}>"
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Inside a variants kernel a call to another variants kernel is resolved to one build at
+        # compile time; from Python the build must be chosen explicitly.
+        raise TypeError(
+            f"{self.py_func.__qualname__} has a simd and a scalar build: call .simd, .scalar "
+            "or .get(backend)"
+        )
+
     @property
     def simd(self) -> Any:
         """The build with the vectorizers on."""
