@@ -2,7 +2,7 @@
 
 Each profile is a plain :class:`~twocats.params.Params`; pass it to
 :meth:`twocats.PasswordHasher.from_params`.  The timings quoted below were measured on the project
-machine (2 cores, AMD Zen 4, compiled ``simd`` backend, warm process, reused memory); run
+machine (2 cores with AVX-512, compiled ``simd`` backend, warm process, reused memory); run
 ``twocats tune`` to fit parameters to another machine and time budget.
 
 All profiles keep the reference's block layout (16 KiB blocks, 64-byte sub-blocks, overwrite cost 6)
@@ -31,24 +31,27 @@ __all__ = [
 INTERACTIVE: Final = Params(mem_cost=16, multiplies=2)
 """64 MiB, 2 multiplies per lane word: for interactive logins on busy servers.
 
-About 30-70 ms per hash on the project machine, so a 2-core server still verifies dozens of logins
-per second, while an attacker pays for 64 MiB per guess: the memory of libsodium's ``INTERACTIVE``
-argon2id preset and of RFC 9106's second recommendation.
+About 25 ms of CPU per hash on the project machine (30-65 ms wall-clock while other jobs loaded
+both cores), so a 2-core server still verifies dozens of logins per second, while an attacker pays
+for 64 MiB per guess: the memory of libsodium's ``INTERACTIVE`` argon2id preset and of RFC 9106's
+second recommendation.
 """
 
 MODERATE: Final = Params(mem_cost=18, multiplies=3)
 """256 MiB, 3 multiplies per lane word: the default.
 
-About 0.25-0.3 s per hash on the project machine (measured while other jobs loaded both cores;
-less on a quiet machine), inside the 0.1-0.5 s a user does not notice at a login prompt.  Three
+About 0.13 s of CPU per hash on the project machine (0.25-0.36 s wall-clock while other jobs
+loaded both cores, less when it is idle), inside the 0.1-0.5 s a user does not notice at a login
+prompt.  Three
 multiplies is the reference's own choice for memory costs of 10 and above.
 """
 
 SENSITIVE: Final = Params(mem_cost=20, multiplies=3)
 """1 GiB, 3 multiplies per lane word: for rare, high-value operations (disk or vault keys).
 
-About 1 s per hash on the project machine: for uses where a second per unlock is acceptable and a
-gibibyte can be set aside for it.  (RFC 9106's first recommendation uses 2 GiB; raise ``mem_cost``
+About 0.5 s of CPU per hash on the project machine (1-1.35 s wall-clock while other jobs loaded
+both cores): for uses where a second per unlock is acceptable and a gibibyte can be set aside
+for it.  (RFC 9106's first recommendation uses 2 GiB; raise ``mem_cost``
 to 21 where the memory is there.)
 """
 
