@@ -42,8 +42,7 @@ MODERATE: Final = Params(mem_cost=18, multiplies=3)
 
 About 0.13 s of CPU per hash on the project machine (0.25-0.36 s wall-clock while other jobs
 loaded both cores, less when it is idle), inside the 0.1-0.5 s a user does not notice at a login
-prompt.  Three
-multiplies is the reference's own choice for memory costs of 10 and above.
+prompt.  Three multiplies is the reference's own choice for memory costs of 10 and above.
 """
 
 SENSITIVE: Final = Params(mem_cost=20, multiplies=3)
@@ -51,8 +50,8 @@ SENSITIVE: Final = Params(mem_cost=20, multiplies=3)
 
 About 0.5 s of CPU per hash on the project machine (1-1.35 s wall-clock while other jobs loaded
 both cores): for uses where a second per unlock is acceptable and a gibibyte can be set aside
-for it.  (RFC 9106's first recommendation uses 2 GiB; raise ``mem_cost``
-to 21 where the memory is there.)
+for it.  (RFC 9106's first recommendation uses 2 GiB; raise ``mem_cost`` to 21 where the memory
+is there.)
 """
 
 CHEAPEST: Final = Params(
