@@ -837,6 +837,223 @@ def blake2_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+_SHA256TREE = """
+@variants
+def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
+    \"\"\"Hash the j lanes of j-lanes SHA-256; out[k] receives lane k's 8 state words.
+
+    Lane k is the message made of the 32-bit words k, k + j, k + 2j, ... of data[0:length] (the
+    last word may be partial); each lane is padded as its own SHA-256 message and starts from the
+    8 words ``iv``.
+    \"\"\"
+    lanes = U64(j)
+    H = np.empty((8, j), dtype=np.uint32)
+    M = np.zeros((16, j), dtype=np.uint32)
+    T = np.zeros(j, dtype=np.uint64)
+    F = np.zeros(j, dtype=np.uint32)
+    sizes = np.zeros(j, dtype=np.uint64)
+    blocks = np.zeros(j, dtype=np.uint64)
+    length = U64(length)
+    words = (length + U64(3)) // U64(4)
+    most = U64(0)
+    for k in range(j):
+        lane = U64(k)
+        count = U64(0)
+        if lane < words:
+            count = (words - lane + lanes - U64(1)) // lanes
+        size = U64(4) * count
+        if count > U64(0) and length % U64(4) != U64(0) and (words - U64(1)) % lanes == lane:
+            size -= U64(4) - length % U64(4)
+        sizes[k] = size
+        blocks[k] = (size + U64(72)) // U64(64)
+        most = max(most, blocks[k])
+        for i in range(8):
+            H[i, k] = iv[i]
+    for b in range(most):
+        for k in range(j):
+            if b >= blocks[k]:
+                continue
+            lane = U64(k)
+            size = sizes[k]
+            pos = b * U64(64)
+            if pos + U64(64) <= size:
+                for i in range(16):
+                    q = U64(4) * ((b * U64(16) + U64(i)) * lanes + lane)
+                    M[i, k] = U32(
+                        (U64(data[q]) << U64(24))
+                        | (U64(data[q + U64(1)]) << U64(16))
+                        | (U64(data[q + U64(2)]) << U64(8))
+                        | U64(data[q + U64(3)])
+                    )
+            else:
+                for i in range(16):
+                    word = U64(0)
+                    for t in range(4):
+                        p = pos + U64(4 * i + t)
+                        byte = U64(0)
+                        if p < size:
+                            byte = U64(data[U64(4) * ((p // U64(4)) * lanes + lane) + p % U64(4)])
+                        elif p == size:
+                            byte = U64(0x80)
+                        word |= byte << U64(24 - 8 * t)
+                    M[i, k] = U32(word)
+                if b + U64(1) == blocks[k]:
+                    M[14, k] = U32(size >> U64(29))
+                    M[15, k] = U32((size << U64(3)) & U64(0xFFFFFFFF))
+        sha256_lanes(H, M, T, F, j)
+        for k in range(j):
+            if b + U64(1) == blocks[k]:
+                for i in range(8):
+                    out[k, i] = H[i, k]
+
+
+@variants
+def sha256_mh(data: Any, length: Any, out: Any) -> None:
+    \"\"\"Hash data[0:length] with the 16 segments of Intel's mh_sha256; out[s] gets segment s.
+
+    Segment s takes the 32-bit words s, s + 16, s + 32, ... of the message after one global
+    padding to a multiple of 1024 bytes (0x80, zeros, the 64-bit big-endian bit length).
+    \"\"\"
+    H = np.empty((8, 16), dtype=np.uint32)
+    M = np.zeros((16, 16), dtype=np.uint32)
+    T = np.zeros(16, dtype=np.uint64)
+    F = np.zeros(16, dtype=np.uint32)
+    length = U64(length)
+    tail = length % U64(1024)
+    padded = length - tail + (U64(1024) if tail <= U64(1015) else U64(2048))
+    bits = length << U64(3)
+    for s in range(16):
+        for i in range(8):
+            H[i, s] = SHA256_IV[i]
+    for b in range(padded // U64(1024)):
+        base = b * U64(1024)
+        if base + U64(1024) <= length:
+            for i in range(16):
+                for s in range(16):
+                    q = base + U64(4 * (16 * i + s))
+                    M[i, s] = U32(
+                        (U64(data[q]) << U64(24))
+                        | (U64(data[q + U64(1)]) << U64(16))
+                        | (U64(data[q + U64(2)]) << U64(8))
+                        | U64(data[q + U64(3)])
+                    )
+        else:
+            for i in range(16):
+                for s in range(16):
+                    word = U64(0)
+                    for t in range(4):
+                        g = base + U64(4 * (16 * i + s) + t)
+                        byte = U64(0)
+                        if g < length:
+                            byte = U64(data[g])
+                        elif g == length:
+                            byte = U64(0x80)
+                        elif g >= padded - U64(8):
+                            byte = (bits >> (U64(8) * (padded - U64(1) - g))) & U64(0xFF)
+                        word |= byte << U64(24 - 8 * t)
+                    M[i, s] = U32(word)
+        sha256_lanes(H, M, T, F, 16)
+    for s in range(16):
+        for i in range(8):
+            out[s, i] = H[i, s]
+"""
+
+_POINTERS = """
+@variants
+def {name}_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> None:
+    \"\"\"Hash each message data[starts[m]:starts[m] + lengths[m]] with {upper} from ``iv``.
+
+    The messages run in lanes, all of them at once; out[m] receives message m's 8 state words.
+    \"\"\"
+    count = starts.shape[0]
+    H = np.empty((8, count), dtype={dtype})
+    M = np.zeros((16, count), dtype={dtype})
+    T = np.zeros(count, dtype=np.uint64)
+    F = np.zeros(count, dtype={dtype})
+    blocks = np.zeros(count, dtype=np.uint64)
+    most = U64(0)
+    for k in range(count):
+        blocks[k] = (U64(lengths[k]) + U64({overhead_rounding})) // U64({block})
+        most = max(most, blocks[k])
+        for i in range(8):
+            H[i, k] = iv[i]
+    for b in range(most):
+        for k in range(count):
+            if b >= blocks[k]:
+                continue
+            base = U64(starts[k])
+            size = U64(lengths[k])
+            pos = b * U64({block})
+            if pos + U64({block}) <= size:
+                for i in range(16):
+                    q = base + pos + U64({wb} * i)
+                    M[i, k] = {load}
+            else:
+                for i in range(16):
+                    word = U64(0)
+                    for t in range({wb}):
+                        p = pos + U64({wb} * i + t)
+                        byte = U64(0)
+                        if p < size:
+                            byte = U64(data[base + p])
+                        elif p == size:
+                            byte = U64(0x80)
+                        word |= byte << U64({top} - 8 * t)
+                    M[i, k] = {cast}(word)
+                if b + U64(1) == blocks[k]:
+                    M[14, k] = {cast}({high_bits})
+                    M[15, k] = {cast}({low_bits})
+        {name}_lanes(H, M, T, F, count)
+        for k in range(count):
+            if b + U64(1) == blocks[k]:
+                for i in range(8):
+                    out[k, i] = H[i, k]
+"""
+
+
+def _big_endian_load(word_bytes: int, base: str) -> str:
+    """Spell a big-endian word load of ``word_bytes`` bytes from data[base + ...]."""
+    top = 8 * (word_bytes - 1)
+    parts = [f"(U64(data[{base}]) << U64({top}))"]
+    parts += [f"(U64(data[{base} + U64({j})]) << U64({top - 8 * j}))" for j in range(1, word_bytes)]
+    load = " | ".join(parts)
+    return f"U32({load})" if word_bytes == 4 else load
+
+
+def sha256tree_module() -> str:
+    """Return the text of the generated SHA-2 tree-mode drivers (on the project's SHA-2 lanes)."""
+    header = HEADER.format(doc="SHA-2 tree modes: j-lanes, mh_sha256 and j-pointers drivers.")
+    lines = [
+        header,
+        "from twocats.simd._generated.sha256 import SHA256_IV, sha256_lanes",
+        "from twocats.simd._generated.sha512 import sha512_lanes",
+        "",
+        "U32 = np.uint32",
+        "U64 = np.uint64",
+        _SHA256TREE.rstrip("\n"),
+    ]
+    for name, wb in (("sha256", 4), ("sha512", 8)):
+        block = 16 * wb
+        bits = "(size << U64(3)) & U64(0xFFFFFFFF)" if wb == 4 else "size << U64(3)"
+        high = "size >> U64(29)" if wb == 4 else "size >> U64(61)"
+        lines.append(
+            _POINTERS.format(
+                name=name,
+                upper=name.upper(),
+                dtype=f"np.uint{8 * wb}",
+                block=block,
+                wb=wb,
+                overhead_rounding=block + 2 * wb,
+                load=_big_endian_load(wb, "q"),
+                top=8 * (wb - 1),
+                cast="U32" if wb == 4 else "U64",
+                high_bits=high,
+                low_bits=bits,
+            ).rstrip("\n")
+        )
+    return "\n".join(lines) + "\n"
+
+
 def generate_all() -> dict[str, str]:
     """Return every generated file's name and content."""
     return {
@@ -844,6 +1061,7 @@ def generate_all() -> dict[str, str]:
         "lsh.py": lsh_module(),
         "sha1.py": sha1_module(),
         "blake2tree.py": blake2_module(),
+        "sha256tree.py": sha256tree_module(),
     }
 
 
