@@ -19,7 +19,7 @@ barrier).  Regions never read each other's blocks of the current slice, so the r
 depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
 cost more than it saves.
 
-This module imports numpy and, on the first fill, numba; import it lazily.
+This module imports numba (it defines the kernels' prefetch intrinsics); import it lazily.
 """
 
 from __future__ import annotations
@@ -35,6 +35,13 @@ import numpy as np
 import numpy.typing as npt
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.simd import _jit
+from twocats.simd.compiled import (
+    blake2b_compress,
+    blake2s_compress,
+    sha256_compress,
+    sha512_compress,
+)
 from twocats.simd.fillgen import LANES, module_name
 
 __all__ = [
@@ -44,6 +51,9 @@ __all__ = [
     "fill_kernel",
     "get_fill_slice",
     "kernel_asm",
+    "prefetch_read",
+    "prefetch_write",
+    "state_hash",
 ]
 
 #: The backends this module compiles (the pure-Python ``reference`` lives in ``twocats.kdf``).
@@ -59,6 +69,149 @@ _INLINE_WORDS = 1 << 16
 _STATE_WORDS = (8, 16, 8, 16)
 
 _MAX_TIME_COST = 30
+
+
+def _prefetch_intrinsic(write: bool) -> Any:
+    """Build a kernel intrinsic ``f(array, index)`` that prefetches the line holding array[index].
+
+    It lowers to LLVM's ``llvm.prefetch`` (``prefetcht0`` or ``prefetchw`` on x86), a hint that
+    never faults, so an index just past the end of the array is harmless.
+    """
+    from llvmlite import ir
+    from numba import types
+    from numba.core.extending import intrinsic
+
+    def typer(typingctx: Any, array: Any, index: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            data = context.make_array(signature.args[0])(context, builder, args[0]).data
+            address = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
+            i32 = ir.IntType(32)
+            hint = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
+            name = "llvm.prefetch.p0"
+            function = builder.module.globals.get(name) or ir.Function(builder.module, hint, name)
+            # Arguments: read (0) or write (1), locality 3 (keep in all cache levels), data cache.
+            flags = (int(write), 3, 1)
+            builder.call(function, [address, *(ir.Constant(i32, flag) for flag in flags)])
+            return context.get_dummy_value()
+
+        return types.void(array, index), codegen
+
+    typer.__name__ = "prefetch_write" if write else "prefetch_read"
+    return intrinsic(typer)
+
+
+def _no_prefetch(array: object, index: object) -> None:
+    """Plain-Python stand-in for the prefetch intrinsics (NUMBA_DISABLE_JIT runs)."""
+    del array, index
+
+
+if _jit.config.DISABLE_JIT:
+    prefetch_read: Any = _no_prefetch
+    prefetch_write: Any = _no_prefetch
+else:
+    prefetch_read = _prefetch_intrinsic(write=False)
+    prefetch_write = _prefetch_intrinsic(write=True)
+
+
+# Initial hash values: SHA-256's are BLAKE2s's, SHA-512's are BLAKE2b's.
+_IV32 = np.array(
+    [
+        0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A,
+        0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
+    ],
+    dtype=np.uint32,
+)  # fmt: skip
+_IV64 = np.array(
+    [
+        0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
+        0x510E527FADE682D1, 0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179,
+    ],
+    dtype=np.uint64,
+)  # fmt: skip
+
+
+@_jit.jit
+def _swap32(x: Any) -> Any:
+    """Reverse the byte order of a 32-bit word."""
+    return np.uint32(
+        ((x >> np.uint32(24)) & np.uint32(0xFF))
+        | ((x >> np.uint32(8)) & np.uint32(0xFF00))
+        | ((x << np.uint32(8)) & np.uint32(0xFF0000))
+        | ((x << np.uint32(24)) & np.uint32(0xFF000000))
+    )
+
+
+@_jit.jit
+def _message_word(x: Any, swap: Any) -> Any:
+    return _swap32(x) if swap else np.uint32(x)
+
+
+@_jit.jit
+def state_hash(
+    hash_type: Any,
+    big_endian: Any,
+    words: Any,
+    value: Any,
+    dest: Any,
+    offset: Any,
+    count: Any,
+    h32: Any,
+    m32: Any,
+    h64: Any,
+    m64: Any,
+) -> None:
+    """Kernel helper: write the first ``count`` words of ``Hv(words, value)`` to ``dest[offset:]``.
+
+    ``Hv`` hashes the W words of ``words`` and the 32-bit ``value`` (little-endian bytes, or
+    big-endian for the March 2014 version) and reads the digest back as words in the same order
+    (twocats.md §2).  The message is at most 68 bytes, one compression block for every hash, so it
+    is laid out straight into the block words: no byte buffer and no allocation (``h32``, ``m32``,
+    ``h64`` and ``m64`` are scratch arrays of 8, 16, 8 and 16 words).  ``dest`` may be ``words``.
+    """
+    sha = hash_type >= 2
+    # A word's bytes are read back by the hash in its own order (BLAKE2 little-, SHA big-endian).
+    swap = big_endian != sha
+    zero32 = np.uint32(0)
+    if hash_type == 0 or hash_type == 2:
+        for k in range(8):
+            m32[k] = _message_word(words[k], swap)
+        m32[8] = _message_word(np.uint32(value & np.uint64(0xFFFFFFFF)), swap)
+        for k in range(9, 16):
+            m32[k] = zero32
+        for k in range(8):
+            h32[k] = _IV32[k]
+        if sha:
+            m32[9] = np.uint32(0x80000000)
+            m32[15] = np.uint32(36 * 8)
+            sha256_compress(h32, m32)
+        else:
+            h32[0] = np.uint32(h32[0] ^ np.uint32(0x01010020))
+            blake2s_compress(h32, m32, np.uint64(36), np.uint32(0xFFFFFFFF))
+        for k in range(count):
+            dest[offset + k] = _message_word(h32[k], swap)
+    else:
+        for k in range(8):
+            lo = np.uint64(_message_word(words[2 * k], swap))
+            hi = np.uint64(_message_word(words[2 * k + 1], swap))
+            m64[k] = (lo << np.uint64(32)) | hi if sha else lo | (hi << np.uint64(32))
+        last = np.uint64(_message_word(np.uint32(value & np.uint64(0xFFFFFFFF)), swap))
+        for k in range(9, 16):
+            m64[k] = np.uint64(0)
+        for k in range(8):
+            h64[k] = _IV64[k]
+        if sha:
+            m64[8] = (last << np.uint64(32)) | np.uint64(0x80000000)
+            m64[15] = np.uint64(68 * 8)
+            sha512_compress(h64, m64)
+        else:
+            m64[8] = last
+            h64[0] = h64[0] ^ np.uint64(0x01010040)
+            blake2b_compress(h64, m64, np.uint64(68), np.uint64(0xFFFFFFFFFFFFFFFF))
+        for k in range(count):
+            digest = h64[k >> 1]
+            shift = np.uint64(32) * np.uint64((k & 1) ^ 1 if sha else k & 1)
+            half = np.uint32((digest >> shift) & np.uint64(0xFFFFFFFF))
+            dest[offset + k] = _message_word(half, swap)
 
 
 class FillSlice(Protocol):
