@@ -1,5 +1,177 @@
 """Multi-message and tree hashing modes from the literature, run in SIMD lanes.
 
-The plain-Python references of every mode live in :mod:`twocats.simd.modes.reference`; the official
-known-answer file readers in :mod:`twocats.simd.modes.kat`.
+Families (each a module with reference, scalar and simd backends)::
+
+    keccak      multi-message SHA-3/SHAKE over 4 or 8 Keccak states; TurboSHAKE, KT128/KT256,
+                cSHAKE and ParallelHash built on them
+    blake2tree  BLAKE2sp and BLAKE2bp (leaves in lanes), keyed, any output length
+    lsh         LSH-256 and LSH-512 (KS X 3262), single-message and multi-message
+    sha1        multi-buffer SHA-1 (legacy integrity checks only)
+    sha256tree  j-lanes SHA-256, Intel's mh_sha256, j-pointers
+
+:data:`MODES` maps an algorithm name to a :class:`Mode` whose ``many(messages, backend=...)``
+returns one digest per message, so that a multi-message front end (``hash_many``, ``twocats sum``)
+can dispatch on the name::
+
+    from twocats.simd.modes import MODES, hash_many
+
+    hash_many([b"a", b"b"], "sha3-256")          # list of 32-byte digests
+    MODES["lsh-256-256"].digest_size             # 32
+
+The plain-Python references live in :mod:`twocats.simd.modes.reference` and the official vector
+readers in :mod:`twocats.simd.modes.kat`.  Importing this package imports neither numpy nor numba.
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from twocats.exceptions import InvalidParametersError
+from twocats.simd.modes import blake2tree, keccak, lsh, sha1, sha256tree
+
+__all__ = ["MODES", "Mode", "hash_many"]
+
+#: The signature of a multi-message function: messages and a backend in, digests out.
+ManyFunction = Callable[..., list[bytes]]
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One algorithm of the table: its multi-message function and facts a front end needs."""
+
+    name: str
+    digest_size: int
+    many: ManyFunction
+    #: The ``hashlib.new`` name of the same function, for streaming large inputs, or None.
+    hashlib_name: str | None
+    summary: str
+    #: True for SHA-1: integrity checks of old data only, never for passwords or new designs.
+    legacy: bool = False
+
+
+def _each(func: Callable[..., bytes], **fixed: object) -> ManyFunction:
+    """Turn a one-message tree hash into a multi-message function (one tree per message)."""
+
+    def many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
+        from twocats.simd.modes._common import check_messages
+
+        return [func(m, backend=backend, **fixed) for m in check_messages(messages)]
+
+    many.__doc__ = f"Apply {func.__qualname__} to each message."
+    return many
+
+
+def _entries() -> list[Mode]:
+    """Build the algorithm table."""
+    modes = [
+        Mode("sha1", 20, sha1.sha1_many, "sha1", "SHA-1, 8 messages per lane group", legacy=True),
+        Mode("sha3-224", 28, keccak.sha3_224_many, "sha3_224", "SHA3-224 over 8 Keccak states"),
+        Mode("sha3-256", 32, keccak.sha3_256_many, "sha3_256", "SHA3-256 over 8 Keccak states"),
+        Mode("sha3-384", 48, keccak.sha3_384_many, "sha3_384", "SHA3-384 over 8 Keccak states"),
+        Mode("sha3-512", 64, keccak.sha3_512_many, "sha3_512", "SHA3-512 over 8 Keccak states"),
+        Mode(
+            "shake128",
+            32,
+            partial(keccak.shake128_many, length=32),
+            None,
+            "SHAKE128 with a 32-byte output",
+        ),
+        Mode(
+            "shake256",
+            64,
+            partial(keccak.shake256_many, length=64),
+            None,
+            "SHAKE256 with a 64-byte output",
+        ),
+        Mode(
+            "turboshake128",
+            32,
+            _each(keccak.turboshake128, length=32),
+            None,
+            "TurboSHAKE128 (D = 0x1F), 32 bytes",
+        ),
+        Mode(
+            "turboshake256",
+            64,
+            _each(keccak.turboshake256, length=64),
+            None,
+            "TurboSHAKE256 (D = 0x1F), 64 bytes",
+        ),
+        Mode(
+            "kt128",
+            32,
+            _each(keccak.kt128, length=32),
+            None,
+            "KangarooTwelve KT128, 32 bytes, 8 KiB chunks in lanes",
+        ),
+        Mode(
+            "kt256",
+            64,
+            _each(keccak.kt256, length=64),
+            None,
+            "KT256, 64 bytes, 8 KiB chunks in lanes",
+        ),
+        Mode(
+            "parallelhash128",
+            32,
+            _each(keccak.parallelhash128, block_size=8192, length=32),
+            None,
+            "ParallelHash128, B = 8192, 256-bit output",
+        ),
+        Mode(
+            "parallelhash256",
+            64,
+            _each(keccak.parallelhash256, block_size=8192, length=64),
+            None,
+            "ParallelHash256, B = 8192, 512-bit output",
+        ),
+        Mode("blake2sp", 32, blake2tree.blake2sp_many, None, "BLAKE2sp, 8 BLAKE2s leaves"),
+        Mode("blake2bp", 64, blake2tree.blake2bp_many, None, "BLAKE2bp, 4 BLAKE2b leaves"),
+        Mode(
+            "mh-sha256",
+            32,
+            _each(sha256tree.mh_sha256),
+            None,
+            "Intel multi-hash SHA-256 (ISA-L mh_sha256), 16 segments",
+        ),
+    ]
+    for j in (4, 8, 16):
+        modes.append(
+            Mode(
+                f"jlanes-sha256-{j}",
+                32,
+                _each(sha256tree.jlanes_sha256, j=j),
+                None,
+                f"j-lanes SHA-256 tree, j = {j}, standard IVs",
+            )
+        )
+    for family, sizes in ((256, (28, 32)), (512, (28, 32, 48, 64))):
+        many = lsh.lsh256_many if family == 256 else lsh.lsh512_many
+        for size in sizes:
+            modes.append(
+                Mode(
+                    f"lsh-{family}-{8 * size}",
+                    size,
+                    partial(many, digest_size=size),
+                    None,
+                    f"LSH-{family}-{8 * size} (KS X 3262), 8 messages in lanes",
+                )
+            )
+    return modes
+
+
+#: Algorithm name -> :class:`Mode`.
+MODES: dict[str, Mode] = {mode.name: mode for mode in _entries()}
+
+
+def hash_many(
+    messages: Sequence[bytes], algorithm: str, *, backend: str | None = None
+) -> list[bytes]:
+    """Return the ``algorithm`` digest of each message (see :data:`MODES` for the names)."""
+    mode = MODES.get(algorithm)
+    if mode is None:
+        allowed = ", ".join(MODES)
+        raise InvalidParametersError(f"algorithm must be one of {allowed}")
+    return mode.many(messages, backend=backend)
