@@ -405,6 +405,9 @@ def {name}_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nlan
                     if p + U64({word}) <= length:
                         q = base + p
                         M[i, l] = {load}
+                    elif p >= length:
+                        # The word lies wholly past the end of the message.
+                        M[i, l] = {past_end}
                     else:
                         word = U64(0)
                         for k in range({word}):
@@ -485,6 +488,12 @@ def scheduler(spec: HashSpec) -> list[str]:
         store = f"bswap{spec.bits}(H[i, l])"
         marker = "0x80"
     shift = f"{8 * (nbytes - 1)} - 8 * k" if spec.big_endian else "8 * k"
+    if spec.is_blake2:
+        past_end = f"{wt}(0)"
+    else:
+        # The padding marker opens the word that starts exactly at the end of the message.
+        marker_word = 0x80 << (8 * (nbytes - 1))
+        past_end = f"{wt}(0x{marker_word:X}) if p == length else {wt}(0)"
     text = _SCHEDULER.format(
         name=spec.name,
         iv=f"{spec.name.upper()}_IV",
@@ -495,6 +504,7 @@ def scheduler(spec: HashSpec) -> list[str]:
         word=nbytes,
         load=_load_word(spec),
         marker=marker,
+        past_end=past_end,
         shift=shift,
         wt=wt,
         finish_block=finish,

@@ -460,6 +460,9 @@ def blake2b_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nla
                     if p + U64(8) <= length:
                         q = base + p
                         M[i, l] = U64(U64(data[q]) | (U64(data[q + U64(1)]) << U64(8)) | (U64(data[q + U64(2)]) << U64(16)) | (U64(data[q + U64(3)]) << U64(24)) | (U64(data[q + U64(4)]) << U64(32)) | (U64(data[q + U64(5)]) << U64(40)) | (U64(data[q + U64(6)]) << U64(48)) | (U64(data[q + U64(7)]) << U64(56)))
+                    elif p >= length:
+                        # The word lies wholly past the end of the message.
+                        M[i, l] = U64(0)
                     else:
                         word = U64(0)
                         for k in range(8):

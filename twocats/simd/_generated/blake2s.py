@@ -372,6 +372,9 @@ def blake2s_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nla
                     if p + U64(4) <= length:
                         q = base + p
                         M[i, l] = U32(U64(data[q]) | (U64(data[q + U64(1)]) << U64(8)) | (U64(data[q + U64(2)]) << U64(16)) | (U64(data[q + U64(3)]) << U64(24)))
+                    elif p >= length:
+                        # The word lies wholly past the end of the message.
+                        M[i, l] = U32(0)
                     else:
                         word = U64(0)
                         for k in range(4):

@@ -487,6 +487,9 @@ def sha256_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nlan
                     if p + U64(4) <= length:
                         q = base + p
                         M[i, l] = U32((U64(data[q]) << U64(24)) | (U64(data[q + U64(1)]) << U64(16)) | (U64(data[q + U64(2)]) << U64(8)) | U64(data[q + U64(3)]))
+                    elif p >= length:
+                        # The word lies wholly past the end of the message.
+                        M[i, l] = U32(0x80000000) if p == length else U32(0)
                     else:
                         word = U64(0)
                         for k in range(4):
