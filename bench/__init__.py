@@ -16,4 +16,5 @@ __all__ = ["SUITES"]
 SUITES: dict[str, str] = {
     "primitives": "bench.primitives",
     "matrix": "bench.matrix",
+    "kdf": "bench.kdf",
 }

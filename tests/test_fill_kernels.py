@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.kdf.reference import fill_slice as reference_fill
-from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm
+from twocats.kdf.reference import state_hash as reference_state_hash
+from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm, state_hash
 from twocats.simd.fillgen import LANES
 
 BACKENDS = ("scalar", "simd")
@@ -181,6 +182,30 @@ def test_result_does_not_depend_on_thread_count(variant: int) -> None:
     for mem, states in outcomes[1:]:
         np.testing.assert_array_equal(mem, outcomes[0][0])
         np.testing.assert_array_equal(states, outcomes[0][1])
+
+
+@pytest.mark.parametrize("hash_type", [0, 1, 2, 3])
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_state_hash_equals_reference(hash_type: int, big_endian: bool) -> None:
+    """The kernels' allocation-free Hv equals the byte-level reference for every hash and order."""
+    words = STATE_WORDS[hash_type]
+    rng = np.random.default_rng(hash_type + 4 * big_endian)
+    scratch = (
+        np.empty(8, np.uint32), np.empty(16, np.uint32), np.empty(8, np.uint64),
+        np.empty(16, np.uint64),
+    )  # fmt: skip
+    for count in (0, 1, words - 1, words):
+        state = rng.integers(0, 1 << 32, size=words, dtype=np.uint32)
+        value = int(rng.integers(0, 1 << 32))
+        dest = np.zeros(words + 5, dtype=np.uint32)
+        state_hash(
+            hash_type, big_endian, state, np.uint64(value), dest, np.uint64(3),
+            np.uint64(count), *scratch,
+        )  # fmt: skip
+        want = reference_state_hash(hash_type, state.tolist(), value, big_endian)[:count]
+        assert dest[3 : 3 + count].tolist() == want
+        assert not dest[:3].any()
+        assert not dest[3 + count :].any()
 
 
 def test_kernels_release_the_gil() -> None:

@@ -1,0 +1,201 @@
+"""TwoCats derive against argon2id, thread scaling, fresh buffers, and the simd fill against scalar.
+
+``python -m bench kdf [--mem-cost M] [--repeats N] [--out DIR]`` measures, in one process:
+
+* ``derive`` (simd backend) with blake2s, 8 lanes, multiplies 2, 16 KiB blocks, 64-byte sub-blocks,
+  ``mem_cost`` 20 (1 GiB) and parallelism 1 on a reused buffer (one :class:`twocats.kdf.Engine`),
+  next to argon2-cffi's argon2id at t=1, the same memory and p=1 (both timed in rotation);
+* the same derive with multiplies 0, with parallelism 2, and with a fresh buffer on every call (a
+  new engine per call, so page faults are included as they are for argon2id), plus argon2id p=2;
+* the simd and the scalar ``fill_slice`` on one level (two data-independent and two dependent
+  slices, 8 lanes, multiplies 0, a pre-touched buffer, one thread) at 16 MiB and at the full size.
+
+Rates are GB/s of memory filled (the top level's memory over the time of one call, 10^9 bytes per
+second).  Ratios compare medians, with the goals of issue 3.  ``--smoke`` runs tiny sizes once and
+checks that the simd, scalar and reference backends agree; it asserts no timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bench.harness import Report, measure_group
+from twocats.params import Params
+
+#: Goals of issue 3.
+GOAL_VS_ARGON2 = 6.5
+GOAL_PARALLEL = 1.7
+GOAL_FRESH_GBPS = 4.5
+GOAL_SIMD_IN_CACHE = 2.5
+GOAL_SIMD_IN_MEMORY = 1.5
+
+#: The fill comparison's small size: 2**14 KiB = 16 MiB.
+CACHE_MEM_COST = 14
+
+PASSWORD = b"correct horse battery staple"
+SALT = b"NaCl and pepper!"
+
+
+def _params(mem_cost: int, multiplies: int = 2, parallelism: int = 1) -> Params:
+    return Params(
+        hash_type="blake2s", mem_cost=mem_cost, lanes=8, multiplies=multiplies,
+        parallelism=parallelism, block_size=16384, sub_block_size=64,
+    )  # fmt: skip
+
+
+def _size(mem_cost: int) -> str:
+    nbytes = 1024 << mem_cost
+    if nbytes >= 1 << 30:
+        return f"{nbytes >> 30} GiB"
+    return f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
+
+
+def _derive_calls(mem_cost: int) -> dict[str, Callable[[], object]]:
+    """derive on reused and fresh buffers, and argon2id, at 2**mem_cost KiB."""
+    from argon2.low_level import Type, hash_secret_raw
+
+    from twocats.kdf import Engine
+
+    engine = Engine("simd")
+    main = _params(mem_cost)
+    no_mul = _params(mem_cost, multiplies=0)
+    two = _params(mem_cost, parallelism=2)
+
+    def argon2id(parallelism: int) -> Callable[[], object]:
+        return lambda: hash_secret_raw(
+            PASSWORD, SALT, time_cost=1, memory_cost=1 << mem_cost, parallelism=parallelism,
+            hash_len=32, type=Type.ID,
+        )  # fmt: skip
+
+    return {
+        "derive p1 M2": lambda: engine.derive(PASSWORD, SALT, main),
+        "argon2id p1": argon2id(1),
+        "derive p1 M0": lambda: engine.derive(PASSWORD, SALT, no_mul),
+        "derive p2 M2": lambda: engine.derive(PASSWORD, SALT, two),
+        "argon2id p2": argon2id(2),
+        "derive p1 M2 fresh": lambda: Engine("simd").derive(PASSWORD, SALT, main),
+    }
+
+
+def _level_fill(backend: str, mem_cost: int) -> Callable[[], object]:
+    """One level's four slices on a pre-touched buffer: 8 lanes, multiplies 0, one thread."""
+    from twocats.simd.fill import get_fill_slice
+
+    fill = get_fill_slice(backend, threads=1)
+    blocklen, sub_blocklen = 4096, 16
+    words = 256 << mem_cost
+    bpt = 4 * (words // (4 * blocklen))
+    per_slice = bpt // 4
+    mem = np.ones(bpt * blocklen, dtype=np.uint32)
+    start = np.arange(8, dtype=np.uint32).reshape(1, 8) * np.uint32(0x9E3779B1)
+
+    def run() -> None:
+        states = start.copy()
+        for s in range(4):
+            dependent = s >= 2
+            fill(
+                mem, states, s * per_slice, per_slice, bpt, blocklen,
+                sub_blocklen if dependent else blocklen, 1, 8, 0, dependent, 0, 0, 0,
+            )  # fmt: skip
+
+    return run
+
+
+def _check_backends(mem_cost: int) -> None:
+    """simd, scalar and (for tiny sizes) the reference derive the same key."""
+    from twocats.kdf import Engine
+
+    backends = ["simd", "scalar"] + (["reference"] if mem_cost <= 8 else [])
+    for multiplies, parallelism in ((2, 1), (0, 1), (2, 2)):
+        params = _params(mem_cost, multiplies, parallelism)
+        keys = {b: Engine(b).derive(PASSWORD, SALT, params) for b in backends}
+        if len(set(keys.values())) != 1:
+            raise AssertionError(f"backends disagree on derive: {sorted(keys)}")
+
+
+def run(mem_cost: int, *, repeats: int, goals: bool = True) -> Report:
+    """Measure everything at 2**mem_cost KiB; return the report."""
+    _check_backends(min(mem_cost, 12))
+    nbytes = 1024 << mem_cost
+    size = _size(mem_cost)
+    report = Report("kdf", f"TwoCats derive vs argon2id and simd vs scalar fill ({size})")
+
+    derive = measure_group(_derive_calls(mem_cost), repeats=repeats, min_time=0.0)
+    for name, timing in derive.items():
+        report.record(name, timing, nbytes=nbytes, case=name, memory=size)
+    report.ratio(
+        "derive p1 M2 (reused buffer) / argon2id p1", faster="derive p1 M2",
+        slower="argon2id p1", goal=GOAL_VS_ARGON2 if goals else None,
+    )  # fmt: skip
+    report.ratio("derive p1 M0 / argon2id p1", faster="derive p1 M0", slower="argon2id p1")
+    report.ratio(
+        "derive p2 / derive p1 (2 cores)", faster="derive p2 M2", slower="derive p1 M2",
+        goal=GOAL_PARALLEL if goals else None,
+    )  # fmt: skip
+    report.ratio("derive p2 M2 / argon2id p2", faster="derive p2 M2", slower="argon2id p2")
+    report.ratio(
+        "derive p1 M2 fresh buffer / argon2id p1", faster="derive p1 M2 fresh",
+        slower="argon2id p1",
+    )  # fmt: skip
+
+    fills: dict[str, Callable[[], object]] = {}
+    costs = sorted({min(CACHE_MEM_COST, mem_cost), mem_cost})
+    for cost in costs:
+        for backend in ("simd", "scalar"):
+            fills[f"fill {backend} {_size(cost)}"] = _level_fill(backend, cost)
+    timings = measure_group(fills, repeats=repeats, min_time=0.2)
+    for cost in costs:
+        label = _size(cost)
+        for backend in ("simd", "scalar"):
+            key = f"fill {backend} {label}"
+            report.record(key, timings[key], nbytes=1024 << cost, case=key, memory=label)
+        goal = GOAL_SIMD_IN_CACHE if cost == CACHE_MEM_COST else GOAL_SIMD_IN_MEMORY
+        report.ratio(
+            f"fill simd / scalar, 8 lanes, M0, {label}", faster=f"fill simd {label}",
+            slower=f"fill scalar {label}", goal=goal if goals else None,
+        )  # fmt: skip
+
+    fresh = nbytes / derive["derive p1 M2 fresh"].median / 1e9
+    reused = nbytes / derive["derive p1 M2"].median / 1e9
+    goal_text = ""
+    if goals:
+        met = "met" if fresh >= GOAL_FRESH_GBPS else "NOT met"
+        goal_text = f" (goal {GOAL_FRESH_GBPS} GB/s: {met})"
+    report.notes.append(
+        f"Fresh buffer per call: {fresh:.2f} GB/s{goal_text}; reused buffer: {reused:.2f} GB/s."
+    )
+    report.notes.append(
+        "derive rows use the simd backend and include everything: initial hash, the overwrite "
+        "levels (overwrite_cost 6), every level's state hashes and the Python orchestration."
+    )
+    report.notes.append(
+        "Fill rows time one level (two data-independent and two password-dependent slices) of "
+        "fill_slice on one thread with a pre-touched buffer; MB/s is memory filled."
+    )
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the suite and write bench/results/kdf.{json,md}."""
+    parser = argparse.ArgumentParser(prog="python -m bench kdf", description=__doc__)
+    parser.add_argument("--mem-cost", type=int, default=20, help="2**M KiB (default 20: 1 GiB)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no result files")
+    args = parser.parse_args(list(argv or []))
+    if args.smoke:
+        return smoke()
+    report = run(args.mem_cost, repeats=args.repeats)
+    report.write(args.out)
+    return 0
+
+
+def smoke() -> int:
+    """Run every measurement once at 1 MiB; checks the backends agree, asserts no timing."""
+    report = run(10, repeats=1, goals=False)
+    print(report.markdown(), end="")
+    return 0
