@@ -8,9 +8,12 @@ import sys
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
 from twocats.simd.modes import MODES, hash_many, kat
+from twocats.simd.modes._common import chunks
 
 COMPILED = ("scalar", "simd")
 
@@ -69,3 +72,19 @@ def test_import_is_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "False"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(0, 40), max_size=12), limit=st.integers(1, 64))
+def test_chunks_cover_every_message_once(sizes: list[int], limit: int) -> None:
+    """Packed batches give back every message in order; one of limit bytes or more is alone."""
+    messages = [kat.pattern_bytes(n + i)[i:] for i, n in enumerate(sizes)]
+    seen: list[bytes] = []
+    for first, end, data, starts, lengths in chunks(messages, limit):
+        assert first == len(seen)
+        assert end > first
+        if end - first > 1:
+            assert int(lengths.sum()) < limit
+        for start, length in zip(starts.tolist(), lengths.tolist(), strict=True):
+            seen.append(data[start:start + length].tobytes())
+    assert seen == messages

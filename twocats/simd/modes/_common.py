@@ -5,7 +5,7 @@ Importing this module imports neither numpy nor numba; :func:`pack` imports nump
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
@@ -14,9 +14,25 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["Packed", "check_bytes", "check_int", "check_messages", "pack", "unpack"]
+__all__ = [
+    "CHUNK_BYTES",
+    "Chunk",
+    "Packed",
+    "check_bytes",
+    "check_int",
+    "check_messages",
+    "chunks",
+    "pack",
+    "unpack",
+]
+
+#: The size of the reused buffer that batches of small messages are copied into.
+CHUNK_BYTES = 1 << 20
 
 Packed = tuple["npt.NDArray[np.uint8]", "npt.NDArray[np.uint64]", "npt.NDArray[np.uint64]"]
+
+#: (first message, end message, data, starts, lengths) of one batch of consecutive messages.
+Chunk = tuple[int, int, "npt.NDArray[np.uint8]", "npt.NDArray[np.uint64]", "npt.NDArray[np.uint64]"]
 
 
 def check_int(name: str, value: Any, low: int, high: int) -> int:
@@ -61,6 +77,53 @@ def pack(messages: Sequence[bytes]) -> Packed:
     joined = b"".join(messages)
     data = np.frombuffer(joined, dtype=np.uint8) if joined else np.zeros(1, dtype=np.uint8)
     return data, starts, lengths
+
+
+def chunks(messages: Sequence[bytes], limit: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """Yield consecutive batches of messages packed for a kernel, without one big joined copy.
+
+    Messages shorter than ``limit`` are copied, a batch at a time, into one reused buffer of
+    ``limit`` bytes (joining everything at once would touch fresh pages for the whole input,
+    which costs more than the copy); a longer message is passed alone, without a copy.  Each
+    batch must be consumed before the next one is requested.
+    """
+    import numpy as np
+
+    buffer = None
+    count = len(messages)
+    first = 0
+    while first < count:
+        size = len(messages[first])
+        if size >= limit:
+            data = np.frombuffer(messages[first], dtype=np.uint8)
+            yield (
+                first,
+                first + 1,
+                data,
+                np.zeros(1, dtype=np.uint64),
+                np.full(1, size, dtype=np.uint64),
+            )
+            first += 1
+            continue
+        if buffer is None:
+            buffer = np.zeros(limit, dtype=np.uint8)
+        view = memoryview(buffer.data)
+        end = first
+        total = 0
+        while end < count and total + len(messages[end]) <= limit - 1:
+            total += len(messages[end])
+            end += 1
+        lengths = np.fromiter(
+            (len(m) for m in messages[first:end]), dtype=np.uint64, count=end - first
+        )
+        starts = np.zeros(end - first, dtype=np.uint64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        offset = 0
+        for m in messages[first:end]:
+            view[offset : offset + len(m)] = m
+            offset += len(m)
+        yield first, end, buffer, starts, lengths
+        first = end
 
 
 def unpack(rows: npt.NDArray[np.uint8]) -> list[bytes]:

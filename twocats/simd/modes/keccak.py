@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes._common import check_bytes, check_int, check_messages, pack, unpack
+from twocats.simd.modes._common import check_bytes, check_int, check_messages, chunks, unpack
 from twocats.simd.modes.reference import keccak as ref
 from twocats.simd.registry import resolve_backend
 
@@ -111,8 +111,11 @@ def sponge_many(
     chosen = resolve_backend(backend)
     if chosen == "reference":
         return [ref.sponge(m, rate, domain, length, rounds) for m in msgs]
-    data, starts, lengths = pack(msgs)
-    return unpack(_compiled_sponge(data, starts, lengths, rate, domain, length, rounds, chosen))
+    result: list[bytes] = []
+    for _, _, data, starts, lengths in chunks(msgs):
+        out = _compiled_sponge(data, starts, lengths, rate, domain, length, rounds, chosen)
+        result += unpack(out)
+    return result
 
 
 def sha3_224_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:

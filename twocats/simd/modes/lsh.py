@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from twocats.simd.modes._common import check_bytes, check_int, check_messages, pack, unpack
+from twocats.simd.modes._common import check_bytes, check_int, check_messages, chunks, unpack
 from twocats.simd.modes.reference import lsh as ref
 from twocats.simd.registry import resolve_backend
 
@@ -67,12 +67,13 @@ def _many(
         return [func(m, digest_size) for m in msgs]
     import numpy as np
 
-    data, starts, lengths = pack(msgs)
     out = np.zeros((len(msgs), digest_size), dtype=np.uint8)
     if msgs:
-        order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
         kernel = getattr(_kernels(), f"{v.name}_many_x8").get(chosen)
-        kernel(data, starts, lengths, order, _iv(v, digest_size), out)
+        iv = _iv(v, digest_size)
+        for first, end, data, starts, lengths in chunks(msgs):
+            order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
+            kernel(data, starts, lengths, order, iv, out[first:end])
     return unpack(out)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from twocats.simd.modes._common import check_messages, pack, unpack
+from twocats.simd.modes._common import check_messages, chunks, unpack
 from twocats.simd.modes.reference import sha1 as ref
 from twocats.simd.registry import resolve_backend
 
@@ -32,9 +32,9 @@ def sha1_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[
 
     from twocats.simd.modes._generated import sha1 as kernels
 
-    data, starts, lengths = pack(msgs)
     out = np.zeros((len(msgs), 20), dtype=np.uint8)
-    if msgs:
+    kernel = kernels.sha1_many_x8.get(chosen)
+    for first, end, data, starts, lengths in chunks(msgs):
         order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
-        kernels.sha1_many_x8.get(chosen)(data, starts, lengths, order, out)
+        kernel(data, starts, lengths, order, out[first:end])
     return unpack(out)
