@@ -869,7 +869,22 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
         most = max(most, blocks[k])
         for i in range(8):
             H[i, k] = iv[i]
+    smallest = sizes[j - 1]
     for b in range(most):
+        if b * U64(64) + U64(64) <= smallest:
+            # Every lane has a full block here: read the message in order, j words at a time.
+            for i in range(16):
+                row = U64(4) * (b * U64(16) + U64(i)) * lanes
+                for k in range(j):
+                    q = row + U64(4 * k)
+                    M[i, k] = U32(
+                        (U64(data[q]) << U64(24))
+                        | (U64(data[q + U64(1)]) << U64(16))
+                        | (U64(data[q + U64(2)]) << U64(8))
+                        | U64(data[q + U64(3)])
+                    )
+            sha256_lanes(H, M, T, F, j)
+            continue
         for k in range(j):
             if b >= blocks[k]:
                 continue
