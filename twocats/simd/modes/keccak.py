@@ -220,12 +220,15 @@ def cshake256(
 
 
 def _leaves(
-    data: bytes, size: int, rate: int, domain: int, length: int, rounds: int, backend: str
+    data: bytes | memoryview, size: int, rate: int, domain: int, length: int, rounds: int,
+    backend: str,
 ) -> bytes:
     """Hash the consecutive ``size``-byte slices of ``data`` as separate sponges; join outputs."""
     import numpy as np
 
     count = -(-len(data) // size)
+    if count == 0:
+        return b""
     buffer = np.frombuffer(data, dtype=np.uint8)
     starts = np.arange(count, dtype=np.uint64) * np.uint64(size)
     lengths = np.minimum(np.uint64(len(data)) - starts, np.uint64(size)).astype(np.uint64)
@@ -234,18 +237,35 @@ def _leaves(
 
 
 def _kt(data: bytes, custom: bytes, length: int, rate: int, cv: int, backend: str | None) -> bytes:
-    """KangarooTwelve with leaves of ``cv`` bytes, the chunks hashed as parallel sponges."""
+    """KangarooTwelve with leaves of ``cv`` bytes, the chunks hashed as parallel sponges.
+
+    S = data ‖ custom ‖ length_encode(|custom|) is never built whole: the chunks that lie inside
+    ``data`` are hashed from it in place, and only the last chunks, which reach into the suffix,
+    are copied.
+    """
     chosen = resolve_backend(backend)
     check_int("length", length, 0, MAX_OUTPUT)
-    s = check_bytes("data", data) + check_bytes("custom", custom)
-    s += ref.length_encode(len(custom))
-    if chosen == "reference" or len(s) <= ref.KT_CHUNK:
-        if chosen == "reference":
-            return ref.kt128(data, length, custom) if cv == 32 else ref.kt256(data, length, custom)
-        return _one(s, rate, 0x07, length, 12, chosen)
-    chunks = len(s) // ref.KT_CHUNK + (1 if len(s) % ref.KT_CHUNK else 0) - 1
-    cvs = _leaves(s[ref.KT_CHUNK :], ref.KT_CHUNK, rate, 0x0B, cv, 12, chosen)
-    node = ref.kt_final_node(s[: ref.KT_CHUNK], [cvs[i * cv : (i + 1) * cv] for i in range(chunks)])
+    data = check_bytes("data", data)
+    custom = check_bytes("custom", custom)
+    if chosen == "reference":
+        return ref.kt128(data, length, custom) if cv == 32 else ref.kt256(data, length, custom)
+    suffix = custom + ref.length_encode(len(custom))
+    chunk = ref.KT_CHUNK
+    if len(data) + len(suffix) <= chunk:
+        return _one(data + suffix, rate, 0x07, length, 12, chosen)
+    if len(data) >= chunk:
+        # Chunks 1 .. inside-1 lie wholly in data; S continues at byte inside * chunk.
+        inside = len(data) // chunk
+        first = data[:chunk]
+        body = memoryview(data)[chunk:inside * chunk]
+        cvs = _leaves(body, chunk, rate, 0x0B, cv, 12, chosen)
+        rest = data[inside * chunk:] + suffix
+    else:
+        whole = data + suffix
+        first, cvs, rest = whole[:chunk], b"", whole[chunk:]
+    cvs += _leaves(rest, chunk, rate, 0x0B, cv, 12, chosen)
+    count = len(cvs) // cv
+    node = ref.kt_final_node(first, [cvs[i * cv:(i + 1) * cv] for i in range(count)])
     return _one(node, rate, 0x06, length, 12, chosen)
 
 
