@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +15,13 @@ from hypothesis import strategies as st
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash
-from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm, state_hash
+from twocats.simd.fill import (
+    allocate_work_area,
+    fill_kernel,
+    get_fill_slice,
+    kernel_asm,
+    state_hash,
+)
 from twocats.simd.fillgen import LANES
 
 BACKENDS = ("scalar", "simd")
@@ -271,3 +278,20 @@ def test_read_only_memory_is_rejected() -> None:
     states = np.zeros((1, 8), dtype=np.uint32)
     with pytest.raises(InvalidParametersError, match="mem must be"):
         get_fill_slice("simd")(mem, states, 0, 4, 16, 16, 16, 1, 8, 0, False, 0, 0, 0)
+
+
+def test_work_area_is_zeroed_writeable_and_prefault_keeps_writes() -> None:
+    """allocate_work_area gives zeroed uint32 memory; the prefault thread never changes contents."""
+    words = 6 << 20
+    area = allocate_work_area(words)
+    assert area.shape == (words,)
+    assert area.dtype == np.uint32
+    assert area.flags.c_contiguous
+    assert area.flags.writeable
+    pattern = np.arange(words, dtype=np.uint32)
+    area[:] = pattern
+    for thread in threading.enumerate():
+        if thread.name == "twocats-prefault":
+            thread.join()
+    np.testing.assert_array_equal(area, pattern)
+    assert not allocate_work_area(1000, prefault=False).any()
