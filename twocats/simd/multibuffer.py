@@ -22,6 +22,7 @@ is cheap: numpy and the kernels are imported on the first call.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -94,13 +95,15 @@ def _check_threads(threads: int) -> int:
 
 
 _pool: list[ThreadPoolExecutor] = []
+_pool_lock = threading.Lock()
 
 
 def _executor() -> ThreadPoolExecutor:
     """The shared worker threads (the kernels release the GIL), created on first use."""
-    if not _pool:
-        _pool.append(ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="twocats"))
-    return _pool[0]
+    with _pool_lock:
+        if not _pool:
+            _pool.append(ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="twocats"))
+        return _pool[0]
 
 
 def _run(
