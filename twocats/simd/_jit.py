@@ -24,6 +24,9 @@ Every kernel of the project is declared through one of two decorators:
     @variants(vector_width=16)      # force the loop vectorizer's factor in the simd build
     def lanes(H, M, n): ...
 
+    @variants(vectorize=False)      # own loops scalar in both builds; lanes() still simd in simd
+    def driver(H, M, n): lanes(H, M, n)
+
     fill.get("simd")(mem, ...)      # or fill.simd / fill.scalar; get() takes "simd" or "scalar"
 
 Rules and facts that matter to kernel authors:
@@ -388,10 +391,17 @@ class Variants:
     """One kernel source compiled as a ``simd`` and a ``scalar`` build, each built on first use."""
 
     def __init__(
-        self, func: types.FunctionType, slp: bool, vector_width: int, options: dict[str, Any]
+        self,
+        func: types.FunctionType,
+        slp: bool,
+        vector_width: int,
+        vectorize: bool,
+        options: dict[str, Any],
     ) -> None:
         self.py_func = func
         simd = MODES["simd+slp" if slp else "simd"].with_width(vector_width)
+        if not vectorize:
+            simd = MODES["scalar"]
         self._modes = {"simd": simd, "scalar": MODES["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
@@ -467,7 +477,7 @@ def variants(func: types.FunctionType, /) -> Variants: ...
 
 @overload
 def variants(
-    *, slp: bool = False, vector_width: int = 0, **options: Any
+    *, slp: bool = False, vector_width: int = 0, vectorize: bool = True, **options: Any
 ) -> Callable[[types.FunctionType], Variants]: ...
 
 
@@ -477,17 +487,20 @@ def variants(
     *,
     slp: bool = False,
     vector_width: int = 0,
+    vectorize: bool = True,
     **options: Any,
 ) -> Any:
     """Declare a kernel built twice: ``simd`` (with SLP if ``slp``) and ``scalar``.
 
     ``vector_width`` forces the loop vectorizer's factor in the simd build (0: LLVM's cost model).
+    ``vectorize=False`` compiles the simd build's own loops with the vectorizers off too; its
+    callees still resolve to their simd builds (for drivers whose loops vectorize badly).
     """
 
     def wrap(inner: types.FunctionType) -> Variants:
         if not isinstance(inner, types.FunctionType):
             raise TypeError("variants decorates plain Python functions")
-        return Variants(inner, slp, vector_width, options)
+        return Variants(inner, slp, vector_width, vectorize, options)
 
     return wrap if func is None else wrap(func)
 
