@@ -19,7 +19,10 @@ barrier).  Regions never read each other's blocks of the current slice, so the r
 depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
 cost more than it saves.
 
-This module imports numba (it defines the kernels' prefetch intrinsics); import it lazily.
+The module also holds what the generated kernels call (``state_hash``, the allocation-free ``Hv``
+on the compression functions, and the ``prefetch_read``/``prefetch_write`` intrinsics) and
+``allocate_work_area``, a huge-page work area whose pages a background thread faults in ahead of the
+fill.  It imports numba; import it lazily.
 """
 
 from __future__ import annotations
@@ -445,22 +448,35 @@ class _SliceFiller:
             variant,
             time_cost,
         )
-        # In plain-Python runs (NUMBA_DISABLE_JIT) the kernels' wrapping uint32 sums are numpy
-        # scalar operations; their overflow is intended.
-        with np.errstate(over="ignore"):
-            if shares == 1:
-                kernel(mem, states, 0, 1, *tail)
-                return
-            pool = _executor(shares - 1)
-            futures: list[Future[None]] = [
-                pool.submit(kernel, mem, states, share, shares, *tail) for share in range(1, shares)
-            ]
-            try:
-                kernel(mem, states, 0, shares, *tail)
-            finally:
-                # The barrier: every region finishes this slice before the call returns.
-                for future in futures:
-                    future.result()
+        if shares == 1:
+            _run_share(kernel, mem, states, 0, 1, tail)
+            return
+        pool = _executor(shares - 1)
+        futures: list[Future[None]] = [
+            pool.submit(_run_share, kernel, mem, states, share, shares, tail)
+            for share in range(1, shares)
+        ]
+        try:
+            _run_share(kernel, mem, states, 0, shares, tail)
+        finally:
+            # The barrier: every region finishes this slice before the call returns.
+            for future in futures:
+                future.result()
+
+
+def _run_share(
+    kernel: Any,
+    mem: npt.NDArray[np.uint32],
+    states: npt.NDArray[np.uint32],
+    share: int,
+    shares: int,
+    tail: tuple[int, ...],
+) -> None:
+    """Fill the regions ``share, share + shares, ...`` of one slice (on the current thread)."""
+    # In plain-Python runs (NUMBA_DISABLE_JIT) the kernels' wrapping uint32 sums are numpy scalar
+    # operations whose overflow is intended; numpy's error state is per thread.
+    with np.errstate(over="ignore"):
+        kernel(mem, states, share, shares, *tail)
 
 
 # madvise(2) advice that faults pages in writeable without touching them (Linux 5.14 and later).
