@@ -164,9 +164,7 @@ class Report:
             row["mb_per_s"] = nbytes / timing.median / 1e6
         self.rows.append(row)
 
-    def ratio(
-        self, label: str, *, faster: str, slower: str, goal: float | None = None
-    ) -> float:
+    def ratio(self, label: str, *, faster: str, slower: str, goal: float | None = None) -> float:
         """Record how many times ``faster`` beats ``slower`` (median over median)."""
         value = self._timings[slower].median / self._timings[faster].median
         self.ratios.append(
