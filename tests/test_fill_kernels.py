@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -304,3 +307,32 @@ def test_work_area_is_zeroed_writeable_and_prefault_keeps_writes() -> None:
             thread.join()
     np.testing.assert_array_equal(area, pattern)
     assert not allocate_work_area(1000, prefault=False).any()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_threaded_fill_works_in_a_forked_child() -> None:
+    """A child forked after the pool started fills with threads instead of hanging on dead ones."""
+    fill = get_fill_slice("simd", threads=2)
+    parallelism, per_slice, blocklen = 2, 16, 4096
+    mem = np.zeros(parallelism * 4 * per_slice * blocklen, dtype=np.uint32)
+    states = np.ones((parallelism, 8), dtype=np.uint32)
+    args = (0, per_slice, 4 * per_slice, blocklen, blocklen, parallelism, 8, 0, False, 0, 0, 0)
+    fill(mem, states, *args)
+    want = mem.copy()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        mem[:] = 0
+        states[:] = 1
+        fill(mem, states, *args)
+        os._exit(0 if np.array_equal(mem, want) else 1)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the threaded fill hung in the forked child")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0

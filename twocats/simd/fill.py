@@ -324,6 +324,18 @@ def _shutdown_pool() -> None:
             _pool.shutdown(wait=True)
 
 
+def _forget_pool_after_fork() -> None:
+    """In a forked child the pool's threads do not exist; start a fresh pool on first use."""
+    global _pool, _pool_lock, _pool_size
+    _pool = None
+    _pool_size = 0
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
 def _require(condition: bool, message: str) -> None:
     if not condition:
         raise InvalidParametersError(message)
