@@ -18,6 +18,7 @@ __all__ = [
     "CHUNK_BYTES",
     "Chunk",
     "Packed",
+    "as_data",
     "check_bytes",
     "check_int",
     "check_messages",
@@ -66,6 +67,19 @@ def check_messages(messages: Sequence[bytes]) -> list[bytes]:
     return out
 
 
+def as_data(data: bytes | memoryview) -> npt.NDArray[np.uint8]:
+    """View bytes as a read-only uint8 array (one zero byte for empty input).
+
+    Every kernel receives its message bytes in this one array type, read-only, so that each kernel
+    compiles for one signature only (numba types writable and read-only arrays differently).
+    """
+    import numpy as np
+
+    array = np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(1, dtype=np.uint8)
+    array.flags.writeable = False
+    return array
+
+
 def pack(messages: Sequence[bytes]) -> Packed:
     """Join messages into one uint8 buffer and return it with the start and length of each."""
     import numpy as np
@@ -74,9 +88,7 @@ def pack(messages: Sequence[bytes]) -> Packed:
     starts = np.zeros(len(messages), dtype=np.uint64)
     if len(messages) > 1:
         np.cumsum(lengths[:-1], out=starts[1:])
-    joined = b"".join(messages)
-    data = np.frombuffer(joined, dtype=np.uint8) if joined else np.zeros(1, dtype=np.uint8)
-    return data, starts, lengths
+    return as_data(b"".join(messages)), starts, lengths
 
 
 def chunks(messages: Sequence[bytes], limit: int = CHUNK_BYTES) -> Iterator[Chunk]:
@@ -90,12 +102,13 @@ def chunks(messages: Sequence[bytes], limit: int = CHUNK_BYTES) -> Iterator[Chun
     import numpy as np
 
     buffer = None
+    readonly = None
     count = len(messages)
     first = 0
     while first < count:
         size = len(messages[first])
         if size >= limit:
-            data = np.frombuffer(messages[first], dtype=np.uint8)
+            data = as_data(messages[first])
             yield (
                 first,
                 first + 1,
@@ -107,6 +120,8 @@ def chunks(messages: Sequence[bytes], limit: int = CHUNK_BYTES) -> Iterator[Chun
             continue
         if buffer is None:
             buffer = np.zeros(limit, dtype=np.uint8)
+            readonly = buffer.view()
+            readonly.flags.writeable = False
         view = memoryview(buffer.data)
         end = first
         total = 0
@@ -122,7 +137,8 @@ def chunks(messages: Sequence[bytes], limit: int = CHUNK_BYTES) -> Iterator[Chun
         for m in messages[first:end]:
             view[offset : offset + len(m)] = m
             offset += len(m)
-        yield first, end, buffer, starts, lengths
+        assert readonly is not None
+        yield first, end, readonly, starts, lengths
         first = end
 
 

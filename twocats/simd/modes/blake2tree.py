@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from twocats.simd.modes._common import check_bytes, check_int, check_messages
+from twocats.simd.modes._common import as_data, check_bytes, check_int, check_messages
 from twocats.simd.modes.reference import blake2tree as ref
 from twocats.simd.registry import resolve_backend
 
@@ -64,7 +64,7 @@ def _tree(
     key_words = np.frombuffer(padded_key, dtype=f"<u{v.word_bits // 8}").astype(
         f"uint{v.word_bits}"
     )
-    buffer = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(1, dtype=np.uint8)
+    buffer = as_data(data)
     out = np.zeros(digest_size, dtype=np.uint8)
     kernel = getattr(kernels, f"{v.name}p_hash").get(chosen)
     kernel(buffer, len(data), _init_rows(v, digest_size, len(key)), key_words, bool(key), out)

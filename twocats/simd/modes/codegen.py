@@ -408,9 +408,9 @@ def {name}_many_x{K}(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, 
 
 
 @variants
-def {name}_one(data: Any, iv: Any, out: Any) -> None:
-    \"\"\"Hash one message with {upper} (the single-message kernel); out receives the digest.\"\"\"
-    length = U64(data.shape[0])
+def {name}_one(data: Any, length: Any, iv: Any, out: Any) -> None:
+    \"\"\"Hash data[0:length] with {upper} (single-message kernel); out receives the digest.\"\"\"
+    length = U64(length)
     block = U64({block})
     CV = np.empty(16, dtype={dtype})
     M = np.empty(32, dtype={dtype})

@@ -23,7 +23,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes._common import check_bytes, check_int, check_messages, chunks, unpack
+from twocats.simd.modes._common import (
+    as_data,
+    check_bytes,
+    check_int,
+    check_messages,
+    chunks,
+    unpack,
+)
 from twocats.simd.modes.reference import keccak as ref
 from twocats.simd.registry import resolve_backend
 
@@ -220,7 +227,12 @@ def cshake256(
 
 
 def _leaves(
-    data: bytes | memoryview, size: int, rate: int, domain: int, length: int, rounds: int,
+    data: bytes | memoryview,
+    size: int,
+    rate: int,
+    domain: int,
+    length: int,
+    rounds: int,
     backend: str,
 ) -> bytes:
     """Hash the consecutive ``size``-byte slices of ``data`` as separate sponges; join outputs."""
@@ -229,7 +241,7 @@ def _leaves(
     count = -(-len(data) // size)
     if count == 0:
         return b""
-    buffer = np.frombuffer(data, dtype=np.uint8)
+    buffer = as_data(data)
     starts = np.arange(count, dtype=np.uint64) * np.uint64(size)
     lengths = np.minimum(np.uint64(len(data)) - starts, np.uint64(size)).astype(np.uint64)
     out = _compiled_sponge(buffer, starts, lengths, rate, domain, length, rounds, backend)
@@ -257,15 +269,15 @@ def _kt(data: bytes, custom: bytes, length: int, rate: int, cv: int, backend: st
         # Chunks 1 .. inside-1 lie wholly in data; S continues at byte inside * chunk.
         inside = len(data) // chunk
         first = data[:chunk]
-        body = memoryview(data)[chunk:inside * chunk]
+        body = memoryview(data)[chunk : inside * chunk]
         cvs = _leaves(body, chunk, rate, 0x0B, cv, 12, chosen)
-        rest = data[inside * chunk:] + suffix
+        rest = data[inside * chunk :] + suffix
     else:
         whole = data + suffix
         first, cvs, rest = whole[:chunk], b"", whole[chunk:]
     cvs += _leaves(rest, chunk, rate, 0x0B, cv, 12, chosen)
     count = len(cvs) // cv
-    node = ref.kt_final_node(first, [cvs[i * cv:(i + 1) * cv] for i in range(count)])
+    node = ref.kt_final_node(first, [cvs[i * cv : (i + 1) * cv] for i in range(count)])
     return _one(node, rate, 0x06, length, 12, chosen)
 
 

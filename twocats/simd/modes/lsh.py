@@ -19,7 +19,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from twocats.simd.modes._common import check_bytes, check_int, check_messages, chunks, unpack
+from twocats.simd.modes._common import (
+    as_data,
+    check_bytes,
+    check_int,
+    check_messages,
+    chunks,
+    unpack,
+)
 from twocats.simd.modes.reference import lsh as ref
 from twocats.simd.registry import resolve_backend
 
@@ -50,8 +57,8 @@ def _one(v: ref.LshVariant, data: bytes, digest_size: int, backend: str | None) 
     import numpy as np
 
     out = np.zeros(digest_size, dtype=np.uint8)
-    buffer = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
-    getattr(_kernels(), f"{v.name}_one").get(chosen)(buffer, _iv(v, digest_size), out)
+    kernel = getattr(_kernels(), f"{v.name}_one").get(chosen)
+    kernel(as_data(data), len(data), _iv(v, digest_size), out)
     return out.tobytes()
 
 

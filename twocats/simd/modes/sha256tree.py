@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes._common import check_bytes, check_messages, pack
+from twocats.simd.modes._common import as_data, check_bytes, check_messages, pack
 from twocats.simd.modes.reference import sha256tree as ref
 from twocats.simd.registry import resolve_backend
 
@@ -57,9 +57,7 @@ def _kernels() -> Any:
 
 def _buffer(data: bytes) -> Any:
     """View ``data`` as a uint8 array (a one-byte dummy for empty input)."""
-    import numpy as np
-
-    return np.frombuffer(data, dtype=np.uint8) if data else np.zeros(1, dtype=np.uint8)
+    return as_data(data)
 
 
 def _root(leaves: bytes, root_iv: Sequence[int]) -> bytes:

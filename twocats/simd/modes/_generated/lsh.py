@@ -645,9 +645,9 @@ def lsh256_many_x8(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, ou
 
 
 @variants
-def lsh256_one(data: Any, iv: Any, out: Any) -> None:
-    """Hash one message with LSH256 (the single-message kernel); out receives the digest."""
-    length = U64(data.shape[0])
+def lsh256_one(data: Any, length: Any, iv: Any, out: Any) -> None:
+    """Hash data[0:length] with LSH256 (single-message kernel); out receives the digest."""
+    length = U64(length)
     block = U64(128)
     CV = np.empty(16, dtype=np.uint32)
     M = np.empty(32, dtype=np.uint32)
@@ -1244,9 +1244,9 @@ def lsh512_many_x8(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, ou
 
 
 @variants
-def lsh512_one(data: Any, iv: Any, out: Any) -> None:
-    """Hash one message with LSH512 (the single-message kernel); out receives the digest."""
-    length = U64(data.shape[0])
+def lsh512_one(data: Any, length: Any, iv: Any, out: Any) -> None:
+    """Hash data[0:length] with LSH512 (single-message kernel); out receives the digest."""
+    length = U64(length)
     block = U64(256)
     CV = np.empty(16, dtype=np.uint64)
     M = np.empty(32, dtype=np.uint64)
