@@ -1,0 +1,79 @@
+"""The lane-mode simd kernels really run on vector registers; their scalar builds do not."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from twocats.simd._jit import kernel_asm
+from twocats.simd.modes._generated import blake2tree, keccak, lsh, sha1
+
+# Vector work on 256- or 512-bit registers: adds, rotates (or their AVX2 substitutes), xors.
+VECTOR_ARX = re.compile(
+    r"\b(vpadd[dq]|vpro[lr][dq]|vpshufb|vpsrl[dq]|vpternlog[dq]|vpxor[dq]?)\b"
+    r"[^\n]*%[yz]mm"
+)
+ANY_PACKED_ARITHMETIC = re.compile(r"\b(v?padd[dq]|vpro[lr][dq]|v?psrl[dq]|vpternlog[dq])\b")
+
+
+def _kernels() -> list[object]:
+    """(name, variants kernel, example arguments) of every lane compression of the modes."""
+    u32, u64 = np.uint32, np.uint64
+    cases: list[tuple[str, object, tuple[object, ...]]] = [
+        ("keccak_x8", keccak.keccak_x8, (np.zeros(200, u64), 0)),
+        ("keccak_x4", keccak.keccak_x4, (np.zeros(100, u64), 0)),
+        (
+            "lsh256",
+            lsh.lsh256_lanes_x8,
+            (np.zeros(128, u32), np.zeros(256, u32), np.zeros(128, u32), np.zeros(128, u32)),
+        ),
+        (
+            "lsh512",
+            lsh.lsh512_lanes_x8,
+            (np.zeros(128, u64), np.zeros(256, u64), np.zeros(128, u64), np.zeros(128, u64)),
+        ),
+        ("sha1", sha1.sha1_lanes_x8, (np.zeros(40, u32), np.zeros(128, u32))),
+        (
+            "blake2s",
+            blake2tree.blake2s_tree_lanes,
+            (
+                np.zeros(64, u32),
+                np.zeros(128, u32),
+                np.zeros(8, u64),
+                np.zeros(8, u32),
+                np.zeros(8, u32),
+            ),
+        ),
+        (
+            "blake2b",
+            blake2tree.blake2b_tree_lanes,
+            (
+                np.zeros(32, u64),
+                np.zeros(64, u64),
+                np.zeros(4, u64),
+                np.zeros(4, u64),
+                np.zeros(4, u64),
+            ),
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("name", "kernel", "args"), _kernels())
+def test_simd_build_uses_vector_registers(
+    name: str, kernel: object, args: tuple[object, ...]
+) -> None:
+    """The simd build of each lane compression computes on ymm/zmm registers."""
+    asm = kernel_asm(kernel.simd, *args)  # type: ignore[attr-defined]
+    assert VECTOR_ARX.search(asm), f"{name}: the lane loop did not vectorize"
+
+
+@pytest.mark.parametrize(("name", "kernel", "args"), _kernels())
+def test_scalar_build_has_no_vector_arithmetic(
+    name: str, kernel: object, args: tuple[object, ...]
+) -> None:
+    """The scalar build of each lane compression uses general-purpose registers only."""
+    asm = kernel_asm(kernel.scalar, *args)  # type: ignore[attr-defined]
+    found = ANY_PACKED_ARITHMETIC.findall(asm)
+    assert not found, f"{name}: packed arithmetic in the scalar build: {sorted(set(found))}"
