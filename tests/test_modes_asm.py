@@ -58,6 +58,7 @@ def _kernels() -> list[object]:
             ),
         ),
     ]
+    return [pytest.param(*case, id=case[0]) for case in cases]
 
 
 @pytest.mark.parametrize(("name", "kernel", "args"), _kernels())
