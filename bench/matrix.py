@@ -246,23 +246,14 @@ def run_matrix(
     chosen = list(cells) if cells is not None else matrix_cells(full)
     if mailing_list if mailing_list is not None else full:
         chosen += mailing_list_cells()
-    results = []
-    for index, level in enumerate(levels):
-        extras = first_level_extras() if index == 0 and full else []
-        cache_dir = cache_root / level.key if per_level_cache else cache_root
-        _say(
-            f"{level.label}: {len(chosen) + len(extras)} cells in a child process "
-            f"(cache {cache_dir}) ..."
-        )
-        results.append(
-            isa.run_level(
-                level,
-                [*chosen, *extras],
-                host_features=host_features,
-                cache_dir=cache_dir,
-                repeats=repeats,
-            )
-        )
+    results = isa.run_levels(
+        levels,
+        chosen,
+        host_features=host_features,
+        cache_dir=lambda level: cache_root / level.key if per_level_cache else cache_root,
+        repeats=repeats,
+        first_level_cells=first_level_extras() if full else (),
+    )
     document: dict[str, Any] = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m bench matrix" + (" --full" if full else ""),
@@ -680,9 +671,12 @@ def markdown_report(document: dict[str, Any]) -> str:
         "",
         (
             f"Regenerate with `{document['command']}`. Run {document['date']}, "
-            f"{document['wall_s'] / 60:.0f} minutes; every figure is the median of at least "
-            f"{document['repeats']} timed calls after one untimed call (fast cells repeat up to "
-            f"{isa.MAX_REPEATS} times). GB/s is 10^9 bytes of work memory per second of `derive`."
+            f"{document['wall_s'] / 60:.0f} minutes. Every level runs in a child process of its "
+            "own, and each cell is timed at all levels in rotation (one untimed call per level, "
+            f"then {document['repeats']} rounds of one call per level, or of several calls when "
+            f"one is shorter than {1000 * isa.MIN_CELL_SECONDS / document['repeats']:.0f} ms), "
+            "so that the load of a shared machine disturbs the levels alike. Figures are medians "
+            "over the rounds; GB/s is 10^9 bytes of work memory per second of `derive`."
         ),
         "",
         *_machine_lines(document),

@@ -7,7 +7,13 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from twocats.cli.bench import bench_command
+from twocats.cli.bench import (
+    ChildError,
+    LevelProcess,
+    bench_command,
+    get_level,
+    project_cache_root,
+)
 
 
 def test_json_run_at_the_cheapest_size_verifies_each_level() -> None:
@@ -50,3 +56,12 @@ def test_bad_options_exit_with_usage_errors(arguments: list[str], message: str) 
     result = CliRunner().invoke(bench_command, arguments)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_failing_request_raises_child_error_and_the_child_exits() -> None:
+    """An unknown request comes back as ChildError; close() then ends the child cleanly."""
+    process = LevelProcess(get_level("none"), "", project_cache_root())
+    with pytest.raises(ChildError, match="unknown request 'bogus'"):
+        process.request("bogus", cell={})
+    process.close()
+    assert process.returncode == 0

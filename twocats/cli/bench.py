@@ -28,6 +28,7 @@ module imports neither numpy nor numba: the children do the work.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -52,7 +53,9 @@ __all__ = [
     "LEVELS",
     "AsmProfile",
     "Cell",
+    "ChildError",
     "IsaLevel",
+    "LevelProcess",
     "available_levels",
     "bench_command",
     "format_size",
@@ -62,6 +65,7 @@ __all__ = [
     "profile_asm",
     "project_cache_root",
     "run_level",
+    "run_levels",
     "verify_level",
     "worker_main",
 ]
@@ -71,10 +75,11 @@ __all__ = [
 BENCH_PASSWORD: Final = b"password"
 BENCH_SALT: Final = b"salt"
 
-#: Timed calls per cell unless the cell is fast; fast cells repeat until MIN_CELL_SECONDS.
+#: Timed rounds per cell.  A round is one call, or several (at most MAX_CALLS_PER_ROUND) when one
+#: call is shorter than MIN_CELL_SECONDS / rounds; the time of a round is seconds per call.
 DEFAULT_REPEATS: Final = 5
 MIN_CELL_SECONDS: Final = 0.5
-MAX_REPEATS: Final = 50
+MAX_CALLS_PER_ROUND: Final = 50
 
 #: The memory cost of the calls that compile the kernels before anything is timed (256 KiB).
 _COMPILE_MEM_COST: Final = 8
@@ -576,120 +581,292 @@ def _load() -> float | None:
         return None
 
 
-def time_cell(cell: Cell, engine: Any, repeats: int, min_seconds: float) -> dict[str, Any]:
-    """Time derivations with ``cell``'s parameters on ``engine`` (a reused buffer) or fresh ones.
+class _Worker:
+    """The child's side: compiles the kernels, then times cells one request at a time."""
 
-    One untimed call maps the memory first (unless ``fresh``).  Cells faster than ``min_seconds`` in
-    total repeat up to :data:`MAX_REPEATS` times.
-    """
-    from twocats.kdf import Engine
+    def __init__(self) -> None:
+        from twocats.kdf import Engine
 
-    params = cell.params()
-    load = _load()
+        self._engine_class = Engine
+        self.engine: Any = None
+        self.backend = "simd"
 
-    def call() -> bytes:
-        worker = Engine(engine.backend) if cell.fresh else engine
-        result: bytes = worker.derive(BENCH_PASSWORD, BENCH_SALT, params)
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Carry out one request (see :class:`LevelProcess`) and return its reply."""
+        op = request["op"]
+        if op == "setup":
+            return self.setup(str(request["backend"]), [int(n) for n in request["lanes"]])
+        if op == "exit":
+            return {}
+        if op == "release":
+            self.engine.release()
+            return {}
+        cell = Cell(**request["cell"])
+        if op == "prepare":
+            started = time.perf_counter()
+            output = self.call(cell)
+            return {"first_s": time.perf_counter() - started, "output": output.hex()}
+        if op == "time":
+            count = int(request["count"])
+            u0, s0, f0 = _rusage()
+            started = time.perf_counter()
+            for _ in range(count):
+                self.call(cell)
+            elapsed = time.perf_counter() - started
+            u1, s1, f1 = _rusage()
+            return {
+                "seconds": elapsed / count,
+                "user_s": (u1 - u0) / count,
+                "sys_s": (s1 - s0) / count,
+                "minor_faults": (f1 - f0) // count,
+            }
+        raise ValueError(f"unknown request {op!r}")
+
+    def call(self, cell: Cell) -> bytes:
+        """Derive once with ``cell``'s parameters (on a new engine when it wants fresh memory)."""
+        engine = self._engine_class(self.backend) if cell.fresh else self.engine
+        result: bytes = engine.derive(BENCH_PASSWORD, BENCH_SALT, cell.params())
         return result
 
-    started = time.perf_counter()
-    output = call()
-    first = time.perf_counter() - started
-    count = repeats
-    if first * repeats < min_seconds:
-        count = min(MAX_REPEATS, max(repeats, math.ceil(min_seconds / max(first, 1e-6))))
-    times: list[float] = []
-    user: list[float] = []
-    system: list[float] = []
-    faults: list[int] = []
-    for _ in range(count):
-        u0, s0, f0 = _rusage()
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-        u1, s1, f1 = _rusage()
-        user.append(u1 - u0)
-        system.append(s1 - s0)
-        faults.append(f1 - f0)
+    def setup(self, backend: str, lanes_list: list[int]) -> dict[str, Any]:
+        """Compile the fill kernel of every lane count and disassemble them."""
+        from numba.core.registry import cpu_target
+
+        from twocats.simd.fill import fill_kernel
+
+        self.backend = backend
+        self.engine = self._engine_class(backend)
+        _triple, cpu_name, features = cpu_target.target_context.codegen().magic_tuple()
+        compile_s: dict[str, float] = {}
+        combined = AsmProfile()
+        per_lanes: dict[str, Any] = {}
+        methods = set()
+        for lanes in lanes_list:
+            started = time.perf_counter()
+            self.engine.derive(BENCH_PASSWORD, BENCH_SALT, _compile_params(lanes, "2015"))
+            compile_s[str(lanes)] = time.perf_counter() - started
+            asm, method = _kernel_asm(fill_kernel(lanes, backend))
+            methods.add(method)
+            profile = profile_asm(asm)
+            per_lanes[str(lanes)] = profile.to_dict()
+            combined.merge(profile)
+        self.engine.release()
+        return {
+            "cpu_name": cpu_name,
+            "features": features,
+            "compile_s": compile_s,
+            "asm": {
+                "method": "+".join(sorted(methods)),
+                "combined": combined.to_dict(),
+                "per_lanes": per_lanes,
+            },
+            "profile": dataclasses.asdict(combined),
+        }
+
+
+def worker_main() -> None:
+    """Entry point of a child process: answer one JSON request per line of stdin on stdout."""
+    worker = _Worker()
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            reply = worker.handle(request)
+        except Exception as error:  # the parent reports it and stops using this child
+            reply = {"error": f"{type(error).__name__}: {error}"}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+        if request["op"] == "exit":
+            return
+
+
+class ChildError(RuntimeError):
+    """A level's child process died or could not carry out a request."""
+
+
+class LevelProcess:
+    """A child process at one ISA level that compiles and times cells on request.
+
+    Requests and replies are one JSON document per line: ``setup`` (compile and disassemble the
+    kernels), ``prepare`` (one untimed call: compiles nothing more, maps the memory, returns the
+    output), ``time`` (``count`` calls, returns seconds per call and resource usage), ``release``
+    (free the work memory) and ``exit``.  The child's progress and errors go to this process's
+    standard error.
+    """
+
+    def __init__(self, level: IsaLevel, host_features: str, cache_dir: Path) -> None:
+        self.level = level
+        self.env = level_env(level, host_features, cache_dir)
+        command = [sys.executable, "-c", "from twocats.cli.bench import worker_main; worker_main()"]
+        self._process = subprocess.Popen(
+            command, env={**os.environ, **self.env}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Send one request and return the reply; raise :class:`ChildError` on any failure."""
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert stdin is not None
+        assert stdout is not None
+        try:
+            stdin.write(json.dumps({"op": op, **fields}) + "\n")
+            stdin.flush()
+            line = stdout.readline()
+        except OSError as error:
+            raise ChildError(f"{self.level.key}: child process is gone ({error})") from None
+        if not line:
+            status = self._process.wait()
+            raise ChildError(f"child process exited with status {status}")
+        reply: dict[str, Any] = json.loads(line)
+        if "error" in reply:
+            raise ChildError(str(reply["error"]))
+        return reply
+
+    @property
+    def returncode(self) -> int | None:
+        """The child's exit status, or None while it runs."""
+        return self._process.returncode
+
+    def close(self) -> None:
+        """Ask the child to exit and wait for it (kill it if it does not answer)."""
+        with contextlib.suppress(ChildError):
+            self.request("exit")
+        try:
+            self._process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+
+def _cell_result(cell: Cell, first: dict[str, Any], rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    times = [float(entry["seconds"]) for entry in rounds]
     median = statistics.median(times)
     return {
         **dataclasses.asdict(cell),
         "memory_bytes": cell.memory_bytes,
-        "first_s": first,
+        "first_s": first["first_s"],
+        "calls_per_round": first["count"],
         "times_s": times,
         "median_s": median,
         "min_s": min(times),
         "max_s": max(times),
         "spread": (max(times) - min(times)) / median,
         "gbps": cell.memory_bytes / median / 1e9,
-        "user_s": statistics.median(user),
-        "sys_s": statistics.median(system),
-        "minor_faults": int(statistics.median(faults)),
-        "load1": load,
-        "output": output.hex(),
+        "user_s": statistics.median(float(entry["user_s"]) for entry in rounds),
+        "sys_s": statistics.median(float(entry["sys_s"]) for entry in rounds),
+        "minor_faults": int(statistics.median(int(entry["minor_faults"]) for entry in rounds)),
+        "load1": first["load1"],
+        "output": first["output"],
     }
 
 
-def _run_job(job: dict[str, Any]) -> dict[str, Any]:
-    """The child's work: compile, collect the kernels' assembly, time every cell."""
-    started = time.perf_counter()
-    from numba.core.registry import cpu_target
+def run_levels(
+    levels: Sequence[IsaLevel],
+    cells: Sequence[Cell],
+    *,
+    host_features: str,
+    cache_dir: Callable[[IsaLevel], Path],
+    repeats: int = DEFAULT_REPEATS,
+    min_seconds: float = MIN_CELL_SECONDS,
+    first_level_cells: Sequence[Cell] = (),
+) -> list[dict[str, Any]]:
+    """Measure ``cells`` at every level, each level in a child process of its own.
 
-    from twocats.kdf import Engine
-    from twocats.simd.fill import fill_kernel
+    The children start and compile one after the other.  Then every cell is timed at all levels
+    in rotation: one untimed call per level, then ``repeats`` rounds in which each level in turn
+    runs the cell (several calls when one is shorter than ``min_seconds / repeats``).  A noisy
+    neighbour on a shared machine then disturbs the levels alike, so a ratio between levels
+    compares the same moments.  ``first_level_cells`` are measured by the first level only.
+    Returns one verified result per level; a level whose child fails carries an ``error``.
+    """
+    results: list[dict[str, Any]] = []
+    processes: dict[str, LevelProcess] = {}
+    lanes = sorted({cell.lanes for cell in [*cells, *first_level_cells]})
+    try:
+        for level in levels:
+            process = LevelProcess(level, host_features, cache_dir(level))
+            result: dict[str, Any] = {
+                "level": level.key, "label": level.label, "backend": level.backend,
+                "env": process.env, "cells": [],
+            }  # fmt: skip
+            results.append(result)
+            _progress(f"{level.label}: compiling the kernels for lanes {lanes} ...")
+            try:
+                setup = process.request("setup", backend=level.backend, lanes=lanes)
+            except ChildError as error:
+                result["error"] = str(error)
+                process.close()
+                continue
+            profile = AsmProfile(**setup.pop("profile"))
+            result.update(setup)
+            result["check"] = verify_level(level, profile, setup["cpu_name"], setup["features"])
+            processes[level.key] = process
+            _progress(f"  {describe_check(result['check'])}; compile {setup['compile_s']} s")
+        by_key = {result["level"]: result for result in results}
+        jobs = [(cell, list(processes)) for cell in cells]
+        jobs += [(cell, list(processes)[:1]) for cell in first_level_cells]
+        # The largest memory first, so each child allocates its biggest buffer early.
+        for cell, keys in sorted(jobs, key=lambda job: -job[0].memory_bytes):
+            _time_cell(cell, [key for key in keys if key in processes], processes, by_key,
+                       repeats, min_seconds)  # fmt: skip
+    finally:
+        for process in processes.values():
+            process.close()
+    return results
 
-    backend = str(job["backend"])
-    cells = [Cell(**spec) for spec in job["cells"]]
-    _triple, cpu_name, features = cpu_target.target_context.codegen().magic_tuple()
-    engine = Engine(backend)
-    compile_s: dict[str, float] = {}
-    for lanes in sorted({cell.lanes for cell in cells}):
-        variant = next(cell.variant for cell in cells if cell.lanes == lanes)
-        t0 = time.perf_counter()
-        engine.derive(BENCH_PASSWORD, BENCH_SALT, _compile_params(lanes, variant))
-        compile_s[str(lanes)] = time.perf_counter() - t0
-        _progress(
-            f"  [{job['level']}] kernel for {lanes} lane(s) ready in {compile_s[str(lanes)]:.1f} s"
+
+def _time_cell(
+    cell: Cell,
+    keys: list[str],
+    processes: dict[str, LevelProcess],
+    results: dict[str, dict[str, Any]],
+    repeats: int,
+    min_seconds: float,
+) -> None:
+    """Time one cell at the levels ``keys`` in rotation and append the results."""
+    firsts: dict[str, dict[str, Any]] = {}
+    rounds: dict[str, list[dict[str, Any]]] = {key: [] for key in keys}
+    round_seconds = min_seconds / repeats
+
+    def drop(key: str, error: ChildError) -> None:
+        results[key]["error"] = str(error)
+        processes.pop(key).close()
+
+    for key in keys:
+        try:
+            load = _load()
+            first = processes[key].request("prepare", cell=dataclasses.asdict(cell))
+        except ChildError as error:
+            drop(key, error)
+            continue
+        count = max(
+            1, min(MAX_CALLS_PER_ROUND, math.ceil(round_seconds / max(first["first_s"], 1e-6)))
         )
-    combined = AsmProfile()
-    per_lanes: dict[str, Any] = {}
-    methods = set()
-    for lanes in sorted({cell.lanes for cell in cells}):
-        asm, method = _kernel_asm(fill_kernel(lanes, backend))
-        methods.add(method)
-        profile = profile_asm(asm)
-        per_lanes[str(lanes)] = profile.to_dict()
-        combined.merge(profile)
-    results = []
-    # The largest memory first, so the engine allocates its buffer once and reuses it.
-    for cell in sorted(cells, key=lambda c: -c.memory_bytes):
-        result = time_cell(cell, engine, int(job["repeats"]), float(job["min_seconds"]))
-        results.append(result)
+        firsts[key] = {**first, "count": count, "load1": load}
+    for _ in range(repeats):
+        for key in list(firsts):
+            if key not in processes:
+                continue
+            try:
+                reply = processes[key].request(
+                    "time", cell=dataclasses.asdict(cell), count=firsts[key]["count"]
+                )
+            except ChildError as error:
+                drop(key, error)
+                continue
+            rounds[key].append(reply)
+    for key, first in firsts.items():
+        if key not in processes:
+            continue
+        result = _cell_result(cell, first, rounds[key])
+        results[key]["cells"].append(result)
+        try:
+            processes[key].request("release")
+        except ChildError as error:
+            drop(key, error)
         _progress(
-            f"  [{job['level']}] {cell.label()}: {result['gbps']:.2f} GB/s "
-            f"(median {result['median_s']:.3f} s, spread {100 * result['spread']:.0f}%)"
+            f"  [{key}] {cell.label()}: {result['gbps']:.2f} GB/s "
+            f"(median {result['median_s']:.4f} s, spread {100 * result['spread']:.0f}%)"
         )
-    return {
-        "cpu_name": cpu_name,
-        "features": features,
-        "compile_s": compile_s,
-        "asm": {
-            "method": "+".join(sorted(methods)),
-            "combined": combined.to_dict(),
-            "per_lanes": per_lanes,
-        },
-        "profile": dataclasses.asdict(combined),
-        "cells": results,
-        "wall_s": time.perf_counter() - started,
-    }
-
-
-def worker_main() -> None:
-    """Entry point of a child process: read one job as JSON on stdin, write the result on stdout."""
-    job = json.loads(sys.stdin.read())
-    result = _run_job(job)
-    sys.stdout.write(json.dumps(result) + "\n")
-    sys.stdout.flush()
 
 
 def run_level(
@@ -700,42 +877,12 @@ def run_level(
     cache_dir: Path,
     repeats: int = DEFAULT_REPEATS,
     min_seconds: float = MIN_CELL_SECONDS,
-    extra_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Run ``cells`` in a child process at ``level`` and return its verified result.
-
-    The child's progress lines go to this process's standard error.  A child that fails yields a
-    result with an ``error`` entry instead of cells.
-    """
-    env = {**os.environ, **level_env(level, host_features, cache_dir), **(extra_env or {})}
-    job = {
-        "level": level.key,
-        "backend": level.backend,
-        "cells": [dataclasses.asdict(cell) for cell in cells],
-        "repeats": repeats,
-        "min_seconds": min_seconds,
-    }
-    command = [sys.executable, "-c", "from twocats.cli.bench import worker_main; worker_main()"]
-    started = time.perf_counter()
-    completed = subprocess.run(
-        command, input=json.dumps(job), env=env, stdout=subprocess.PIPE, text=True, check=False
-    )
-    base: dict[str, Any] = {
-        "level": level.key,
-        "label": level.label,
-        "backend": level.backend,
-        "env": level_env(level, host_features, cache_dir),
-        "process_s": time.perf_counter() - started,
-    }
-    lines = completed.stdout.strip().splitlines()
-    if completed.returncode != 0 or not lines:
-        base["error"] = f"child process exited with status {completed.returncode}"
-        return base
-    result: dict[str, Any] = json.loads(lines[-1])
-    profile = AsmProfile(**result.pop("profile"))
-    base.update(result)
-    base["check"] = verify_level(level, profile, result["cpu_name"], result["features"])
-    return base
+    """Measure ``cells`` at one level in a child process (see :func:`run_levels`)."""
+    return run_levels(
+        [level], cells, host_features=host_features, cache_dir=lambda _level: cache_dir,
+        repeats=repeats, min_seconds=min_seconds,
+    )[0]  # fmt: skip
 
 
 def check_outputs(levels: Sequence[dict[str, Any]]) -> list[str]:
@@ -931,19 +1078,11 @@ def bench_command(
     ]
     with tempfile.TemporaryDirectory(prefix="twocats-bench-") as temporary:
         root = Path(temporary) if cold else (cache_dir or project_cache_root())
-        results = []
-        for level in levels:
-            info(f"{level.label}: running {len(cells)} configuration(s) in a child process ...")
-            results.append(
-                run_level(
-                    level,
-                    cells,
-                    host_features=host_features,
-                    cache_dir=root / level.key if cold else root,
-                    repeats=repeats,
-                    min_seconds=MIN_CELL_SECONDS,
-                )
-            )
+        info(f"{len(cells)} configuration(s) at {len(levels)} level(s), each in its own process")
+        results = run_levels(
+            levels, cells, host_features=host_features,
+            cache_dir=lambda level: root / level.key if cold else root, repeats=repeats,
+        )  # fmt: skip
     mismatches = check_outputs(results)
     failed = [r["level"] for r in results if "error" in r or not r["check"]["verified"]]
     if as_json:
