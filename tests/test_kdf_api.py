@@ -242,7 +242,8 @@ def test_max_memory_refuses_before_allocating(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(MemoryLimitError) as caught:
         engine.derive(PASSWORD, SALT, _small("2015", mem_cost=7))
     assert str(caught.value) == (
-        "mem_cost 7 needs 131072 bytes of work memory, more than max_memory (100000 bytes)"
+        "mem_cost=7 needs 128 KiB of work memory (131072 bytes), more than max_memory "
+        "(97.66 KiB, 100000 bytes)"
     )
 
 
@@ -286,7 +287,10 @@ def test_allocation_failure_is_a_hashing_error(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(engine_module.np, "zeros", fail)
     with pytest.raises(HashingError) as caught:
         Engine("reference").derive(PASSWORD, SALT, _small("2015"))
-    assert str(caught.value) == "could not allocate 65536 bytes of work memory for mem_cost 6"
+    assert str(caught.value) == (
+        "could not allocate 64 KiB of work memory (65536 bytes) for mem_cost=6: the system is out "
+        "of memory"
+    )
 
 
 def test_default_engine_is_per_thread_and_backend() -> None:

@@ -1,14 +1,21 @@
 """The one exception hierarchy of twocats.
 
-Every error the library raises on purpose is a :class:`TwoCatsError`.  Errors about bad input are also
-``ValueError`` so that callers who only know the standard library can still catch them.  No message ever
-contains a password, a salt, associated data or a derived key.
+Every error the library raises on purpose is a :class:`TwoCatsError`.  Errors about bad input are
+also ``ValueError`` so that callers who only know the standard library can still catch them.  No
+message ever contains a password, a salt, associated data or a derived key.
+
+A stored hash that is well formed but asks for more memory or work than the verifier allows is a
+:class:`HashLimitError`, which is an :class:`InvalidHashError`: a server cannot use it, exactly as
+it cannot use a corrupt one.  The memory case, :class:`HashMemoryLimitError`, is also a
+:class:`MemoryLimitError`.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "BackendError",
+    "HashLimitError",
+    "HashMemoryLimitError",
     "HashingError",
     "InvalidHashError",
     "InvalidParametersError",
@@ -33,6 +40,28 @@ class MemoryLimitError(InvalidParametersError):
 
 class InvalidHashError(TwoCatsError, ValueError):
     """A stored hash string is malformed or not in canonical form."""
+
+
+class HashLimitError(InvalidHashError):
+    """A well-formed stored hash asks for more work than this verifier allows; nothing was computed.
+
+    A hash string is untrusted input: one planted in a database must not be able to tie up the
+    server.  :meth:`twocats.PasswordHasher.verify` refuses strings whose estimated work (see
+    :func:`twocats.kdf.limits.estimated_work`) is above the hasher's limit, for example a
+    ``time_cost`` of 30.  Being an :class:`InvalidHashError`, it is caught wherever a corrupt
+    stored hash is.
+    """
+
+
+class HashMemoryLimitError(HashLimitError, MemoryLimitError):
+    """A stored hash asks for more memory than ``max_memory``; nothing was allocated.
+
+    It is both an :class:`InvalidHashError` (through :class:`HashLimitError`) and a
+    :class:`MemoryLimitError`.  The choice is deliberate: a server that catches
+    ``InvalidHashError`` around ``verify`` to handle corrupt stored hashes handles a planted
+    oversized one the same way, with no extra clause, while code that catches memory-limit errors
+    everywhere still sees this one too.
+    """
 
 
 class VerificationError(TwoCatsError):

@@ -16,8 +16,16 @@ The convenience APIs of the reference (``full``, ``simple``, ``phs``) derive the
 exactly as the reference does; ``full_params``, ``simple_params`` and ``phs_params`` return those
 parameters without hashing.
 
-Each thread keeps one default :class:`Engine` per backend, so repeated calls reuse one work buffer
-per thread; create an ``Engine`` of your own to bound memory (``max_memory``) or to zero it after
+Every function here may be called from many threads at once.  Each thread keeps one default
+:class:`Engine` per backend, so repeated calls reuse one work buffer per thread and two running
+derivations never share one; the compiled fill releases the GIL, so threads hash in parallel.
+
+Memory is checked before it is allocated: ``max_memory`` (bytes) refuses a request that needs
+more with a :class:`~twocats.exceptions.MemoryLimitError` naming ``mem_cost``, the size and the
+limit, and no request may exceed what the machine can give
+(:func:`twocats.kdf.limits.machine_memory`).  Passwords, salts and data may be up to 4 GiB - 1
+bytes long (the algorithm's 32-bit length fields); inputs of 100 MB cost about one hash pass over
+them.  Create an ``Engine`` of your own to set a standing limit or to zero the work memory after
 use (``wipe``).  Importing this package imports neither numpy nor numba.
 """
 
@@ -102,21 +110,36 @@ def memory_required(params: Params, *, old_mem_cost: int | None = None) -> int:
 
 
 def derive(
-    password: bytes, salt: bytes, params: Params, *, data: bytes = b"", backend: str | None = None
+    password: bytes,
+    salt: bytes,
+    params: Params,
+    *,
+    data: bytes = b"",
+    backend: str | None = None,
+    max_memory: int | None = None,
 ) -> bytes:
     """Derive the TwoCats output of ``password`` and ``salt`` (the reference's extended API).
 
     ``data`` is the associated data (secondary key) hashed with them.  The output has
-    ``params.output_size`` bytes.
+    ``params.output_size`` bytes.  ``max_memory`` (bytes) refuses a derivation that needs more
+    work memory before anything is allocated; without it the limit is the machine's memory.
     """
-    return default_engine(backend).derive(password, salt, params, data=data)
+    engine = default_engine(backend)
+    return engine.derive(password, salt, params, data=data, max_memory=max_memory)
 
 
 def client(
-    password: bytes, salt: bytes, params: Params, *, data: bytes = b"", backend: str | None = None
+    password: bytes,
+    salt: bytes,
+    params: Params,
+    *,
+    data: bytes = b"",
+    backend: str | None = None,
+    max_memory: int | None = None,
 ) -> bytes:
     """Derive the client half of server relief: ``derive`` without its final hash."""
-    return default_engine(backend).client(password, salt, params, data=data)
+    engine = default_engine(backend)
+    return engine.client(password, salt, params, data=data, max_memory=max_memory)
 
 
 def server(client_output: bytes, params: Params) -> bytes:
@@ -131,16 +154,22 @@ def server(client_output: bytes, params: Params) -> bytes:
 
 
 def update(
-    stored: bytes, params: Params, old_mem_cost: int, *, backend: str | None = None
+    stored: bytes,
+    params: Params,
+    old_mem_cost: int,
+    *,
+    backend: str | None = None,
+    max_memory: int | None = None,
 ) -> bytes:
     """Raise the memory cost of a stored ``derive`` output without the password.
 
     ``old_mem_cost`` is the mem_cost ``stored`` was derived with and ``params.mem_cost`` the new
     one (larger).  The result equals ``derive`` with ``params`` and ``start_mem_cost`` of the
     stored output; only the levels above ``old_mem_cost`` are computed.  (The reference's
-    ``UpdatePassword`` takes ``oldMemCost = old_mem_cost + 1`` instead.)
+    ``UpdatePassword`` takes ``oldMemCost = old_mem_cost + 1`` instead.)  ``max_memory`` is as
+    for :func:`derive`.
     """
-    return default_engine(backend).update(stored, params, old_mem_cost)
+    return default_engine(backend).update(stored, params, old_mem_cost, max_memory=max_memory)
 
 
 # -- the reference's convenience APIs --------------------------------------------------------------
@@ -237,6 +266,7 @@ def full(
     time_cost: int | None = None,
     hash_size: int | None = None,
     backend: str | None = None,
+    max_memory: int | None = None,
 ) -> bytes:
     """The reference's ``HashPasswordFull``: ``derive`` with :func:`full_params`, no data."""
     params = full_params(
@@ -248,7 +278,7 @@ def full(
         time_cost=time_cost,
         hash_size=hash_size,
     )
-    return derive(password, salt, params, backend=backend)
+    return derive(password, salt, params, backend=backend, max_memory=max_memory)
 
 
 def simple_params(
@@ -282,10 +312,11 @@ def simple(
     variant: str = "2015",
     hash_size: int | None = None,
     backend: str | None = None,
+    max_memory: int | None = None,
 ) -> bytes:
     """The reference's ``HashPassword``: ``derive`` with :func:`simple_params`."""
     params = simple_params(mem_cost, hash_type=hash_type, variant=variant, hash_size=hash_size)
-    return derive(password, salt, params, backend=backend)
+    return derive(password, salt, params, backend=backend, max_memory=max_memory)
 
 
 def phs_params(t_cost: int, m_cost: int, *, outlen: int = 32, variant: str = "2015") -> Params:
@@ -319,7 +350,8 @@ def phs(
     outlen: int = 32,
     variant: str = "2015",
     backend: str | None = None,
+    max_memory: int | None = None,
 ) -> bytes:
     """The PHC entry point ``PHS``: ``derive`` with :func:`phs_params`."""
     params = phs_params(t_cost, m_cost, outlen=outlen, variant=variant)
-    return derive(password, salt, params, backend=backend)
+    return derive(password, salt, params, backend=backend, max_memory=max_memory)

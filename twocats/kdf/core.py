@@ -47,7 +47,7 @@ import numpy.typing as npt
 from twocats.exceptions import InvalidParametersError
 from twocats.kdf import geometry
 from twocats.kdf.geometry import LevelPlan
-from twocats.kdf.reference import MASK, expand, hash_bytes, state_hash
+from twocats.kdf.reference import MASK, expand, hash_bytes, hash_parts, state_hash
 from twocats.params import Params, check_update
 
 __all__ = [
@@ -100,13 +100,19 @@ Memory: TypeAlias = Callable[[int], AbstractContextManager[npt.NDArray[np.uint32
 
 
 def check_input(name: str, value: object) -> bytes:
-    """Return ``value`` as bytes, or raise without ever echoing its content."""
+    """Return ``value`` as bytes, or raise without ever echoing its content.
+
+    The length is checked before anything is copied, so an oversized input costs no memory.
+    """
     if not isinstance(value, (bytes, bytearray, memoryview)):
         raise InvalidParametersError(f"{name} must be bytes; got {type(value).__name__}")
-    data = bytes(value)
-    if len(data) > MAX_INPUT_BYTES:
-        raise InvalidParametersError(f"{name} must be from 0 to {MAX_INPUT_BYTES} bytes long")
-    return data
+    size = value.nbytes if isinstance(value, memoryview) else len(value)
+    if size > MAX_INPUT_BYTES:
+        raise InvalidParametersError(
+            f"{name} is {size} bytes long, more than the limit of {MAX_INPUT_BYTES} bytes "
+            "(4 GiB - 1, the largest length the algorithm's 32-bit length fields can hold)"
+        )
+    return value if isinstance(value, bytes) else bytes(value)
 
 
 def _words(data: bytes, big_endian: bool = False) -> list[int]:
@@ -202,7 +208,7 @@ def _initial_key(params: Params, password: bytes, salt: bytes, data: bytes) -> l
             ow,
         )
     header = sizes + bytes(tail)
-    return _words(hash_bytes(params.hash_code, header + password + salt + data))
+    return _words(hash_parts(params.hash_code, header, password, salt, data))
 
 
 def _scramble(hash_code: int, h: list[int]) -> list[int]:
@@ -224,6 +230,8 @@ def _garlic(
             states = _region_states(code, h, plan.parallelism, big_endian=False)
             _fill_level(params, plan, states, fill, mem)
             sums = states.astype(np.uint64).sum(axis=0).tolist()
+            # The region states are derived from the password: leave no copy behind.
+            states.fill(0)
             summed = [(word + int(total)) & MASK for word, total in zip(h, sums, strict=True)]
             h = _scramble(code, summed)
         if plan.mem_cost != params.mem_cost:
@@ -255,27 +263,26 @@ def _initial_buffer_2014_03(params: Params, password: bytes, salt: bytes, data: 
     assert params.hash_size is not None
     assert params.time_cost is not None
     assert params.start_mem_cost is not None
-    header = b"".join(
-        (
-            struct.pack(">II", params.hash_size, len(password)),
-            password,
-            struct.pack(">I", len(salt)),
-            salt,
-            struct.pack(">I", len(data)),
-            data,
-            bytes(
-                (
-                    params.start_mem_cost,
-                    params.time_cost,
-                    params.multiplies,
-                    params.lanes,
-                    params.parallelism,
-                )
-            ),
-            struct.pack(">II", params.block_size, params.sub_block_size),
-        )
+    digest = hash_parts(
+        params.hash_code,
+        struct.pack(">II", params.hash_size, len(password)),
+        password,
+        struct.pack(">I", len(salt)),
+        salt,
+        struct.pack(">I", len(data)),
+        data,
+        bytes(
+            (
+                params.start_mem_cost,
+                params.time_cost,
+                params.multiplies,
+                params.lanes,
+                params.parallelism,
+            )
+        ),
+        struct.pack(">II", params.block_size, params.sub_block_size),
     )
-    key = _extract_2014_03(params.hash_code, header)
+    key = _words(digest, big_endian=True)
     return bytearray(_expand_2014_03(params.hash_code, key, params.hash_size))
 
 
@@ -300,6 +307,7 @@ def _garlic_2014_03(
             end = (p + 1) * region_words
             tail = mem[end - width : end].tolist()
             h = [(word + int(extra)) & MASK for word, extra in zip(h, tail, strict=True)]
+        states.fill(0)
         buffer[:short] = _expand_2014_03(code, h, short)
         if plan.mem_cost != params.mem_cost:
             _scramble_2014_03(code, buffer, params.hash_size)

@@ -29,6 +29,7 @@ __all__ = [
     "expand",
     "fill_slice",
     "hash_bytes",
+    "hash_parts",
     "sliding_reverse",
     "state_hash",
 ]
@@ -39,6 +40,17 @@ MASK = 0xFFFFFFFF
 def hash_bytes(hash_code: int, message: bytes) -> bytes:
     """Return the plain digest of ``message`` with hash type ``hash_code``."""
     return hashlib.new(HASH_TYPES[hash_code], message).digest()
+
+
+def hash_parts(hash_code: int, *parts: bytes) -> bytes:
+    """Return the digest of the concatenated ``parts`` without building the concatenation.
+
+    Inputs of hundreds of megabytes are then hashed where they lie, with no copy.
+    """
+    hasher = hashlib.new(HASH_TYPES[hash_code])
+    for part in parts:
+        hasher.update(part)
+    return hasher.digest()
 
 
 def _order(big_endian: bool) -> str:
