@@ -213,7 +213,8 @@ def test_stored_hash_over_memory_limit_is_refused() -> None:
     with pytest.raises(MemoryLimitError) as info:
         hasher.verify(planted, "pw")
     assert str(info.value) == (
-        "mem_cost=11 needs 2 MiB, more than the memory limit of 1 MiB (max_memory=1048576)"
+        "the stored hash is refused: mem_cost=11 needs 2 MiB of work memory (2097152 bytes), "
+        "more than max_memory (1 MiB, 1048576 bytes)"
     )
     with pytest.raises(MemoryLimitError):
         hasher.check_hash(planted)

@@ -23,7 +23,26 @@ A :class:`PasswordHasher` is immutable apart from a small, locked pool of work a
 concurrent call: any number of threads may share one hasher, and two running hashes never share a
 buffer.  At most :data:`POOL_SIZE` idle work areas are kept for reuse between calls (reusing memory
 saves the operating system's cost of mapping fresh pages, which is comparable to the hashing itself
-at a GiB); each holds the memory of the largest hash it has computed.
+at a GiB); each holds the memory of the largest hash it has computed.  The compiled fill releases
+the GIL, so two threads verifying at once get about twice the throughput of one on two cores.
+
+Hostile hash strings
+--------------------
+A stored hash is untrusted input.  :meth:`PasswordHasher.verify` and
+:meth:`PasswordHasher.check_hash` accept only canonical strings (:mod:`twocats.phc`) and refuse,
+before allocating or computing anything, a string that asks for more memory than
+:attr:`PasswordHasher.max_memory` (:class:`~twocats.exceptions.HashMemoryLimitError`) or more work
+than :attr:`PasswordHasher.max_work` (:class:`~twocats.exceptions.HashLimitError`, for example a
+``time_cost`` of 30 or 32-byte blocks at a large memory cost).  Both are
+:class:`~twocats.exceptions.InvalidHashError`, so one ``except InvalidHashError`` handles every
+stored hash this server cannot use; the memory error is also a
+:class:`~twocats.exceptions.MemoryLimitError`.
+
+Secrets
+-------
+Passwords, salts and the pepper never appear in a ``repr`` or an error message, and the library
+writes no logs.  ``wipe=True`` zeroes the work memory after every hash (see :class:`PasswordHasher`
+for its cost).
 """
 
 from __future__ import annotations
@@ -38,7 +57,14 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Final, Literal
 
 from twocats import phc
-from twocats.exceptions import InvalidParametersError, MemoryLimitError, VerifyMismatchError
+from twocats.exceptions import (
+    HashLimitError,
+    HashMemoryLimitError,
+    InvalidParametersError,
+    VerifyMismatchError,
+)
+from twocats.kdf import limits
+from twocats.kdf.limits import format_size
 from twocats.params import Params
 from twocats.profiles import DEFAULT
 
@@ -49,6 +75,7 @@ __all__ = [
     "DEFAULT_MAX_MEMORY",
     "DEFAULT_SALT_LEN",
     "POOL_SIZE",
+    "WORK_PER_MEMORY",
     "PasswordHasher",
     "format_size",
     "physical_memory",
@@ -64,6 +91,12 @@ DEFAULT_MAX_MEMORY: Final = 1 << 30
 #: The number of idle work areas a hasher keeps for reuse (one per core is enough to serve a thread
 #: pool the size of the machine).
 POOL_SIZE: Final = max(1, os.cpu_count() or 1)
+
+#: The work limit for stored hashes, in bytes of standard fill per byte of ``max_memory``
+#: (see :func:`twocats.kdf.limits.estimated_work`): a standard hash at ``max_memory`` rates about
+#: 1 (1.4 with 3 multiplies), so a stored hash may cost up to six to eight standard hashes at the
+#: memory limit, but not ``time_cost=30`` or 32-byte blocks at a large memory cost.
+WORK_PER_MEMORY: Final = 8
 
 # Parameters that an upgrade can change: every other one must already match the hasher's.
 _UPGRADABLE: Final = frozenset({"mem_cost", "start_mem_cost"})
@@ -81,21 +114,16 @@ def physical_memory() -> int | None:
     return int(pages) * int(page_size)
 
 
-def format_size(nbytes: int) -> str:
-    """Format a byte count with a binary unit, e.g. ``512 MiB`` or ``1.5 GiB``."""
-    value = float(nbytes)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            if unit == "bytes":
-                return f"{nbytes} bytes"
-            return f"{value:.4g} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
-
-
 def _password_bytes(password: str | bytes) -> bytes:
     if isinstance(password, str):
-        return password.encode("utf-8")
+        try:
+            return password.encode("utf-8")
+        except UnicodeEncodeError:
+            # The codec's own message would quote the offending character of the password.
+            raise InvalidParametersError(
+                "password is not valid Unicode text (it holds an unpaired surrogate); "
+                "pass bytes to hash arbitrary byte strings"
+            ) from None
     if isinstance(password, (bytes, bytearray)):
         return bytes(password)
     raise TypeError(f"password must be str or bytes, not {type(password).__name__}")
@@ -159,21 +187,35 @@ class PasswordHasher:
         the database, so a leaked database alone cannot be attacked; every hash made with a pepper
         verifies only with the same pepper.  It never appears in a ``repr`` or an error message.
     :param max_memory: the most memory, in bytes, one hash may use.  Stored hashes asking for more
-        are refused with :class:`~twocats.exceptions.MemoryLimitError` before anything is allocated,
-        so a planted hash string cannot exhaust the server.  The default is
+        are refused with :class:`~twocats.exceptions.HashMemoryLimitError` before anything is
+        allocated, so a planted hash string cannot exhaust the server.  The default is
         :data:`DEFAULT_MAX_MEMORY` or the hasher's own need if that is larger, and never more than
-        the machine's physical memory.
+        the machine can give (:func:`twocats.kdf.limits.machine_memory`).  It also sets the work
+        limit :attr:`max_work`.
     :param backend: the compute backend (``"reference"``, ``"scalar"`` or ``"simd"``; None chooses
         through ``TWOCATS_BACKEND``, then ``"simd"``).
-    :param wipe: zero the work area after every hash, so no intermediate state outlives the call
-        (this costs one extra write pass over the memory after each hash).
+    :param wipe: zero the work area after every hash, so the blocks derived from the password do
+        not outlive the call.  This costs one extra write pass over the memory after each hash,
+        about a quarter to a third more time: measured on the project machine (2 cores, shared
+        with other jobs), :data:`~twocats.profiles.MODERATE` took 285 ms without and 375 ms with
+        wiping (121 and 154 ms of CPU), :data:`~twocats.profiles.SENSITIVE` 488 and 612 ms.
 
     Raises :class:`~twocats.exceptions.InvalidParametersError` for invalid arguments and
     :class:`~twocats.exceptions.MemoryLimitError` if the hasher's own parameters need more memory
     than the limit allows.
     """
 
-    __slots__ = ("_backend", "_max_memory", "_params", "_pool", "_salt_len", "_secret", "_wipe")
+    __slots__ = (
+        "_backend",
+        "_limit_name",
+        "_max_memory",
+        "_max_work",
+        "_params",
+        "_pool",
+        "_salt_len",
+        "_secret",
+        "_wipe",
+    )
 
     def __init__(
         self,
@@ -236,22 +278,22 @@ class PasswordHasher:
             raise InvalidParametersError(
                 f"hash_size must be at least {phc.MIN_OUTPUT_BYTES} bytes to store hashes"
             )
-        physical = physical_memory()
         if max_memory is None:
-            limit = max(DEFAULT_MAX_MEMORY, params.memory_bytes)
+            wanted = max(DEFAULT_MAX_MEMORY, params.memory_bytes)
         elif isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory <= 0:
             raise InvalidParametersError("max_memory must be a positive number of bytes")
         else:
-            limit = max_memory
-        if physical is not None and limit > physical:
-            limit = physical
+            wanted = max_memory
+        limit, limit_name = limits.effective_limit(wanted)
         self._params = params
         self._salt_len = salt_len
         self._secret = bytes(secret) if secret is not None else b""
-        self._max_memory = limit
+        self._max_memory = wanted if limit is None else limit
+        self._limit_name = limit_name
         self._backend = backend
         self._wipe = wipe
-        self._check_memory(params)
+        self._check_memory(params, stored=False)
+        self._max_work = max(WORK_PER_MEMORY * self._max_memory, limits.estimated_work(params))
         self._pool = _EnginePool(self._new_engine)
 
     def _new_engine(self) -> Engine:
@@ -259,12 +301,32 @@ class PasswordHasher:
 
         return Engine(self._backend, max_memory=self._max_memory, wipe=self._wipe)
 
-    def _check_memory(self, params: Params) -> None:
-        if params.memory_bytes > self._max_memory:
-            raise MemoryLimitError(
-                f"mem_cost={params.mem_cost} needs {format_size(params.memory_bytes)}, more than "
-                f"the memory limit of {format_size(self._max_memory)} (max_memory="
-                f"{self._max_memory})"
+    def _check_memory(self, params: Params, *, stored: bool) -> None:
+        """Refuse parameters needing more memory than the limit (stored: a hash string's)."""
+        needed = params.memory_bytes
+        if needed <= self._max_memory:
+            return
+        error = limits.memory_limit_error(
+            params.mem_cost, needed, self._max_memory, self._limit_name
+        )
+        if stored:
+            raise HashMemoryLimitError(f"the stored hash is refused: {error}")
+        raise error
+
+    def _check_stored(self, params: Params) -> None:
+        """Refuse a stored hash's parameters that exceed the memory or the work limit."""
+        self._check_memory(params, stored=True)
+        work = limits.estimated_work(params)
+        if work > self._max_work:
+            settings = ", ".join(
+                f"{name}={getattr(params, name)}"
+                for name in ("mem_cost", "time_cost", "block_size", "lanes", "multiplies")
+                if getattr(params, name) is not None
+            )
+            raise HashLimitError(
+                f"the stored hash is refused: its work is estimated at {format_size(work)} of "
+                f"standard fill ({settings}), more than max_work ({format_size(self._max_work)}, "
+                f"{WORK_PER_MEMORY} times max_memory)"
             )
 
     @property
@@ -281,6 +343,15 @@ class PasswordHasher:
     def max_memory(self) -> int:
         """The effective memory limit in bytes (see the class documentation)."""
         return self._max_memory
+
+    @property
+    def max_work(self) -> int:
+        """The work limit for stored hashes, in bytes of standard fill.
+
+        :data:`WORK_PER_MEMORY` times :attr:`max_memory`, or the work of the hasher's own
+        parameters if that is larger (see :func:`twocats.kdf.limits.estimated_work`).
+        """
+        return self._max_work
 
     @property
     def backend(self) -> str | None:
@@ -305,12 +376,14 @@ class PasswordHasher:
     def check_hash(self, hash: str | bytes) -> Params:
         """Return the parameters of `hash` if this hasher can verify it, without any hashing.
 
-        Raises :class:`~twocats.exceptions.InvalidHashError` for a malformed or non-canonical string
-        and :class:`~twocats.exceptions.MemoryLimitError` if it asks for more memory than
-        :attr:`max_memory`; useful to reject a bad stored hash before asking for a password.
+        Raises :class:`~twocats.exceptions.InvalidHashError` for a malformed or non-canonical
+        string, and its subclass :class:`~twocats.exceptions.HashLimitError` if it asks for more
+        memory than :attr:`max_memory` (:class:`~twocats.exceptions.HashMemoryLimitError`) or more
+        work than :attr:`max_work`; useful to reject a bad stored hash before asking for a
+        password.
         """
         params = phc.decode(hash).params
-        self._check_memory(params)
+        self._check_stored(params)
         return params
 
     def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
@@ -337,14 +410,18 @@ class PasswordHasher:
         """Return True if `password` matches the stored `hash`, else raise.
 
         The output is recomputed with exactly the parameters in the string and compared in constant
-        time.  Raises :class:`~twocats.exceptions.VerifyMismatchError` for a wrong password,
-        :class:`~twocats.exceptions.InvalidHashError` for a malformed or non-canonical string, and
-        :class:`~twocats.exceptions.MemoryLimitError` if the string asks for more memory than
-        :attr:`max_memory`.
+        time.  Raises :class:`~twocats.exceptions.VerifyMismatchError` for a wrong password and
+        :class:`~twocats.exceptions.InvalidHashError` for a malformed or non-canonical string or
+        one this hasher will not compute: :class:`~twocats.exceptions.HashMemoryLimitError` (also
+        a :class:`~twocats.exceptions.MemoryLimitError`) if it asks for more memory than
+        :attr:`max_memory`, :class:`~twocats.exceptions.HashLimitError` if it asks for more work
+        than :attr:`max_work`.  A ``str`` password that is not valid Unicode raises
+        :class:`~twocats.exceptions.InvalidParametersError`, a password of another type
+        ``TypeError``.
         """
         secret = _password_bytes(password)
         stored = phc.decode(hash)
-        self._check_memory(stored.params)
+        self._check_stored(stored.params)
         with self._pool.engine() as engine:
             digest = engine.derive(secret, stored.salt, stored.params, data=self._secret)
         if not hmac.compare_digest(digest, stored.digest):
@@ -403,7 +480,7 @@ class PasswordHasher:
         if old.mem_cost >= self._params.mem_cost:
             return stored.encode()
         new = dataclasses.replace(old, mem_cost=self._params.mem_cost)
-        self._check_memory(new)
+        self._check_memory(new, stored=False)
         with self._pool.engine() as engine:
             digest = engine.update(stored.digest, new, old.mem_cost)
         return phc.encode(new, stored.salt, digest)
