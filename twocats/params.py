@@ -95,8 +95,19 @@ _DEFAULT_OVERWRITE_COST = 6
 _DEFAULT_HASH_SIZE = 32
 
 
+#: The most characters of a refused value quoted in an error message.
+_SHOWN_CHARS = 60
+
+
 def _fail(name: str, allowed: str, value: object) -> NoReturn:
-    raise InvalidParametersError(f"{name} must be {allowed}; got {value!r}")
+    if isinstance(value, int) and value.bit_length() > 64:
+        # Python refuses to print integers of thousands of digits; no message needs them.
+        shown = f"an integer of {value.bit_length()} bits"
+    else:
+        shown = repr(value)
+    if len(shown) > _SHOWN_CHARS:
+        shown = shown[: _SHOWN_CHARS - 3] + "..."
+    raise InvalidParametersError(f"{name} must be {allowed}; got {shown}")
 
 
 def _is_power_of_two(value: int) -> bool:

@@ -14,7 +14,10 @@ is dispatched on
 
 A record becomes a :class:`Vector` whose :meth:`Vector.check` runs it on an engine.  Structural
 problems (bad JSON, missing fields, bad hex, unknown api) raise :class:`VectorFormatError` while
-reading; parameter problems surface when the vector runs, as the usual ``InvalidParametersError``.
+reading, and that is the only exception reading raises, whatever the text (nesting too deep for
+the JSON decoder and integers too long to convert included); parameter problems surface when the
+vector runs or its parameters are built, as the usual ``InvalidParametersError``.  Messages quote
+values from the file only in ASCII and at most :data:`SHOWN_CHARS` characters of them.
 
 Vectors reproduce the reference's published outputs, so their parameters are built with
 ``strict=False`` (see :class:`twocats.Params`).  The reference's ``UpdatePassword`` takes
@@ -90,6 +93,18 @@ _PARAM_FIELDS = (
 #: The packaged default vectors of ``twocats selftest``.
 SELFTEST_RESOURCE = "selftest.jsonl"
 
+#: The most characters of a value from the file quoted in an error message.
+SHOWN_CHARS = 40
+
+
+def _shown(value: str) -> str:
+    """A value from the file as messages show it: printable ASCII on one line, never very long.
+
+    Anything else is escaped as in a Python literal, so that a message can always be printed.
+    """
+    text = ascii(value[:SHOWN_CHARS])[1:-1]
+    return text + "..." if len(value) > SHOWN_CHARS else text
+
 
 class VectorFormatError(TwoCatsError, ValueError):
     """A vector file or record does not follow the schema; the message says where."""
@@ -118,7 +133,7 @@ class Vector:
     update_to: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.id} ({self.variant} {self.api} {self.hash_type})"
+        return f"{_shown(self.id)} ({self.variant} {self.api} {_shown(self.hash_type)})"
 
     def params(self) -> Params:
         """The parameters of the (first) derivation; raises InvalidParametersError if invalid."""
@@ -233,7 +248,7 @@ def _variant(record: _Record) -> str:
     for prefix, variant in _VERSION_PREFIXES:
         if version.startswith(prefix):
             return variant
-    raise record.error(f"unknown algorithm_version {version!r}")
+    raise record.error(f"unknown algorithm_version '{_shown(version)}'")
 
 
 def _api(record: _Record) -> str:
@@ -242,7 +257,7 @@ def _api(record: _Record) -> str:
         raise record.error("field 'api' must be a string")
     api = _API_NAMES.get(name)
     if api is None:
-        raise record.error(f"unknown api {name!r}")
+        raise record.error(f"unknown api '{_shown(str(name))}'")
     return api
 
 
@@ -280,7 +295,7 @@ def parse_vector(raw: Mapping[str, Any], *, where: str = "vector") -> Vector:
         raise VectorFormatError(f"{where}: a vector must be a JSON object")
     record = _Record(raw, where)
     ident = record.text("id") if record.has("id") else where
-    record.where = f"{where} ({ident})"
+    record.where = f"{where} ({_shown(ident)})"
     variant = _variant(record)
     api = _api(record)
     hash_type = record.text("hash_type")
@@ -354,6 +369,11 @@ def read_vectors(lines: Iterable[str], *, source: str = "vectors") -> list[Vecto
             raw = json.loads(line)
         except json.JSONDecodeError as error:
             raise VectorFormatError(f"{where}: not valid JSON ({error.msg})") from None
+        except ValueError:
+            # The decoder refuses integers of thousands of digits with a plain ValueError.
+            raise VectorFormatError(f"{where}: a number is too long") from None
+        except RecursionError:
+            raise VectorFormatError(f"{where}: nested too deeply") from None
         vectors.append(parse_vector(raw, where=where))
     if not vectors:
         raise VectorFormatError(f"{source}: contains no vectors")
