@@ -221,7 +221,7 @@ def test_verify_refuses_too_much_memory() -> None:
     small = phc.encode(Params(mem_cost=12), bytes(16), bytes(32))
     limited = run("verify", small, "--max-memory", "2MiB")
     assert limited.exit_code == 2
-    assert "memory limit of 2 MiB" in one_error_line(limited)
+    assert "more than max_memory (2 MiB, 2097152 bytes)" in one_error_line(limited)
 
 
 def test_upgrade_equals_direct_hash() -> None:

@@ -72,7 +72,7 @@ def translate_errors(run: Callable[[], Any]) -> Any:
     except TwoCatsError as exc:
         raise Failure(str(exc)) from None
     except MemoryError:
-        raise Failure("out of memory; lower the memory cost") from None
+        raise Failure("out of memory") from None
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         raise Failure(f"{where}{exc.strerror or exc}") from None
@@ -135,18 +135,38 @@ def read_password(from_stdin: bool, *, confirm: bool) -> bytes:
     text = click.prompt(
         "Password", hide_input=True, confirmation_prompt=confirm, err=True, show_default=False
     )
-    return str(text).encode("utf-8")
+    # Bytes the terminal's encoding could not decode come back as surrogate escapes; turning
+    # them back into the bytes typed keeps such passwords usable (and out of error messages).
+    return str(text).encode("utf-8", "surrogateescape")
+
+
+#: The largest secret file read (the algorithm's 32-bit length fields bound every input).
+MAX_SECRET_FILE_BYTES: Final = 0xFFFFFFFF
 
 
 def read_secret_file(path: str | None, what: str) -> bytes:
-    """Return the bytes of a secret file (empty if `path` is None); the contents are never shown."""
+    """Return the bytes of a secret file (empty if `path` is None); the contents are never shown.
+
+    A file larger than :data:`MAX_SECRET_FILE_BYTES` is refused before it is read.
+    """
     if path is None:
         return b""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_SECRET_FILE_BYTES:
+                raise UsageFailure(
+                    f"the {what} file {path} is {size} bytes long, more than the limit of "
+                    f"{MAX_SECRET_FILE_BYTES} bytes"
+                )
+            data = handle.read(MAX_SECRET_FILE_BYTES + 1)
     except OSError as exc:
         raise UsageFailure(f"cannot read the {what} file {path}: {exc.strerror}") from None
+    if len(data) > MAX_SECRET_FILE_BYTES:
+        raise UsageFailure(
+            f"the {what} file {path} is longer than the limit of {MAX_SECRET_FILE_BYTES} bytes"
+        )
+    return data
 
 
 # Sizes and durations ---------------------------------------------------------------------------

@@ -83,12 +83,16 @@ class CheckLine:
 
 
 def parse_check_line(line: bytes, digest_size: int) -> CheckLine | None:
-    """Parse one checksum line (without its newline); None if it is not properly formatted."""
+    """Parse one checksum line (without its newline); None if it is not properly formatted.
+
+    A name holding a NUL byte is not properly formatted: no file can have such a name.  This never
+    raises, whatever the bytes.
+    """
     match = _LINE.fullmatch(line)
     if match is None:
         return None
     escaped, hex_digest, _, raw_name = match.groups()
-    if len(hex_digest) != 2 * digest_size:
+    if len(hex_digest) != 2 * digest_size or b"\0" in raw_name:
         return None
     name = os.fsdecode(raw_name)
     if escaped:

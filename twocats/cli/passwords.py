@@ -240,7 +240,7 @@ def needs_rehash_command(hash_string: str, salt_len: int, as_json: bool, **optio
     help="How to write the key; raw writes the bytes themselves.",
 )
 @password_stdin_option
-@max_memory_option("the machine's physical memory")
+@max_memory_option("the memory this machine can give")
 @backend_option
 @json_option
 def derive_command(
@@ -258,7 +258,6 @@ def derive_command(
     **options: Any,
 ) -> None:
     """Derive a raw key from a password and write it to standard output."""
-    from twocats.hasher import physical_memory
     from twocats.kdf import Engine
 
     if as_json and output_format == "raw":
@@ -274,8 +273,11 @@ def derive_command(
     full_size = params.output_size
     if length is not None and length > full_size:
         raise UsageFailure(f"--length must be from 1 to {full_size} for these parameters")
+    # The engine refuses more memory than --max-memory or, without it, than the machine has;
+    # an oversized request is refused before the password is asked for.
+    engine = Engine(backend, max_memory=max_memory)
+    engine.check_memory(params)
     password = read_password(password_stdin, confirm=not password_stdin)
-    engine = Engine(backend, max_memory=max_memory or physical_memory())
     started = time.perf_counter()
     key = engine.derive(password, salt, params, data=data)
     seconds = time.perf_counter() - started
