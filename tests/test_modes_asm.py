@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from twocats.simd._jit import kernel_asm
-from twocats.simd.modes._generated import blake2tree, keccak, lsh, sha1
+from twocats.simd.modes._generated import blake2tree, keccak, lsh, sha1, sha256tree
 
 # Vector work on 256- or 512-bit registers: adds, rotates (or their AVX2 substitutes), xors.
 VECTOR_ARX = re.compile(
@@ -35,6 +35,11 @@ def _kernels() -> list[object]:
             (np.zeros(128, u64), np.zeros(256, u64), np.zeros(128, u64), np.zeros(128, u64)),
         ),
         ("sha1", sha1.sha1_lanes_x8, (np.zeros(40, u32), np.zeros(128, u32))),
+        (
+            "sha256_x8",
+            sha256tree.sha256_lanes_x8,
+            (np.zeros((8, 8), u32), np.zeros((16, 8), u32), np.zeros(8, u64), np.zeros(8, u32), 8),
+        ),
         (
             "blake2s",
             blake2tree.blake2s_tree_lanes,

@@ -23,6 +23,7 @@ from twocats.simd.modes.reference.lsh import LSH256, LSH512, LshVariant, step_co
 from twocats.simd.modes.reference.lsh import SIGMA as LSH_SIGMA
 from twocats.simd.modes.reference.lsh import TAU as LSH_TAU
 from twocats.simd.modes.reference.sha1 import SHA1_IV
+from twocats.simd.modes.reference.sha256tree import ROUND_CONSTANTS as SHA256_ROUND_CONSTANTS
 
 __all__ = ["GENERATED", "KECCAK_WIDTHS", "generate_all", "keccak_module", "main"]
 
@@ -847,15 +848,20 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
     8 words ``iv``.
     \"\"\"
     lanes = U64(j)
-    H = np.empty((8, j), dtype=np.uint32)
-    M = np.zeros((16, j), dtype=np.uint32)
-    T = np.zeros(j, dtype=np.uint64)
-    F = np.zeros(j, dtype=np.uint32)
+    # Up to 8 lanes run on the 8-lane kernel (extra lanes idle), 16 on the general one.
+    width = 8 if j <= 8 else j
+    H = np.empty((8, width), dtype=np.uint32)
+    M = np.zeros((16, width), dtype=np.uint32)
+    T = np.zeros(width, dtype=np.uint64)
+    F = np.zeros(width, dtype=np.uint32)
     sizes = np.zeros(j, dtype=np.uint64)
     blocks = np.zeros(j, dtype=np.uint64)
     length = U64(length)
     words = (length + U64(3)) // U64(4)
     most = U64(0)
+    for k in range(width):
+        for i in range(8):
+            H[i, k] = iv[i]
     for k in range(j):
         lane = U64(k)
         count = U64(0)
@@ -867,8 +873,6 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
         sizes[k] = size
         blocks[k] = (size + U64(72)) // U64(64)
         most = max(most, blocks[k])
-        for i in range(8):
-            H[i, k] = iv[i]
     smallest = sizes[j - 1]
     for b in range(most):
         if b * U64(64) + U64(64) <= smallest:
@@ -883,7 +887,10 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
                         | (U64(data[q + U64(2)]) << U64(8))
                         | U64(data[q + U64(3)])
                     )
-            sha256_lanes(H, M, T, F, j)
+            if width == 8:
+                sha256_lanes_x8(H, M, T, F, width)
+            else:
+                sha256_lanes(H, M, T, F, width)
             continue
         for k in range(j):
             if b >= blocks[k]:
@@ -915,7 +922,10 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
                 if b + U64(1) == blocks[k]:
                     M[14, k] = U32(size >> U64(29))
                     M[15, k] = U32((size << U64(3)) & U64(0xFFFFFFFF))
-        sha256_lanes(H, M, T, F, j)
+        if width == 8:
+            sha256_lanes_x8(H, M, T, F, width)
+        else:
+            sha256_lanes(H, M, T, F, width)
         for k in range(j):
             if b + U64(1) == blocks[k]:
                 for i in range(8):
@@ -981,17 +991,19 @@ def {name}_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> 
     The messages run in lanes, all of them at once; out[m] receives message m's 8 state words.
     \"\"\"
     count = starts.shape[0]
-    H = np.empty((8, count), dtype={dtype})
-    M = np.zeros((16, count), dtype={dtype})
-    T = np.zeros(count, dtype=np.uint64)
-    F = np.zeros(count, dtype={dtype})
+    width = {width}
+    H = np.empty((8, width), dtype={dtype})
+    M = np.zeros((16, width), dtype={dtype})
+    T = np.zeros(width, dtype=np.uint64)
+    F = np.zeros(width, dtype={dtype})
     blocks = np.zeros(count, dtype=np.uint64)
     most = U64(0)
+    for k in range(width):
+        for i in range(8):
+            H[i, k] = iv[i]
     for k in range(count):
         blocks[k] = (U64(lengths[k]) + U64({overhead_rounding})) // U64({block})
         most = max(most, blocks[k])
-        for i in range(8):
-            H[i, k] = iv[i]
     for b in range(most):
         for k in range(count):
             if b >= blocks[k]:
@@ -1018,7 +1030,7 @@ def {name}_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> 
                 if b + U64(1) == blocks[k]:
                     M[14, k] = {cast}({high_bits})
                     M[15, k] = {cast}({low_bits})
-        {name}_lanes(H, M, T, F, count)
+        {call}
         for k in range(count):
             if b + U64(1) == blocks[k]:
                 for i in range(8):
@@ -1035,16 +1047,84 @@ def _big_endian_load(word_bytes: int, base: str) -> str:
     return f"U32({load})" if word_bytes == 4 else load
 
 
+#: The lane width of the project's own SHA-256 kernel for j-lanes and j-pointers with j <= 8.
+SHA256_NARROW = 8
+
+
+def sha256_narrow_kernel(width: int) -> list[str]:
+    """A SHA-256 compression over a constant ``width`` lanes (the flat layout vectorizes).
+
+    The project's general SHA-256 lane kernel is built for 16 lanes per vector; j-lanes and
+    j-pointers with 4 or 8 lanes run on this one instead.
+    """
+    helpers = [
+        "@jit",
+        "def sha2t_round(",
+        "    a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any, h: Any, k: Any, w: Any",
+        ") -> Any:",
+        '    """One SHA-256 round: return the new e and a words."""',
+        "    s1 = U32(((e >> 6) | (e << 26)) ^ ((e >> 11) | (e << 21)) ^ ((e >> 25) | (e << 7)))",
+        "    t1 = U32(h + s1 + (g ^ (e & (f ^ g))) + k + w)",
+        "    s0 = U32(((a >> 2) | (a << 30)) ^ ((a >> 13) | (a << 19)) ^ ((a >> 22) | (a << 10)))",
+        "    return U32(d + t1), U32(t1 + s0 + ((a & b) ^ (c & (a ^ b))))",
+        "",
+        "",
+        "@jit",
+        "def sha2t_schedule(w2: Any, w7: Any, w15: Any, w16: Any) -> Any:",
+        '    """One SHA-256 schedule word from the words 2, 7, 15 and 16 places back."""',
+        "    s0 = U32(((w15 >> 7) | (w15 << 25)) ^ ((w15 >> 18) | (w15 << 14)) ^ (w15 >> 3))",
+        "    s1 = U32(((w2 >> 17) | (w2 << 15)) ^ ((w2 >> 19) | (w2 << 13)) ^ (w2 >> 10))",
+        "    return U32(s1 + w7 + s0 + w16)",
+    ]
+    e = Emitter(" " * 8)
+    h = [e.let("h", f"HF[{i * width} + k]") for i in range(8)]
+    w = [e.let("w", f"MF[{i * width} + k]") for i in range(16)]
+    for t in range(16, 64):
+        w.append(e.let("w", f"sha2t_schedule({w[t - 2]}, {w[t - 7]}, {w[t - 15]}, {w[t - 16]})"))
+    a, b, c, d, f, g, hh, ee = h[0], h[1], h[2], h[3], h[5], h[6], h[7], h[4]
+    for t in range(64):
+        new_e, new_a = e.fresh("e"), e.fresh("a")
+        e.line(
+            f"{new_e}, {new_a} = sha2t_round({a}, {b}, {c}, {d}, {ee}, {f}, {g}, {hh}, "
+            f"SHA256_K[{t}], {w[t]})"
+        )
+        a, b, c, d, ee, f, g, hh = new_a, a, b, c, new_e, ee, f, g
+    for i, x in enumerate((a, b, c, d, ee, f, g, hh)):
+        e.line(f"HF[{i * width} + k] = U32({h[i]} + {x})")
+    return [
+        *helpers,
+        "",
+        "",
+        "@variants",
+        f"def sha256_lanes_x{width}(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:",
+        f'    """SHA-256 compression of one block into each lane of H ({8}, {width}) in place.',
+        "",
+        f"    M (16, {width}) holds the decoded block words.  T, F and n are not read: the",
+        "    arguments match the project's general lane kernel, and every lane is computed.",
+        '    """',
+        f"    HF = H.reshape({8 * width})",
+        f"    MF = M.reshape({16 * width})",
+        f"    for k in range({width}):",
+        *e.lines,
+    ]
+
+
 def sha256tree_module() -> str:
     """Return the text of the generated SHA-2 tree-mode drivers (on the project's SHA-2 lanes)."""
     header = HEADER.format(doc="SHA-2 tree modes: j-lanes, mh_sha256 and j-pointers drivers.")
     lines = [
-        header,
+        header.replace("import variants", "import jit, variants"),
         "from twocats.simd._generated.sha256 import SHA256_IV, sha256_lanes",
         "from twocats.simd._generated.sha512 import sha512_lanes",
         "",
         "U32 = np.uint32",
         "U64 = np.uint64",
+        "SHA256_K = np.array(["
+        + ", ".join(f"0x{k:08X}" for k in SHA256_ROUND_CONSTANTS)
+        + "], dtype=np.uint32)",
+        "",
+        "",
+        *sha256_narrow_kernel(SHA256_NARROW),
         _SHA256TREE.rstrip("\n"),
     ]
     for name, wb in (("sha256", 4), ("sha512", 8)):
@@ -1064,6 +1144,15 @@ def sha256tree_module() -> str:
                 cast="U32" if wb == 4 else "U64",
                 high_bits=high,
                 low_bits=bits,
+                width="8 if count <= 8 else count" if wb == 4 else "count",
+                call=(
+                    "if width == 8:\n"
+                    "            sha256_lanes_x8(H, M, T, F, width)\n"
+                    "        else:\n"
+                    "            sha256_lanes(H, M, T, F, width)"
+                    if wb == 4
+                    else "sha512_lanes(H, M, T, F, width)"
+                ),
             ).rstrip("\n")
         )
     return "\n".join(lines) + "\n"

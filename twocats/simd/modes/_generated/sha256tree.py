@@ -11,13 +11,189 @@ from typing import Any
 
 import numpy as np
 
-from twocats.simd._jit import variants
+from twocats.simd._jit import jit, variants
 
 from twocats.simd._generated.sha256 import SHA256_IV, sha256_lanes
 from twocats.simd._generated.sha512 import sha512_lanes
 
 U32 = np.uint32
 U64 = np.uint64
+SHA256_K = np.array([0x428A2F98, 0x71374491, 0xB5C0FBCF, 0xE9B5DBA5, 0x3956C25B, 0x59F111F1, 0x923F82A4, 0xAB1C5ED5, 0xD807AA98, 0x12835B01, 0x243185BE, 0x550C7DC3, 0x72BE5D74, 0x80DEB1FE, 0x9BDC06A7, 0xC19BF174, 0xE49B69C1, 0xEFBE4786, 0x0FC19DC6, 0x240CA1CC, 0x2DE92C6F, 0x4A7484AA, 0x5CB0A9DC, 0x76F988DA, 0x983E5152, 0xA831C66D, 0xB00327C8, 0xBF597FC7, 0xC6E00BF3, 0xD5A79147, 0x06CA6351, 0x14292967, 0x27B70A85, 0x2E1B2138, 0x4D2C6DFC, 0x53380D13, 0x650A7354, 0x766A0ABB, 0x81C2C92E, 0x92722C85, 0xA2BFE8A1, 0xA81A664B, 0xC24B8B70, 0xC76C51A3, 0xD192E819, 0xD6990624, 0xF40E3585, 0x106AA070, 0x19A4C116, 0x1E376C08, 0x2748774C, 0x34B0BCB5, 0x391C0CB3, 0x4ED8AA4A, 0x5B9CCA4F, 0x682E6FF3, 0x748F82EE, 0x78A5636F, 0x84C87814, 0x8CC70208, 0x90BEFFFA, 0xA4506CEB, 0xBEF9A3F7, 0xC67178F2], dtype=np.uint32)
+
+
+@jit
+def sha2t_round(
+    a: Any, b: Any, c: Any, d: Any, e: Any, f: Any, g: Any, h: Any, k: Any, w: Any
+) -> Any:
+    """One SHA-256 round: return the new e and a words."""
+    s1 = U32(((e >> 6) | (e << 26)) ^ ((e >> 11) | (e << 21)) ^ ((e >> 25) | (e << 7)))
+    t1 = U32(h + s1 + (g ^ (e & (f ^ g))) + k + w)
+    s0 = U32(((a >> 2) | (a << 30)) ^ ((a >> 13) | (a << 19)) ^ ((a >> 22) | (a << 10)))
+    return U32(d + t1), U32(t1 + s0 + ((a & b) ^ (c & (a ^ b))))
+
+
+@jit
+def sha2t_schedule(w2: Any, w7: Any, w15: Any, w16: Any) -> Any:
+    """One SHA-256 schedule word from the words 2, 7, 15 and 16 places back."""
+    s0 = U32(((w15 >> 7) | (w15 << 25)) ^ ((w15 >> 18) | (w15 << 14)) ^ (w15 >> 3))
+    s1 = U32(((w2 >> 17) | (w2 << 15)) ^ ((w2 >> 19) | (w2 << 13)) ^ (w2 >> 10))
+    return U32(s1 + w7 + s0 + w16)
+
+
+@variants
+def sha256_lanes_x8(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:
+    """SHA-256 compression of one block into each lane of H (8, 8) in place.
+
+    M (16, 8) holds the decoded block words.  T, F and n are not read: the
+    arguments match the project's general lane kernel, and every lane is computed.
+    """
+    HF = H.reshape(64)
+    MF = M.reshape(128)
+    for k in range(8):
+        h_0 = HF[0 + k]
+        h_1 = HF[8 + k]
+        h_2 = HF[16 + k]
+        h_3 = HF[24 + k]
+        h_4 = HF[32 + k]
+        h_5 = HF[40 + k]
+        h_6 = HF[48 + k]
+        h_7 = HF[56 + k]
+        w_0 = MF[0 + k]
+        w_1 = MF[8 + k]
+        w_2 = MF[16 + k]
+        w_3 = MF[24 + k]
+        w_4 = MF[32 + k]
+        w_5 = MF[40 + k]
+        w_6 = MF[48 + k]
+        w_7 = MF[56 + k]
+        w_8 = MF[64 + k]
+        w_9 = MF[72 + k]
+        w_10 = MF[80 + k]
+        w_11 = MF[88 + k]
+        w_12 = MF[96 + k]
+        w_13 = MF[104 + k]
+        w_14 = MF[112 + k]
+        w_15 = MF[120 + k]
+        w_16 = sha2t_schedule(w_14, w_9, w_1, w_0)
+        w_17 = sha2t_schedule(w_15, w_10, w_2, w_1)
+        w_18 = sha2t_schedule(w_16, w_11, w_3, w_2)
+        w_19 = sha2t_schedule(w_17, w_12, w_4, w_3)
+        w_20 = sha2t_schedule(w_18, w_13, w_5, w_4)
+        w_21 = sha2t_schedule(w_19, w_14, w_6, w_5)
+        w_22 = sha2t_schedule(w_20, w_15, w_7, w_6)
+        w_23 = sha2t_schedule(w_21, w_16, w_8, w_7)
+        w_24 = sha2t_schedule(w_22, w_17, w_9, w_8)
+        w_25 = sha2t_schedule(w_23, w_18, w_10, w_9)
+        w_26 = sha2t_schedule(w_24, w_19, w_11, w_10)
+        w_27 = sha2t_schedule(w_25, w_20, w_12, w_11)
+        w_28 = sha2t_schedule(w_26, w_21, w_13, w_12)
+        w_29 = sha2t_schedule(w_27, w_22, w_14, w_13)
+        w_30 = sha2t_schedule(w_28, w_23, w_15, w_14)
+        w_31 = sha2t_schedule(w_29, w_24, w_16, w_15)
+        w_32 = sha2t_schedule(w_30, w_25, w_17, w_16)
+        w_33 = sha2t_schedule(w_31, w_26, w_18, w_17)
+        w_34 = sha2t_schedule(w_32, w_27, w_19, w_18)
+        w_35 = sha2t_schedule(w_33, w_28, w_20, w_19)
+        w_36 = sha2t_schedule(w_34, w_29, w_21, w_20)
+        w_37 = sha2t_schedule(w_35, w_30, w_22, w_21)
+        w_38 = sha2t_schedule(w_36, w_31, w_23, w_22)
+        w_39 = sha2t_schedule(w_37, w_32, w_24, w_23)
+        w_40 = sha2t_schedule(w_38, w_33, w_25, w_24)
+        w_41 = sha2t_schedule(w_39, w_34, w_26, w_25)
+        w_42 = sha2t_schedule(w_40, w_35, w_27, w_26)
+        w_43 = sha2t_schedule(w_41, w_36, w_28, w_27)
+        w_44 = sha2t_schedule(w_42, w_37, w_29, w_28)
+        w_45 = sha2t_schedule(w_43, w_38, w_30, w_29)
+        w_46 = sha2t_schedule(w_44, w_39, w_31, w_30)
+        w_47 = sha2t_schedule(w_45, w_40, w_32, w_31)
+        w_48 = sha2t_schedule(w_46, w_41, w_33, w_32)
+        w_49 = sha2t_schedule(w_47, w_42, w_34, w_33)
+        w_50 = sha2t_schedule(w_48, w_43, w_35, w_34)
+        w_51 = sha2t_schedule(w_49, w_44, w_36, w_35)
+        w_52 = sha2t_schedule(w_50, w_45, w_37, w_36)
+        w_53 = sha2t_schedule(w_51, w_46, w_38, w_37)
+        w_54 = sha2t_schedule(w_52, w_47, w_39, w_38)
+        w_55 = sha2t_schedule(w_53, w_48, w_40, w_39)
+        w_56 = sha2t_schedule(w_54, w_49, w_41, w_40)
+        w_57 = sha2t_schedule(w_55, w_50, w_42, w_41)
+        w_58 = sha2t_schedule(w_56, w_51, w_43, w_42)
+        w_59 = sha2t_schedule(w_57, w_52, w_44, w_43)
+        w_60 = sha2t_schedule(w_58, w_53, w_45, w_44)
+        w_61 = sha2t_schedule(w_59, w_54, w_46, w_45)
+        w_62 = sha2t_schedule(w_60, w_55, w_47, w_46)
+        w_63 = sha2t_schedule(w_61, w_56, w_48, w_47)
+        e_0, a_0 = sha2t_round(h_0, h_1, h_2, h_3, h_4, h_5, h_6, h_7, SHA256_K[0], w_0)
+        e_1, a_1 = sha2t_round(a_0, h_0, h_1, h_2, e_0, h_4, h_5, h_6, SHA256_K[1], w_1)
+        e_2, a_2 = sha2t_round(a_1, a_0, h_0, h_1, e_1, e_0, h_4, h_5, SHA256_K[2], w_2)
+        e_3, a_3 = sha2t_round(a_2, a_1, a_0, h_0, e_2, e_1, e_0, h_4, SHA256_K[3], w_3)
+        e_4, a_4 = sha2t_round(a_3, a_2, a_1, a_0, e_3, e_2, e_1, e_0, SHA256_K[4], w_4)
+        e_5, a_5 = sha2t_round(a_4, a_3, a_2, a_1, e_4, e_3, e_2, e_1, SHA256_K[5], w_5)
+        e_6, a_6 = sha2t_round(a_5, a_4, a_3, a_2, e_5, e_4, e_3, e_2, SHA256_K[6], w_6)
+        e_7, a_7 = sha2t_round(a_6, a_5, a_4, a_3, e_6, e_5, e_4, e_3, SHA256_K[7], w_7)
+        e_8, a_8 = sha2t_round(a_7, a_6, a_5, a_4, e_7, e_6, e_5, e_4, SHA256_K[8], w_8)
+        e_9, a_9 = sha2t_round(a_8, a_7, a_6, a_5, e_8, e_7, e_6, e_5, SHA256_K[9], w_9)
+        e_10, a_10 = sha2t_round(a_9, a_8, a_7, a_6, e_9, e_8, e_7, e_6, SHA256_K[10], w_10)
+        e_11, a_11 = sha2t_round(a_10, a_9, a_8, a_7, e_10, e_9, e_8, e_7, SHA256_K[11], w_11)
+        e_12, a_12 = sha2t_round(a_11, a_10, a_9, a_8, e_11, e_10, e_9, e_8, SHA256_K[12], w_12)
+        e_13, a_13 = sha2t_round(a_12, a_11, a_10, a_9, e_12, e_11, e_10, e_9, SHA256_K[13], w_13)
+        e_14, a_14 = sha2t_round(a_13, a_12, a_11, a_10, e_13, e_12, e_11, e_10, SHA256_K[14], w_14)
+        e_15, a_15 = sha2t_round(a_14, a_13, a_12, a_11, e_14, e_13, e_12, e_11, SHA256_K[15], w_15)
+        e_16, a_16 = sha2t_round(a_15, a_14, a_13, a_12, e_15, e_14, e_13, e_12, SHA256_K[16], w_16)
+        e_17, a_17 = sha2t_round(a_16, a_15, a_14, a_13, e_16, e_15, e_14, e_13, SHA256_K[17], w_17)
+        e_18, a_18 = sha2t_round(a_17, a_16, a_15, a_14, e_17, e_16, e_15, e_14, SHA256_K[18], w_18)
+        e_19, a_19 = sha2t_round(a_18, a_17, a_16, a_15, e_18, e_17, e_16, e_15, SHA256_K[19], w_19)
+        e_20, a_20 = sha2t_round(a_19, a_18, a_17, a_16, e_19, e_18, e_17, e_16, SHA256_K[20], w_20)
+        e_21, a_21 = sha2t_round(a_20, a_19, a_18, a_17, e_20, e_19, e_18, e_17, SHA256_K[21], w_21)
+        e_22, a_22 = sha2t_round(a_21, a_20, a_19, a_18, e_21, e_20, e_19, e_18, SHA256_K[22], w_22)
+        e_23, a_23 = sha2t_round(a_22, a_21, a_20, a_19, e_22, e_21, e_20, e_19, SHA256_K[23], w_23)
+        e_24, a_24 = sha2t_round(a_23, a_22, a_21, a_20, e_23, e_22, e_21, e_20, SHA256_K[24], w_24)
+        e_25, a_25 = sha2t_round(a_24, a_23, a_22, a_21, e_24, e_23, e_22, e_21, SHA256_K[25], w_25)
+        e_26, a_26 = sha2t_round(a_25, a_24, a_23, a_22, e_25, e_24, e_23, e_22, SHA256_K[26], w_26)
+        e_27, a_27 = sha2t_round(a_26, a_25, a_24, a_23, e_26, e_25, e_24, e_23, SHA256_K[27], w_27)
+        e_28, a_28 = sha2t_round(a_27, a_26, a_25, a_24, e_27, e_26, e_25, e_24, SHA256_K[28], w_28)
+        e_29, a_29 = sha2t_round(a_28, a_27, a_26, a_25, e_28, e_27, e_26, e_25, SHA256_K[29], w_29)
+        e_30, a_30 = sha2t_round(a_29, a_28, a_27, a_26, e_29, e_28, e_27, e_26, SHA256_K[30], w_30)
+        e_31, a_31 = sha2t_round(a_30, a_29, a_28, a_27, e_30, e_29, e_28, e_27, SHA256_K[31], w_31)
+        e_32, a_32 = sha2t_round(a_31, a_30, a_29, a_28, e_31, e_30, e_29, e_28, SHA256_K[32], w_32)
+        e_33, a_33 = sha2t_round(a_32, a_31, a_30, a_29, e_32, e_31, e_30, e_29, SHA256_K[33], w_33)
+        e_34, a_34 = sha2t_round(a_33, a_32, a_31, a_30, e_33, e_32, e_31, e_30, SHA256_K[34], w_34)
+        e_35, a_35 = sha2t_round(a_34, a_33, a_32, a_31, e_34, e_33, e_32, e_31, SHA256_K[35], w_35)
+        e_36, a_36 = sha2t_round(a_35, a_34, a_33, a_32, e_35, e_34, e_33, e_32, SHA256_K[36], w_36)
+        e_37, a_37 = sha2t_round(a_36, a_35, a_34, a_33, e_36, e_35, e_34, e_33, SHA256_K[37], w_37)
+        e_38, a_38 = sha2t_round(a_37, a_36, a_35, a_34, e_37, e_36, e_35, e_34, SHA256_K[38], w_38)
+        e_39, a_39 = sha2t_round(a_38, a_37, a_36, a_35, e_38, e_37, e_36, e_35, SHA256_K[39], w_39)
+        e_40, a_40 = sha2t_round(a_39, a_38, a_37, a_36, e_39, e_38, e_37, e_36, SHA256_K[40], w_40)
+        e_41, a_41 = sha2t_round(a_40, a_39, a_38, a_37, e_40, e_39, e_38, e_37, SHA256_K[41], w_41)
+        e_42, a_42 = sha2t_round(a_41, a_40, a_39, a_38, e_41, e_40, e_39, e_38, SHA256_K[42], w_42)
+        e_43, a_43 = sha2t_round(a_42, a_41, a_40, a_39, e_42, e_41, e_40, e_39, SHA256_K[43], w_43)
+        e_44, a_44 = sha2t_round(a_43, a_42, a_41, a_40, e_43, e_42, e_41, e_40, SHA256_K[44], w_44)
+        e_45, a_45 = sha2t_round(a_44, a_43, a_42, a_41, e_44, e_43, e_42, e_41, SHA256_K[45], w_45)
+        e_46, a_46 = sha2t_round(a_45, a_44, a_43, a_42, e_45, e_44, e_43, e_42, SHA256_K[46], w_46)
+        e_47, a_47 = sha2t_round(a_46, a_45, a_44, a_43, e_46, e_45, e_44, e_43, SHA256_K[47], w_47)
+        e_48, a_48 = sha2t_round(a_47, a_46, a_45, a_44, e_47, e_46, e_45, e_44, SHA256_K[48], w_48)
+        e_49, a_49 = sha2t_round(a_48, a_47, a_46, a_45, e_48, e_47, e_46, e_45, SHA256_K[49], w_49)
+        e_50, a_50 = sha2t_round(a_49, a_48, a_47, a_46, e_49, e_48, e_47, e_46, SHA256_K[50], w_50)
+        e_51, a_51 = sha2t_round(a_50, a_49, a_48, a_47, e_50, e_49, e_48, e_47, SHA256_K[51], w_51)
+        e_52, a_52 = sha2t_round(a_51, a_50, a_49, a_48, e_51, e_50, e_49, e_48, SHA256_K[52], w_52)
+        e_53, a_53 = sha2t_round(a_52, a_51, a_50, a_49, e_52, e_51, e_50, e_49, SHA256_K[53], w_53)
+        e_54, a_54 = sha2t_round(a_53, a_52, a_51, a_50, e_53, e_52, e_51, e_50, SHA256_K[54], w_54)
+        e_55, a_55 = sha2t_round(a_54, a_53, a_52, a_51, e_54, e_53, e_52, e_51, SHA256_K[55], w_55)
+        e_56, a_56 = sha2t_round(a_55, a_54, a_53, a_52, e_55, e_54, e_53, e_52, SHA256_K[56], w_56)
+        e_57, a_57 = sha2t_round(a_56, a_55, a_54, a_53, e_56, e_55, e_54, e_53, SHA256_K[57], w_57)
+        e_58, a_58 = sha2t_round(a_57, a_56, a_55, a_54, e_57, e_56, e_55, e_54, SHA256_K[58], w_58)
+        e_59, a_59 = sha2t_round(a_58, a_57, a_56, a_55, e_58, e_57, e_56, e_55, SHA256_K[59], w_59)
+        e_60, a_60 = sha2t_round(a_59, a_58, a_57, a_56, e_59, e_58, e_57, e_56, SHA256_K[60], w_60)
+        e_61, a_61 = sha2t_round(a_60, a_59, a_58, a_57, e_60, e_59, e_58, e_57, SHA256_K[61], w_61)
+        e_62, a_62 = sha2t_round(a_61, a_60, a_59, a_58, e_61, e_60, e_59, e_58, SHA256_K[62], w_62)
+        e_63, a_63 = sha2t_round(a_62, a_61, a_60, a_59, e_62, e_61, e_60, e_59, SHA256_K[63], w_63)
+        HF[0 + k] = U32(h_0 + a_63)
+        HF[8 + k] = U32(h_1 + a_62)
+        HF[16 + k] = U32(h_2 + a_61)
+        HF[24 + k] = U32(h_3 + a_60)
+        HF[32 + k] = U32(h_4 + e_63)
+        HF[40 + k] = U32(h_5 + e_62)
+        HF[48 + k] = U32(h_6 + e_61)
+        HF[56 + k] = U32(h_7 + e_60)
 
 @variants
 def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
@@ -28,15 +204,20 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
     8 words ``iv``.
     """
     lanes = U64(j)
-    H = np.empty((8, j), dtype=np.uint32)
-    M = np.zeros((16, j), dtype=np.uint32)
-    T = np.zeros(j, dtype=np.uint64)
-    F = np.zeros(j, dtype=np.uint32)
+    # Up to 8 lanes run on the 8-lane kernel (extra lanes idle), 16 on the general one.
+    width = 8 if j <= 8 else j
+    H = np.empty((8, width), dtype=np.uint32)
+    M = np.zeros((16, width), dtype=np.uint32)
+    T = np.zeros(width, dtype=np.uint64)
+    F = np.zeros(width, dtype=np.uint32)
     sizes = np.zeros(j, dtype=np.uint64)
     blocks = np.zeros(j, dtype=np.uint64)
     length = U64(length)
     words = (length + U64(3)) // U64(4)
     most = U64(0)
+    for k in range(width):
+        for i in range(8):
+            H[i, k] = iv[i]
     for k in range(j):
         lane = U64(k)
         count = U64(0)
@@ -48,8 +229,6 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
         sizes[k] = size
         blocks[k] = (size + U64(72)) // U64(64)
         most = max(most, blocks[k])
-        for i in range(8):
-            H[i, k] = iv[i]
     smallest = sizes[j - 1]
     for b in range(most):
         if b * U64(64) + U64(64) <= smallest:
@@ -64,7 +243,10 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
                         | (U64(data[q + U64(2)]) << U64(8))
                         | U64(data[q + U64(3)])
                     )
-            sha256_lanes(H, M, T, F, j)
+            if width == 8:
+                sha256_lanes_x8(H, M, T, F, width)
+            else:
+                sha256_lanes(H, M, T, F, width)
             continue
         for k in range(j):
             if b >= blocks[k]:
@@ -96,7 +278,10 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
                 if b + U64(1) == blocks[k]:
                     M[14, k] = U32(size >> U64(29))
                     M[15, k] = U32((size << U64(3)) & U64(0xFFFFFFFF))
-        sha256_lanes(H, M, T, F, j)
+        if width == 8:
+            sha256_lanes_x8(H, M, T, F, width)
+        else:
+            sha256_lanes(H, M, T, F, width)
         for k in range(j):
             if b + U64(1) == blocks[k]:
                 for i in range(8):
@@ -160,17 +345,19 @@ def sha256_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> 
     The messages run in lanes, all of them at once; out[m] receives message m's 8 state words.
     """
     count = starts.shape[0]
-    H = np.empty((8, count), dtype=np.uint32)
-    M = np.zeros((16, count), dtype=np.uint32)
-    T = np.zeros(count, dtype=np.uint64)
-    F = np.zeros(count, dtype=np.uint32)
+    width = 8 if count <= 8 else count
+    H = np.empty((8, width), dtype=np.uint32)
+    M = np.zeros((16, width), dtype=np.uint32)
+    T = np.zeros(width, dtype=np.uint64)
+    F = np.zeros(width, dtype=np.uint32)
     blocks = np.zeros(count, dtype=np.uint64)
     most = U64(0)
+    for k in range(width):
+        for i in range(8):
+            H[i, k] = iv[i]
     for k in range(count):
         blocks[k] = (U64(lengths[k]) + U64(72)) // U64(64)
         most = max(most, blocks[k])
-        for i in range(8):
-            H[i, k] = iv[i]
     for b in range(most):
         for k in range(count):
             if b >= blocks[k]:
@@ -197,7 +384,10 @@ def sha256_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> 
                 if b + U64(1) == blocks[k]:
                     M[14, k] = U32(size >> U64(29))
                     M[15, k] = U32((size << U64(3)) & U64(0xFFFFFFFF))
-        sha256_lanes(H, M, T, F, count)
+        if width == 8:
+            sha256_lanes_x8(H, M, T, F, width)
+        else:
+            sha256_lanes(H, M, T, F, width)
         for k in range(count):
             if b + U64(1) == blocks[k]:
                 for i in range(8):
@@ -210,17 +400,19 @@ def sha512_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> 
     The messages run in lanes, all of them at once; out[m] receives message m's 8 state words.
     """
     count = starts.shape[0]
-    H = np.empty((8, count), dtype=np.uint64)
-    M = np.zeros((16, count), dtype=np.uint64)
-    T = np.zeros(count, dtype=np.uint64)
-    F = np.zeros(count, dtype=np.uint64)
+    width = count
+    H = np.empty((8, width), dtype=np.uint64)
+    M = np.zeros((16, width), dtype=np.uint64)
+    T = np.zeros(width, dtype=np.uint64)
+    F = np.zeros(width, dtype=np.uint64)
     blocks = np.zeros(count, dtype=np.uint64)
     most = U64(0)
+    for k in range(width):
+        for i in range(8):
+            H[i, k] = iv[i]
     for k in range(count):
         blocks[k] = (U64(lengths[k]) + U64(144)) // U64(128)
         most = max(most, blocks[k])
-        for i in range(8):
-            H[i, k] = iv[i]
     for b in range(most):
         for k in range(count):
             if b >= blocks[k]:
@@ -247,7 +439,7 @@ def sha512_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> 
                 if b + U64(1) == blocks[k]:
                     M[14, k] = U64(size >> U64(61))
                     M[15, k] = U64(size << U64(3))
-        sha512_lanes(H, M, T, F, count)
+        sha512_lanes(H, M, T, F, width)
         for k in range(count):
             if b + U64(1) == blocks[k]:
                 for i in range(8):

@@ -23,6 +23,7 @@ from twocats.exceptions import InvalidParametersError
 __all__ = [
     "JLANES_WIDTHS",
     "JPOINTER_HASHES",
+    "ROUND_CONSTANTS",
     "SHA256_IV",
     "jlanes_sha256",
     "jlanes_split",
@@ -76,7 +77,7 @@ def _icbrt(n: int) -> int:
 
 
 # The round constants: the first 32 fraction bits of the cube roots of the first 64 primes.
-_K = tuple(_icbrt(p << 96) & _MASK32 for p in _primes(64))
+ROUND_CONSTANTS = tuple(_icbrt(p << 96) & _MASK32 for p in _primes(64))
 
 
 def _rotr(x: int, n: int) -> int:
@@ -94,7 +95,11 @@ def sha256_compress(h: list[int], block: bytes) -> None:
     a, b, c, d, e, f, g, hh = h
     for t in range(64):
         t1 = (
-            hh + (_rotr(e, 6) ^ _rotr(e, 11) ^ _rotr(e, 25)) + ((e & f) ^ (~e & g)) + _K[t] + w[t]
+            hh
+            + (_rotr(e, 6) ^ _rotr(e, 11) ^ _rotr(e, 25))
+            + ((e & f) ^ (~e & g))
+            + ROUND_CONSTANTS[t]
+            + w[t]
         ) & _MASK32
         t2 = ((_rotr(a, 2) ^ _rotr(a, 13) ^ _rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) & _MASK32
         a, b, c, d, e, f, g, hh = (t1 + t2) & _MASK32, a, b, c, (d + t1) & _MASK32, e, f, g
