@@ -54,8 +54,47 @@ def test_official_vectors_many(backend: str) -> None:
     assert passed == 735
 
 
+def _pattern(n: int) -> bytes:
+    """Return bytes(i % 256 for i in range(n))."""
+    return kat.pattern_bytes(n, 256)
+
+
 QUOTED = [
     (256, 28, b"", "48a0d55b2b3d91f26e06f7110fe9ce8ea0e2656bbe344cb1c5930653"),
+    (256, 32, b"", "f3cd416a03818217726cb47f4e4d2881c9c29fd445c18b66fb19dea1a81007c1"),
+    (256, 32, b"\xce", "862f86db654094840d86df7881732fd69b7227ee4f7943868162feb733a9ca5b"),
+    (512, 32, b"", "706df4ebf100f06d5cc9f6c79be5297c3f6f515801dd10fbc1b665a2d7bdb653"),
+    (
+        512,
+        64,
+        b"",
+        (
+            "118a2ff2a99e3b2134125e2baf20ebe3bdd034d5a69b29c22fc4995063340b46"
+            "697801d7f7fb0070568f78e8ed514215fc70af27d6f27b01aa8a1da72b14ce7c"
+        ),
+    ),
+    (256, 32, _pattern(127), "d41fe0a7e2a47d78424039aa77e9558632276f8e025cdeab945022cd471476fa"),
+    (256, 32, _pattern(128), "2d44a90b60f696e8fa4bb25432e22deba1d9775cff5606dba2545d17e2d4bf9a"),
+    (256, 32, _pattern(129), "bd640f9347da08c6b58990400ca9dd049b10f2dde36d3aaa791a6af40ae6d5b1"),
+    (256, 32, _pattern(256), "71bb4071bc789e2c48b726b546a529cb6a1851a7686c3612ade3f7c0160d6884"),
+    (
+        512,
+        64,
+        _pattern(256),
+        (
+            "9c2bb4e6b45ba3350e3a22910514cdfeffa821e16fb39d29d923c9e5fd98045f"
+            "4a9dfe83ec18048bdec1cd7f79319399e195b85ed217f25e21a25c7377f34ca0"
+        ),
+    ),
+    (
+        512,
+        64,
+        _pattern(257),
+        (
+            "0c9299f6d8b6f5468494af90ba426dab16eb49b92df8635ea5eae33842ffced5"
+            "f44ad55805b6aa0c372c9685b4709fcd1982e9bc6d6f1aa3c38810d707f9b62e"
+        ),
+    ),
     (256, 28, b"abc", "f7c53ba4034e708e74fba42e55997ca5126bb7623688f85342f73732"),
     (256, 32, b"abc", "5fbf365daea5446a7053c52b57404d77a07a5f48a1f7c1963a0898ba1b714741"),
     (512, 28, b"abc", "d1683234513ec5698394571ead128a8cd5373e97661ba20dcf89e489"),
@@ -111,7 +150,7 @@ def test_many_matches_reference(messages: list[bytes], size: int, backend: str) 
 @pytest.mark.parametrize("backend", COMPILED)
 def test_block_boundaries(backend: str) -> None:
     """Single and batched LSH equal the reference at and around the 128- and 256-byte blocks."""
-    msgs = [kat.pattern_bytes(n, 256) for n in (0, 1, 127, 128, 129, 255, 256, 257, 511, 512)]
+    msgs = [_pattern(n) for n in (0, 1, 127, 128, 129, 255, 256, 257, 511, 512)]
     assert lsh.lsh256_many(msgs, backend=backend) == [ref.lsh256(m) for m in msgs]
     assert lsh.lsh512_many(msgs, backend=backend) == [ref.lsh512(m) for m in msgs]
     assert [lsh.lsh256(m, backend=backend) for m in msgs] == [ref.lsh256(m) for m in msgs]

@@ -60,8 +60,12 @@ def test_mh_sha256_padding_boundaries(backend: str, size: int) -> None:
 
 JLANES_QUOTED = [
     (4, b"", "9fb03d22515ca48e57b578de80bbc1e75d5126dbb2de6db177947c3da3b2276f"),
+    (4, b"abc", "7372943dd5b3f10177ebadcb5084d68fa95d649a51a34b42152d724cf993e0c4"),
     (4, _pattern(1000), "7d55658aa43930dba0af022aad90bce8259fc1d29dbe64c964be732223e6211b"),
+    (4, _pattern(4096), "e2e8a2f254d6dbb7ea4073aa0b1678202fe2ca160ff4cc1bc68db817b960034e"),
+    (8, b"", "da4974409dcfd785cec6321826272da5cf679e2d48a28bab45e77d489752a47b"),
     (8, b"abc", "3df3e89a5eb4de87c3341571bec78a975740f171bade75dfdaf99ab5db1235bc"),
+    (8, _pattern(1000), "88d298eb675a70bcd3b58f29a74e829e20978f5336fe4acc0e58010686e57328"),
     (8, _pattern(4096), "9ae7bfca538b4888ef9ede485ca9e840a95dabbb9253bfce2f2967ee0b1488fc"),
     (16, b"abc", "9d227cde7cade32274c208ee89b7d23ccef2ad2ad6626156f198a901730041b1"),
     (16, _pattern(4096), "44e9a30043c88523a86cdfc2ed5d6bd976c6dd19ef7a30b5c3cda6ad3dec842c"),
