@@ -17,4 +17,5 @@ SUITES: dict[str, str] = {
     "primitives": "bench.primitives",
     "matrix": "bench.matrix",
     "kdf": "bench.kdf",
+    "threads": "bench.threads",
 }
