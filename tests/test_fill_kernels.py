@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import threading
 import time
 from dataclasses import dataclass
 
@@ -20,7 +19,6 @@ from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash
 from twocats.simd import _jit
 from twocats.simd.fill import (
-    allocate_work_area,
     fill_kernel,
     get_fill_slice,
     kernel_asm,
@@ -290,23 +288,6 @@ def test_read_only_memory_is_rejected() -> None:
     states = np.zeros((1, 8), dtype=np.uint32)
     with pytest.raises(InvalidParametersError, match="mem must be"):
         get_fill_slice("simd")(mem, states, 0, 4, 16, 16, 16, 1, 8, 0, False, 0, 0, 0)
-
-
-def test_work_area_is_zeroed_writeable_and_prefault_keeps_writes() -> None:
-    """allocate_work_area gives zeroed uint32 memory; the prefault thread never changes contents."""
-    words = 6 << 20
-    area = allocate_work_area(words)
-    assert area.shape == (words,)
-    assert area.dtype == np.uint32
-    assert area.flags.c_contiguous
-    assert area.flags.writeable
-    pattern = np.arange(words, dtype=np.uint32)
-    area[:] = pattern
-    for thread in threading.enumerate():
-        if thread.name == "twocats-prefault":
-            thread.join()
-    np.testing.assert_array_equal(area, pattern)
-    assert not allocate_work_area(1000, prefault=False).any()
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")

@@ -19,18 +19,15 @@ barrier).  Regions never read each other's blocks of the current slice, so the r
 depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
 cost more than it saves.
 
-The module also holds what the generated kernels call (``state_hash``, the allocation-free ``Hv``
-on the compression functions, and the ``prefetch_read``/``prefetch_write`` intrinsics) and
-``allocate_work_area``, a huge-page work area whose pages a background thread faults in ahead of the
-fill.  It imports numba; import it lazily.
+The module also holds what the generated kernels call: ``state_hash``, the allocation-free ``Hv``
+on the compression functions, and the ``prefetch_read``/``prefetch_write`` intrinsics.  It imports
+numba; import it lazily.
 """
 
 from __future__ import annotations
 
 import atexit
-import ctypes
 import importlib
-import mmap
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -52,7 +49,6 @@ from twocats.simd.fillgen import LANES, module_name
 __all__ = [
     "FILL_BACKENDS",
     "FillSlice",
-    "allocate_work_area",
     "default_threads",
     "fill_kernel",
     "get_fill_slice",
@@ -489,54 +485,6 @@ def _run_share(
     # operations whose overflow is intended; numpy's error state is per thread.
     with np.errstate(over="ignore"):
         kernel(mem, states, share, shares, *tail)
-
-
-# madvise(2) advice that faults pages in writeable without touching them (Linux 5.14 and later).
-_MADV_POPULATE_WRITE = 23
-# Bytes faulted in per madvise call by the prefault thread.
-_PREFAULT_BYTES = 8 << 20
-
-
-def allocate_work_area(words: int, *, prefault: bool = True) -> npt.NDArray[np.uint32]:
-    """Return a zero-filled, writeable, C-contiguous uint32 array of ``words`` words for the fill.
-
-    The memory is a private anonymous mapping with transparent huge pages requested (fewer page
-    faults and TLB misses than 4 KiB pages).  With ``prefault``, a background thread asks the kernel
-    to fault the pages in, from the start of the area on, while the caller already fills it: on a
-    machine with an idle core, a freshly allocated area then costs little more than a reused one.
-    The thread never writes to the memory, so it cannot disturb the fill.  Raises MemoryError when
-    the mapping cannot be made.
-    """
-    nbytes = 4 * max(words, 1)
-    try:
-        area = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    except (OSError, OverflowError) as error:
-        raise MemoryError(f"cannot map {nbytes} bytes of work memory") from error
-    if hasattr(mmap, "MADV_HUGEPAGE"):
-        area.madvise(mmap.MADV_HUGEPAGE)
-    array: npt.NDArray[np.uint32] = np.frombuffer(area, dtype=np.uint32)[:words]
-    if prefault and words * 4 > _PREFAULT_BYTES:
-        thread = threading.Thread(
-            target=_prefault, args=(array,), name="twocats-prefault", daemon=True
-        )
-        thread.start()
-    return array
-
-
-def _prefault(array: npt.NDArray[np.uint32]) -> None:
-    """Fault the pages of ``array`` in, in order; stop quietly where the kernel cannot."""
-    try:
-        madvise = ctypes.CDLL(None, use_errno=True).madvise
-    except (OSError, AttributeError):  # pragma: no cover - platforms without madvise
-        return
-    madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    madvise.restype = ctypes.c_int
-    base = int(array.ctypes.data)
-    total = array.nbytes
-    for offset in range(0, total, _PREFAULT_BYTES):
-        # ctypes releases the GIL for the call; the array reference keeps the mapping alive.
-        if madvise(base + offset, min(_PREFAULT_BYTES, total - offset), _MADV_POPULATE_WRITE):
-            return
 
 
 def get_fill_slice(backend: str, *, threads: int | None = None) -> FillSlice:
