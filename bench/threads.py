@@ -64,6 +64,21 @@ def _fill_threads(count: int | None) -> Iterator[None]:
             os.environ[THREADS_ENV] = previous
 
 
+_AUTOGROUP_NOTE = (
+    "  Autogroup scheduling is on: while another session keeps a core busy, this process gets "
+    "about one core in all, so two threads cannot beat one whatever the GIL does."
+)
+
+
+def _autogroup() -> bool:
+    """Return whether Linux shares the CPUs between sessions (autogroup) rather than threads."""
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled", encoding="ascii") as handle:
+            return handle.read().strip() == "1"
+    except OSError:
+        return False
+
+
 def _pair(one: Callable[[int], object]) -> dict[str, Callable[[], object]]:
     """The two measured modes of a hash ``one(worker)``: sequential and concurrent."""
 
@@ -184,6 +199,7 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
         f"Load average (1, 5, 15 min) before: {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; "
         f"after: {after[0]:.2f}, {after[1]:.2f}, {after[2]:.2f} on {os.cpu_count()} CPUs.  Other "
         "jobs on the machine take cores from both modes alike, which lowers the ratio."
+        + (_AUTOGROUP_NOTE if _autogroup() else "")
     )
     report.notes.append(
         "Each call hashes twice: one thread runs the two hashes in turn, two threads run one "

@@ -24,7 +24,8 @@ concurrent call: any number of threads may share one hasher, and two running has
 buffer.  At most :data:`POOL_SIZE` idle work areas are kept for reuse between calls (reusing memory
 saves the operating system's cost of mapping fresh pages, which is comparable to the hashing itself
 at a GiB); each holds the memory of the largest hash it has computed.  The compiled fill releases
-the GIL, so two threads verifying at once get about twice the throughput of one on two cores.
+the GIL, so threads hash in parallel: when each hash keeps one core busy (parallelism 1, or
+``TWOCATS_THREADS=1``), two threads can do twice the work of one on two free cores.
 
 Hostile hash strings
 --------------------
