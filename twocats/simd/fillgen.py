@@ -34,6 +34,9 @@ _CHUNK_ROWS = 8
 # for every block, so without these hints each page of a 1 GiB fill starts with a cold miss.
 _PREFETCH_WORDS = 1024
 
+# Words in a 64-byte sub-block, the shape that gets a path with its rows unrolled.
+_SHORT_SUB_WORDS = 16
+
 # From this many lanes on, one row is at least half a cache line and gets its own prefetch; smaller
 # rows share one prefetch per chunk.
 _PREFETCH_PER_ROW_LANES = 8
@@ -131,6 +134,37 @@ def _off(k: int) -> str:
     return f"K{k}"
 
 
+def _emit_short_sub_blocks(w: _Writer, depth: int, lanes: int) -> None:
+    """Emit the final block hash for 64-byte sub-blocks with the rows of a sub-block unrolled.
+
+    64-byte sub-blocks are the default and the common password-dependent shape; a sub-block is then
+    only ``16 / lanes`` rows, so loops per sub-block would cost more than the rows themselves.
+    """
+    rows = _SHORT_SUB_WORDS // lanes
+    w.emit(depth, "for _sb in range(n_sub):")
+    d = depth + 1
+    w.emit(d, "q = prev + (np.uint64(mem[f]) & sub_mask) * SHORT_SUB")
+    w.emit(d, "for _m in range(short_steps):")
+    w.emit(d + 1, "ca = ca ^ ((cb * cc) >> U32)")
+    w.emit(d + 1, "cb = (cb + cc) & MASK32")
+    w.emit(d + 1, "cc = cc ^ ((ca * cd) >> U32)")
+    w.emit(d + 1, "cd = (cd + ca) & MASK32")
+    w.emit(d, "support.prefetch_read(mem, f + AHEAD)")
+    w.emit(d, "support.prefetch_write(mem, t + AHEAD)")
+    for r in range(rows):
+        for k in range(lanes):
+            w.emit(d, f"x{k}_{r} = mem[q + {_off(r * lanes + k)}]")
+        for k in range(lanes):
+            w.emit(d, f"y{k}_{r} = mem[f + {_off(r * lanes + k)}]")
+        for k in range(lanes):
+            w.emit(d, f"z{k}_{r} = np.uint32(np.uint32(s{k} + x{k}_{r}) ^ y{k}_{r})")
+            w.emit(d, f"s{k} = np.uint32((z{k}_{r} << U8) | (z{k}_{r} >> U24))")
+        for k in range(lanes):
+            w.emit(d, f"mem[t + {_off(r * lanes + k)}] = s{k}")
+    w.emit(d, "f = f + SHORT_SUB")
+    w.emit(d, "t = t + SHORT_SUB")
+
+
 def _emit_block(w: _Writer, depth: int, lanes: int, chain: str) -> None:
     """Emit one BlockHash of ``src`` and ``prev`` into ``dst``, then the state hash ``Hv``."""
     for k in range(lanes):
@@ -140,9 +174,12 @@ def _emit_block(w: _Writer, depth: int, lanes: int, chain: str) -> None:
             w.emit(depth, f"c{name} = np.uint64(states[p, {k}])")
         w.emit(depth, "f = src")
         w.emit(depth, "t = dst")
-        w.emit(depth, "for _sb in range(n_sub):")
-        w.emit(depth + 1, "q = prev + (np.uint64(mem[f]) & sub_mask) * sub")
-        _emit_rows(w, depth + 1, lanes, chain)
+        w.emit(depth, "if sub == SHORT_SUB:")
+        _emit_short_sub_blocks(w, depth + 1, lanes)
+        w.emit(depth, "else:")
+        w.emit(depth + 1, "for _sb in range(n_sub):")
+        w.emit(depth + 2, "q = prev + (np.uint64(mem[f]) & sub_mask) * sub")
+        _emit_rows(w, depth + 2, lanes, chain)
         final_value = "ca"
     else:
         w.emit(depth, "for oi in range(n_mul):")
@@ -224,7 +261,7 @@ def render_module(lanes: int) -> str:
     w.emit(1, f"n_lanes = np.uint64({lanes})")
     w.emit(1, f"CHUNK_ROWS = np.uint64({_CHUNK_ROWS})")
     w.emit(1, f"AHEAD = np.uint64({_PREFETCH_WORDS})")
-    for k in range(lanes):
+    for k in range(max(lanes, _SHORT_SUB_WORDS)):
         w.emit(1, f"{_off(k)} = np.uint64({k})")
     w.emit(1, "u_done = np.uint64(done)")
     w.emit(1, "end = u_done + np.uint64(per_slice)")
@@ -240,6 +277,8 @@ def render_module(lanes: int) -> str:
     w.emit(1, "chunk = min(rows, CHUNK_ROWS)")
     w.emit(1, "n_chunks = rows // chunk")
     w.emit(1, "chunk_steps = chunk * n_mul")
+    w.emit(1, f"SHORT_SUB = np.uint64({_SHORT_SUB_WORDS})")
+    w.emit(1, "short_steps = (SHORT_SUB // n_lanes) * n_mul")
     w.emit(1, "n_words = np.uint64(8) if hash_type == 0 or hash_type == 2 else np.uint64(16)")
     w.emit(1, "big_endian = variant != 0")
     w.emit(1, "h32 = np.empty(8, np.uint32)")

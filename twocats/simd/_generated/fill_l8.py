@@ -36,6 +36,14 @@ def fill_region_l8(
     K5 = np.uint64(5)
     K6 = np.uint64(6)
     K7 = np.uint64(7)
+    K8 = np.uint64(8)
+    K9 = np.uint64(9)
+    K10 = np.uint64(10)
+    K11 = np.uint64(11)
+    K12 = np.uint64(12)
+    K13 = np.uint64(13)
+    K14 = np.uint64(14)
+    K15 = np.uint64(15)
     u_done = np.uint64(done)
     end = u_done + np.uint64(per_slice)
     u_bpt = np.uint64(bpt)
@@ -50,6 +58,8 @@ def fill_region_l8(
     chunk = min(rows, CHUNK_ROWS)
     n_chunks = rows // chunk
     chunk_steps = chunk * n_mul
+    SHORT_SUB = np.uint64(16)
+    short_steps = (SHORT_SUB // n_lanes) * n_mul
     n_words = np.uint64(8) if hash_type == 0 or hash_type == 2 else np.uint64(16)
     big_endian = variant != 0
     h32 = np.empty(8, np.uint32)
@@ -115,60 +125,153 @@ def fill_region_l8(
                 cd = np.uint64(states[p, 3])
                 f = src
                 t = dst
-                for _sb in range(n_sub):
-                    q = prev + (np.uint64(mem[f]) & sub_mask) * sub
-                    for _chunk in range(n_chunks):
-                        for _m in range(chunk_steps):
+                if sub == SHORT_SUB:
+                    for _sb in range(n_sub):
+                        q = prev + (np.uint64(mem[f]) & sub_mask) * SHORT_SUB
+                        for _m in range(short_steps):
                             ca = ca ^ ((cb * cc) >> U32)
                             cb = (cb + cc) & MASK32
                             cc = cc ^ ((ca * cd) >> U32)
                             cd = (cd + ca) & MASK32
-                        for _row in range(chunk):
-                            support.prefetch_read(mem, f + AHEAD)
-                            support.prefetch_write(mem, t + AHEAD)
-                            x0 = mem[q + K0]
-                            x1 = mem[q + K1]
-                            x2 = mem[q + K2]
-                            x3 = mem[q + K3]
-                            x4 = mem[q + K4]
-                            x5 = mem[q + K5]
-                            x6 = mem[q + K6]
-                            x7 = mem[q + K7]
-                            y0 = mem[f + K0]
-                            y1 = mem[f + K1]
-                            y2 = mem[f + K2]
-                            y3 = mem[f + K3]
-                            y4 = mem[f + K4]
-                            y5 = mem[f + K5]
-                            y6 = mem[f + K6]
-                            y7 = mem[f + K7]
-                            z0 = np.uint32(np.uint32(s0 + x0) ^ y0)
-                            s0 = np.uint32((z0 << U8) | (z0 >> U24))
-                            z1 = np.uint32(np.uint32(s1 + x1) ^ y1)
-                            s1 = np.uint32((z1 << U8) | (z1 >> U24))
-                            z2 = np.uint32(np.uint32(s2 + x2) ^ y2)
-                            s2 = np.uint32((z2 << U8) | (z2 >> U24))
-                            z3 = np.uint32(np.uint32(s3 + x3) ^ y3)
-                            s3 = np.uint32((z3 << U8) | (z3 >> U24))
-                            z4 = np.uint32(np.uint32(s4 + x4) ^ y4)
-                            s4 = np.uint32((z4 << U8) | (z4 >> U24))
-                            z5 = np.uint32(np.uint32(s5 + x5) ^ y5)
-                            s5 = np.uint32((z5 << U8) | (z5 >> U24))
-                            z6 = np.uint32(np.uint32(s6 + x6) ^ y6)
-                            s6 = np.uint32((z6 << U8) | (z6 >> U24))
-                            z7 = np.uint32(np.uint32(s7 + x7) ^ y7)
-                            s7 = np.uint32((z7 << U8) | (z7 >> U24))
-                            mem[t + K0] = s0
-                            mem[t + K1] = s1
-                            mem[t + K2] = s2
-                            mem[t + K3] = s3
-                            mem[t + K4] = s4
-                            mem[t + K5] = s5
-                            mem[t + K6] = s6
-                            mem[t + K7] = s7
-                            q = q + n_lanes
-                            f = f + n_lanes
-                            t = t + n_lanes
+                        support.prefetch_read(mem, f + AHEAD)
+                        support.prefetch_write(mem, t + AHEAD)
+                        x0_0 = mem[q + K0]
+                        x1_0 = mem[q + K1]
+                        x2_0 = mem[q + K2]
+                        x3_0 = mem[q + K3]
+                        x4_0 = mem[q + K4]
+                        x5_0 = mem[q + K5]
+                        x6_0 = mem[q + K6]
+                        x7_0 = mem[q + K7]
+                        y0_0 = mem[f + K0]
+                        y1_0 = mem[f + K1]
+                        y2_0 = mem[f + K2]
+                        y3_0 = mem[f + K3]
+                        y4_0 = mem[f + K4]
+                        y5_0 = mem[f + K5]
+                        y6_0 = mem[f + K6]
+                        y7_0 = mem[f + K7]
+                        z0_0 = np.uint32(np.uint32(s0 + x0_0) ^ y0_0)
+                        s0 = np.uint32((z0_0 << U8) | (z0_0 >> U24))
+                        z1_0 = np.uint32(np.uint32(s1 + x1_0) ^ y1_0)
+                        s1 = np.uint32((z1_0 << U8) | (z1_0 >> U24))
+                        z2_0 = np.uint32(np.uint32(s2 + x2_0) ^ y2_0)
+                        s2 = np.uint32((z2_0 << U8) | (z2_0 >> U24))
+                        z3_0 = np.uint32(np.uint32(s3 + x3_0) ^ y3_0)
+                        s3 = np.uint32((z3_0 << U8) | (z3_0 >> U24))
+                        z4_0 = np.uint32(np.uint32(s4 + x4_0) ^ y4_0)
+                        s4 = np.uint32((z4_0 << U8) | (z4_0 >> U24))
+                        z5_0 = np.uint32(np.uint32(s5 + x5_0) ^ y5_0)
+                        s5 = np.uint32((z5_0 << U8) | (z5_0 >> U24))
+                        z6_0 = np.uint32(np.uint32(s6 + x6_0) ^ y6_0)
+                        s6 = np.uint32((z6_0 << U8) | (z6_0 >> U24))
+                        z7_0 = np.uint32(np.uint32(s7 + x7_0) ^ y7_0)
+                        s7 = np.uint32((z7_0 << U8) | (z7_0 >> U24))
+                        mem[t + K0] = s0
+                        mem[t + K1] = s1
+                        mem[t + K2] = s2
+                        mem[t + K3] = s3
+                        mem[t + K4] = s4
+                        mem[t + K5] = s5
+                        mem[t + K6] = s6
+                        mem[t + K7] = s7
+                        x0_1 = mem[q + K8]
+                        x1_1 = mem[q + K9]
+                        x2_1 = mem[q + K10]
+                        x3_1 = mem[q + K11]
+                        x4_1 = mem[q + K12]
+                        x5_1 = mem[q + K13]
+                        x6_1 = mem[q + K14]
+                        x7_1 = mem[q + K15]
+                        y0_1 = mem[f + K8]
+                        y1_1 = mem[f + K9]
+                        y2_1 = mem[f + K10]
+                        y3_1 = mem[f + K11]
+                        y4_1 = mem[f + K12]
+                        y5_1 = mem[f + K13]
+                        y6_1 = mem[f + K14]
+                        y7_1 = mem[f + K15]
+                        z0_1 = np.uint32(np.uint32(s0 + x0_1) ^ y0_1)
+                        s0 = np.uint32((z0_1 << U8) | (z0_1 >> U24))
+                        z1_1 = np.uint32(np.uint32(s1 + x1_1) ^ y1_1)
+                        s1 = np.uint32((z1_1 << U8) | (z1_1 >> U24))
+                        z2_1 = np.uint32(np.uint32(s2 + x2_1) ^ y2_1)
+                        s2 = np.uint32((z2_1 << U8) | (z2_1 >> U24))
+                        z3_1 = np.uint32(np.uint32(s3 + x3_1) ^ y3_1)
+                        s3 = np.uint32((z3_1 << U8) | (z3_1 >> U24))
+                        z4_1 = np.uint32(np.uint32(s4 + x4_1) ^ y4_1)
+                        s4 = np.uint32((z4_1 << U8) | (z4_1 >> U24))
+                        z5_1 = np.uint32(np.uint32(s5 + x5_1) ^ y5_1)
+                        s5 = np.uint32((z5_1 << U8) | (z5_1 >> U24))
+                        z6_1 = np.uint32(np.uint32(s6 + x6_1) ^ y6_1)
+                        s6 = np.uint32((z6_1 << U8) | (z6_1 >> U24))
+                        z7_1 = np.uint32(np.uint32(s7 + x7_1) ^ y7_1)
+                        s7 = np.uint32((z7_1 << U8) | (z7_1 >> U24))
+                        mem[t + K8] = s0
+                        mem[t + K9] = s1
+                        mem[t + K10] = s2
+                        mem[t + K11] = s3
+                        mem[t + K12] = s4
+                        mem[t + K13] = s5
+                        mem[t + K14] = s6
+                        mem[t + K15] = s7
+                        f = f + SHORT_SUB
+                        t = t + SHORT_SUB
+                else:
+                    for _sb in range(n_sub):
+                        q = prev + (np.uint64(mem[f]) & sub_mask) * sub
+                        for _chunk in range(n_chunks):
+                            for _m in range(chunk_steps):
+                                ca = ca ^ ((cb * cc) >> U32)
+                                cb = (cb + cc) & MASK32
+                                cc = cc ^ ((ca * cd) >> U32)
+                                cd = (cd + ca) & MASK32
+                            for _row in range(chunk):
+                                support.prefetch_read(mem, f + AHEAD)
+                                support.prefetch_write(mem, t + AHEAD)
+                                x0 = mem[q + K0]
+                                x1 = mem[q + K1]
+                                x2 = mem[q + K2]
+                                x3 = mem[q + K3]
+                                x4 = mem[q + K4]
+                                x5 = mem[q + K5]
+                                x6 = mem[q + K6]
+                                x7 = mem[q + K7]
+                                y0 = mem[f + K0]
+                                y1 = mem[f + K1]
+                                y2 = mem[f + K2]
+                                y3 = mem[f + K3]
+                                y4 = mem[f + K4]
+                                y5 = mem[f + K5]
+                                y6 = mem[f + K6]
+                                y7 = mem[f + K7]
+                                z0 = np.uint32(np.uint32(s0 + x0) ^ y0)
+                                s0 = np.uint32((z0 << U8) | (z0 >> U24))
+                                z1 = np.uint32(np.uint32(s1 + x1) ^ y1)
+                                s1 = np.uint32((z1 << U8) | (z1 >> U24))
+                                z2 = np.uint32(np.uint32(s2 + x2) ^ y2)
+                                s2 = np.uint32((z2 << U8) | (z2 >> U24))
+                                z3 = np.uint32(np.uint32(s3 + x3) ^ y3)
+                                s3 = np.uint32((z3 << U8) | (z3 >> U24))
+                                z4 = np.uint32(np.uint32(s4 + x4) ^ y4)
+                                s4 = np.uint32((z4 << U8) | (z4 >> U24))
+                                z5 = np.uint32(np.uint32(s5 + x5) ^ y5)
+                                s5 = np.uint32((z5 << U8) | (z5 >> U24))
+                                z6 = np.uint32(np.uint32(s6 + x6) ^ y6)
+                                s6 = np.uint32((z6 << U8) | (z6 >> U24))
+                                z7 = np.uint32(np.uint32(s7 + x7) ^ y7)
+                                s7 = np.uint32((z7 << U8) | (z7 >> U24))
+                                mem[t + K0] = s0
+                                mem[t + K1] = s1
+                                mem[t + K2] = s2
+                                mem[t + K3] = s3
+                                mem[t + K4] = s4
+                                mem[t + K5] = s5
+                                mem[t + K6] = s6
+                                mem[t + K7] = s7
+                                q = q + n_lanes
+                                f = f + n_lanes
+                                t = t + n_lanes
                 states[p, 0] = s0
                 states[p, 1] = s1
                 states[p, 2] = s2
