@@ -207,6 +207,13 @@ def run(mem_cost: int, *, repeats: int, goals: bool = True) -> Report:
             f"fill simd / scalar, 8 lanes, M0, {label}", faster=f"fill simd {label}",
             slower=f"fill scalar {label}", goal=goal if goals else None,
         )  # fmt: skip
+    fill_cpu = _cpu_seconds(fills, repeats)
+    speedups = []
+    for cost in costs:
+        label = _size(cost)
+        speedup = fill_cpu[f"fill scalar {label}"] / fill_cpu[f"fill simd {label}"]
+        speedups.append(f"{label} {speedup:.2f}x")
+    report.notes.append(f"CPU time, fill simd / scalar: {', '.join(speedups)}.")
 
     fresh = nbytes / derive["derive p1 M2 fresh"].median / 1e9
     reused = nbytes / derive["derive p1 M2"].median / 1e9
