@@ -120,18 +120,27 @@ def _level_fill(backend: str, mem_cost: int) -> Callable[[], object]:
     return run
 
 
-def _cpu_seconds(calls: Mapping[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+def _cpu_seconds(
+    calls: Mapping[str, Callable[[], object]], repeats: int, min_time: float = 0.05
+) -> dict[str, float]:
     """Fewest CPU seconds per call of each single-threaded callable, timed in rotation.
 
-    CPU time does not count the moments when other processes hold the core, so on a busy shared
-    machine it shows what the code itself costs; wall-clock rows show what a caller waits.
+    Each repetition calls the callable until ``min_time`` CPU seconds have passed.  CPU time does
+    not count the moments when other processes hold the core, so on a busy shared machine it shows
+    what the code itself costs; the wall-clock rows show what a caller waits.
     """
     best = {name: float("inf") for name in calls}
     for _ in range(repeats):
         for name, call in calls.items():
+            count = 0
             start = time.process_time()
-            call()
-            best[name] = min(best[name], time.process_time() - start)
+            while True:
+                call()
+                count += 1
+                elapsed = time.process_time() - start
+                if elapsed >= min_time:
+                    break
+            best[name] = min(best[name], elapsed / count)
     return best
 
 
