@@ -72,6 +72,8 @@ _STATE_WORDS = (8, 16, 8, 16)
 
 _MAX_TIME_COST = 30
 
+_UINT32 = np.dtype(np.uint32)
+
 
 def _prefetch_intrinsic(write: bool) -> Any:
     """Build a kernel intrinsic ``f(array, index)`` that prefetches the line holding array[index].
@@ -332,11 +334,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise InvalidParametersError(message)
-
-
 def _validate(
     mem: npt.NDArray[np.uint32],
     states: npt.NDArray[np.uint32],
@@ -353,44 +350,53 @@ def _validate(
     variant: int,
     time_cost: int,
 ) -> None:
-    """Check the seam arguments so that a kernel can never write outside ``mem`` or ``states``."""
-    _require(
+    """Check the seam arguments so that a kernel can never write outside ``mem`` or ``states``.
+
+    Messages are built only on failure: this runs on every slice.
+    """
+    if not (
         isinstance(mem, np.ndarray)
-        and mem.dtype == np.uint32
+        and mem.dtype == _UINT32
         and mem.ndim == 1
         and mem.flags.c_contiguous
-        and mem.flags.writeable,
-        "mem must be a writeable 1-D C-contiguous uint32 array",
-    )
-    _require(0 <= hash_type < len(_STATE_WORDS), "hash_type must be 0, 1, 2 or 3")
+        and mem.flags.writeable
+    ):
+        raise InvalidParametersError("mem must be a writeable 1-D C-contiguous uint32 array")
+    if not 0 <= hash_type < len(_STATE_WORDS):
+        raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
     words = _STATE_WORDS[hash_type]
-    _require(1 <= parallelism <= 255, "parallelism must be from 1 to 255")
-    _require(
+    if not 1 <= parallelism <= 255:
+        raise InvalidParametersError("parallelism must be from 1 to 255")
+    if not (
         isinstance(states, np.ndarray)
-        and states.dtype == np.uint32
+        and states.dtype == _UINT32
         and states.shape == (parallelism, words)
         and states.flags.c_contiguous
-        and states.flags.writeable,
-        f"states must be a writeable C-contiguous uint32 array of shape ({parallelism}, {words})",
-    )
-    _require(lanes in LANES, f"lanes must be one of {', '.join(map(str, LANES))}")
-    _require(0 <= multiplies <= 8, "multiplies must be from 0 to 8")
-    _require(variant in (0, 1), "variant must be 0 (final/2014) or 1 (March 2014)")
+        and states.flags.writeable
+    ):
+        raise InvalidParametersError(
+            "states must be a writeable C-contiguous uint32 array of shape "
+            f"({parallelism}, {words})"
+        )
+    if lanes not in LANES:
+        raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
+    if not 0 <= multiplies <= 8:
+        raise InvalidParametersError("multiplies must be from 0 to 8")
+    if variant not in (0, 1):
+        raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
     limit = _MAX_TIME_COST if variant == 1 else 0
-    _require(0 <= time_cost <= limit, f"time_cost must be from 0 to {limit} for variant {variant}")
-    _require(
-        sub_blocklen >= lanes
-        and sub_blocklen % lanes == 0
-        and (sub_blocklen & -sub_blocklen) == sub_blocklen,
-        "sub_blocklen must be a power of two and a multiple of lanes",
-    )
-    _require(
-        blocklen >= sub_blocklen and (blocklen & -blocklen) == blocklen,
-        "blocklen must be a power of two and at least sub_blocklen",
-    )
-    _require(per_slice >= 0 and done >= 0 and done + per_slice <= bpt, "blocks out of range")
-    _require(not dependent or done >= 1, "a password-dependent slice needs done >= 1")
-    _require(parallelism * bpt * blocklen <= mem.size, "mem is too small for the regions")
+    if not 0 <= time_cost <= limit:
+        raise InvalidParametersError(f"time_cost must be from 0 to {limit} for variant {variant}")
+    if not (sub_blocklen >= lanes and sub_blocklen & (sub_blocklen - 1) == 0):
+        raise InvalidParametersError("sub_blocklen must be a power of two and a multiple of lanes")
+    if not (blocklen >= sub_blocklen and blocklen & (blocklen - 1) == 0):
+        raise InvalidParametersError("blocklen must be a power of two and at least sub_blocklen")
+    if not (per_slice >= 0 and done >= 0 and done + per_slice <= bpt):
+        raise InvalidParametersError("blocks out of range")
+    if dependent and done < 1:
+        raise InvalidParametersError("a password-dependent slice needs done >= 1")
+    if parallelism * bpt * blocklen > mem.size:
+        raise InvalidParametersError("mem is too small for the regions")
 
 
 class _SliceFiller:
@@ -399,6 +405,7 @@ class _SliceFiller:
     def __init__(self, backend: str, threads: int | None) -> None:
         self.backend = backend
         self.threads = threads
+        self._kernels: dict[int, Any] = {}
 
     def __repr__(self) -> str:
         return f"<twocats fill_slice backend={self.backend!r}>"
@@ -438,11 +445,13 @@ class _SliceFiller:
         )
         if per_slice == 0:
             return
-        kernel = fill_kernel(lanes, self.backend)
-        threads = self.threads if self.threads is not None else default_threads()
-        shares = min(threads, parallelism)
-        if parallelism * per_slice * blocklen < _INLINE_WORDS:
-            shares = 1
+        kernel = self._kernels.get(lanes)
+        if kernel is None:
+            kernel = self._kernels[lanes] = fill_kernel(lanes, self.backend)
+        shares = 1
+        if parallelism > 1 and parallelism * per_slice * blocklen >= _INLINE_WORDS:
+            threads = self.threads if self.threads is not None else default_threads()
+            shares = min(threads, parallelism)
         tail = (
             done,
             per_slice,
@@ -481,8 +490,11 @@ def _run_share(
     tail: tuple[int, ...],
 ) -> None:
     """Fill the regions ``share, share + shares, ...`` of one slice (on the current thread)."""
-    # In plain-Python runs (NUMBA_DISABLE_JIT) the kernels' wrapping uint32 sums are numpy scalar
-    # operations whose overflow is intended; numpy's error state is per thread.
+    if not _jit.config.DISABLE_JIT:
+        kernel(mem, states, share, shares, *tail)
+        return
+    # In plain-Python runs the kernels' wrapping uint32 sums are numpy scalar operations whose
+    # overflow is intended; numpy's error state is per thread.
     with np.errstate(over="ignore"):
         kernel(mem, states, share, shares, *tail)
 
