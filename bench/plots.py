@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from bench.matrix import find_cell, peer_rows
+from bench.matrix import find_cell, peer_rows, shared_mem_costs
 from twocats.cli.bench import Cell, format_size
 
 __all__ = ["plot_all", "plot_breakdown", "plot_matrix", "plot_peers"]
@@ -48,9 +48,7 @@ def _series(
 def plot_matrix(document: dict[str, Any], path: Path, parallelism: int = 1) -> Path | None:
     """Draw GB/s against lanes per ISA level (four panels); return the path, or None if empty."""
     levels = [level for level in document["levels"] if "cells" in level]
-    mem_costs = sorted(
-        {c["mem_cost"] for lv in levels for c in lv["cells"] if c["variant"] == "2015"}
-    )
+    mem_costs = shared_mem_costs(levels)
     multiplies = sorted(
         {c["multiplies"] for lv in levels for c in lv["cells"] if c["variant"] == "2015"}
     )

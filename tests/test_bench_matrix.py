@@ -35,6 +35,8 @@ def _cell(cell: Cell, gbps: float, output: str = "00") -> dict[str, Any]:
         "spread": 0.0,
         "gbps": gbps,
         "minor_faults": 262144 if cell.fresh else 0,
+        "user_s": median * cell.parallelism,
+        "sys_s": 0.1 if cell.fresh else 0.0,
         "output": output,
     }
 
@@ -66,6 +68,8 @@ def _document() -> dict[str, Any]:
         _cell(dataclasses.replace(HEADLINE, multiplies=0), 6.0),
         _cell(small, 8.0),
         _cell(dataclasses.replace(small, multiplies=0), 16.0),
+        _cell(dataclasses.replace(HEADLINE, mem_cost=10), 6.0),
+        _cell(dataclasses.replace(HEADLINE, mem_cost=10, multiplies=0), 12.0),
         _cell(dataclasses.replace(HEADLINE, fresh=True), 3.0),
         _cell(dataclasses.replace(HEADLINE, parallelism=2), 7.0),
         _cell(Cell("blake2s", 1, 2, 20, 1), 1.0),
@@ -148,6 +152,7 @@ def test_headline_ratios_compare_the_right_cells() -> None:
     assert ratios["p2_over_p1"] == 7.0 / 4.0
     assert ratios["simd_over_scalar_1GiB"] == 6.0 / 3.0
     assert ratios["simd_over_scalar_16MiB"] == 16.0 / 5.0
+    assert ratios["p2_cpu_per_wall"] == 2.0
 
 
 def test_reports_and_plots_are_written(tmp_path: Path) -> None:
