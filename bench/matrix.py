@@ -909,7 +909,7 @@ def _failures(document: dict[str, Any]) -> list[str]:
         for row in document["mailing_list_check"]
         if not row["matches_published"]
     ]
-    return failed + document["output_mismatches"]
+    return failed + [str(message) for message in document["output_mismatches"]]
 
 
 def smoke(out_dir: Path | None = None) -> int:
