@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 import click
 
@@ -44,6 +44,57 @@ ALGORITHMS: Final[dict[str, tuple[str | None, Callable[[], Any], str]]] = {
     # BLAKE2s has no coreutils tool; the BLAKE2 reference b2sum checks it with -a blake2s.
     "blake2s": ("blake2s", hashlib.blake2s, "b2sum -a blake2s (BLAKE2 reference tool)"),
 }
+
+#: Lane modes without a streaming implementation read a whole file into memory; larger files fail
+#: with a clear message instead of exhausting the machine.
+WHOLE_FILE_LIMIT: Final = 1 << 30
+
+
+@dataclass(frozen=True)
+class _Method:
+    """How ``sum`` computes one algorithm: lanes for small files, streaming for large ones."""
+
+    lanes: str | None
+    stream: Callable[[], Any] | None
+    digest_size: int
+
+
+def _method(algorithm: str) -> _Method:
+    """Resolve a coreutils-style name or a lane-mode name (``twocats.simd.modes``)."""
+    if algorithm in ALGORITHMS:
+        lanes, stream, _ = ALGORITHMS[algorithm]
+        return _Method(lanes, stream, stream().digest_size)
+    from twocats.simd.modes import MODES
+
+    mode = MODES[algorithm]
+    name = mode.hashlib_name
+    streaming = None if name is None else (lambda: hashlib.new(name))
+    return _Method(mode.name, streaming, mode.digest_size)
+
+
+if TYPE_CHECKING:
+    # click.ParamType is generic only from click 8.2 on; subscript it for the type checker only.
+    _StrParam = click.ParamType[str]
+else:
+    _StrParam = click.ParamType
+
+
+class _AlgorithmType(_StrParam):
+    """A ``--algorithm`` value; the lane modes are looked up only when the option is used."""
+
+    name = "ALGORITHM"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if text in ALGORITHMS:
+            return text
+        from twocats.simd.modes import MODES
+
+        if text not in MODES:
+            allowed = ", ".join([*ALGORITHMS, *MODES])
+            self.fail(f"{text!r} is not one of {allowed}", param, ctx)
+        return text
+
 
 _ESCAPES: Final = {"\\": "\\\\", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES: Final = {"\\\\": "\\", "\\n": "\n", "\\r": "\r"}
@@ -103,6 +154,20 @@ def parse_check_line(line: bytes, digest_size: int) -> CheckLine | None:
     return CheckLine(bytes.fromhex(hex_digest.decode("ascii")), name)
 
 
+def _too_large(name: str) -> OSError:
+    limit = WHOLE_FILE_LIMIT >> 30
+    reason = f"File too large: this algorithm has no streaming form (limit {limit} GiB)"
+    return OSError(27, reason, name)
+
+
+def _read_limited(handle: BinaryIO, name: str) -> bytes:
+    """Read a stream whole for an algorithm that cannot stream, up to WHOLE_FILE_LIMIT bytes."""
+    data = handle.read(WHOLE_FILE_LIMIT + 1)
+    if len(data) > WHOLE_FILE_LIMIT:
+        raise _too_large(name)
+    return bytes(data)
+
+
 def _read_whole(path: str) -> bytes:
     """Read a (batch-sized) file in chunks into one buffer."""
     buffer = bytearray()
@@ -115,8 +180,9 @@ def _read_whole(path: str) -> bytes:
     return bytes(buffer)
 
 
-def _stream(handle: BinaryIO, algorithm: str, advance: Callable[[int], None]) -> bytes:
-    hasher = ALGORITHMS[algorithm][1]()
+def _stream(handle: BinaryIO, method: _Method, advance: Callable[[int], None]) -> bytes:
+    assert method.stream is not None
+    hasher = method.stream()
     while True:
         chunk = handle.read(CHUNK)
         if not chunk:
@@ -129,7 +195,8 @@ def _digests(
     names: list[str], algorithm: str, backend: str | None, advance: Callable[[int], None]
 ) -> Iterator[tuple[str, bytes | OSError]]:
     """Yield (name, digest or the error that stopped reading it) in the order of `names`."""
-    lane_algorithm = ALGORITHMS[algorithm][0]
+    method = _method(algorithm)
+    lane_algorithm = method.lanes
     results: dict[int, bytes | OSError] = {}
     batch: list[tuple[int, bytes]] = []
     batch_bytes = 0
@@ -152,15 +219,22 @@ def _digests(
 
     for index, name in enumerate(names):
         try:
-            if name == "-":
-                results[index] = _stream(sys.stdin.buffer, algorithm, advance)
+            if name == "-" and method.stream is not None:
+                results[index] = _stream(sys.stdin.buffer, method, advance)
+            elif name == "-":
+                data = _read_limited(sys.stdin.buffer, "-")
+                batch.append((index, data))
+                batch_bytes += len(data)
             else:
                 size = os.stat(name).st_size
                 if os.path.isdir(name):
                     raise IsADirectoryError(21, "Is a directory", name)
-                if lane_algorithm is None or size > BATCH_FILE_LIMIT:
+                streamed = lane_algorithm is None or size > BATCH_FILE_LIMIT
+                if streamed and method.stream is not None:
                     with open(name, "rb") as handle:
-                        results[index] = _stream(handle, algorithm, advance)
+                        results[index] = _stream(handle, method, advance)
+                elif size > WHOLE_FILE_LIMIT:
+                    raise _too_large(name)
                 else:
                     if batch_bytes + size > BATCH_BYTES:
                         flush()
@@ -201,11 +275,14 @@ def _progress(total: int) -> contextlib.AbstractContextManager[Any]:
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(list(ALGORITHMS)),
+    type=_AlgorithmType(),
     default="sha256",
     show_default=True,
     help="Hash function: sha256 (like sha256sum), sha512 (sha512sum), blake2b (b2sum), "
-    "blake2b-256 (b2sum -l 256) or blake2s.",
+    "blake2b-256 (b2sum -l 256), blake2s, or a lane mode: sha3-224/256/384/512, shake128, "
+    "shake256, turboshake128/256, kt128, kt256, parallelhash128/256, blake2sp, blake2bp, "
+    "mh-sha256, jlanes-sha256-4/8/16, lsh-256-224/256, lsh-512-224/256/384/512, "
+    "sha1 (legacy). Lane modes without a streaming form read each file whole (up to 1 GiB).",
 )
 @click.option(
     "-c",
@@ -269,7 +346,7 @@ def _check(
     sum_files: list[str], algorithm: str, quiet: bool, backend: str | None, as_json: bool
 ) -> None:
     """Check the lines of every file in `sum_files`; exit status 1 on any failure."""
-    digest_size = ALGORITHMS[algorithm][1]().digest_size
+    digest_size = _method(algorithm).digest_size
     expected: list[CheckLine] = []
     improper = 0
     for sum_file in sum_files:

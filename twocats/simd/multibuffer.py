@@ -66,7 +66,10 @@ _WORD_BITS = {"blake2s": 32, "blake2b": 64, "sha256": 32, "sha512": 64}
 def _check_algorithm(algorithm: str) -> str:
     if algorithm not in DIGEST_SIZES:
         allowed = ", ".join(ALGORITHMS)
-        raise InvalidParametersError(f"algorithm must be one of {allowed}, not {algorithm!r}")
+        raise InvalidParametersError(
+            f"algorithm must be one of {allowed} (or, for hash_many, a name in "
+            f"twocats.simd.modes.MODES), not {algorithm!r}"
+        )
     return algorithm
 
 
@@ -173,9 +176,24 @@ def hash_many(
 ) -> list[bytes]:
     """Return the digest of every message, in order, hashing up to ``lanes`` messages at once.
 
+    ``algorithm`` is one of :data:`ALGORITHMS` or a lane mode of :data:`twocats.simd.modes.MODES`
+    (SHA-3, SHAKE, KangarooTwelve, ParallelHash, BLAKE2sp/bp, LSH, SHA-256 trees, SHA-1), which
+    choose their own lane layout.
+
     ``threads`` > 1 splits a compiled run over that many threads (the reference backend ignores
     it).
     """
+    if algorithm not in DIGEST_SIZES:
+        from twocats.simd.modes import MODES
+
+        mode = MODES.get(algorithm)
+        if mode is not None:
+            # The lane modes choose their own lane counts; one thread runs each call.
+            if lanes is not None or threads != 1:
+                raise InvalidParametersError(
+                    f"lanes and threads apply only to {', '.join(ALGORITHMS)}, not {algorithm!r}"
+                )
+            return mode.many(list(messages), backend=backend)
     name = _check_algorithm(algorithm)
     chosen = resolve_backend(backend)
     width = _check_lanes(lanes, name)
