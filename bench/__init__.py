@@ -18,4 +18,5 @@ SUITES: dict[str, str] = {
     "matrix": "bench.matrix",
     "kdf": "bench.kdf",
     "threads": "bench.threads",
+    "modes": "bench.modes",
 }
