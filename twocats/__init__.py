@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from twocats.exceptions import (
     BackendError,
     HashingError,
+    HashLimitError,
+    HashMemoryLimitError,
     InvalidHashError,
     InvalidParametersError,
     MemoryLimitError,
@@ -36,6 +38,8 @@ _LAZY = {
 
 __all__ = [
     "BackendError",
+    "HashLimitError",
+    "HashMemoryLimitError",
     "HashingError",
     "InvalidHashError",
     "InvalidParametersError",

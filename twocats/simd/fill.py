@@ -307,11 +307,10 @@ def _executor(workers: int) -> ThreadPoolExecutor:
     global _pool, _pool_size
     with _pool_lock:
         if _pool is None or _pool_size < workers:
-            old = _pool
+            # A smaller pool is dropped, not shut down: a concurrent hash may still be about to
+            # submit to it.  Its idle threads exit once the last reference to it is gone.
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="twocats-fill")
             _pool_size = workers
-            if old is not None:
-                old.shutdown(wait=False)
         return _pool
 
 
