@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from twocats import kdf, phc
-from twocats.cli import main
+from twocats.cli import _common, main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
@@ -67,6 +67,13 @@ def test_no_password_option() -> None:
     assert "No such option" in result.stderr
 
 
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the CLI take standard input for a terminal, so that the hidden prompt is used."""
+    monkeypatch.setattr(_common, "terminal_input", lambda: True)
+
+
+@pytest.mark.usefixtures("terminal")
 def test_hash_from_prompt() -> None:
     """The hidden prompt asks twice on stderr; stdout holds only the hash."""
     result = run("hash", *TINY, stdin="pässword\npässword\n")
@@ -77,6 +84,7 @@ def test_hash_from_prompt() -> None:
     assert PasswordHasher.from_params(CHEAPEST).verify(encoded, "pässword")
 
 
+@pytest.mark.usefixtures("terminal")
 def test_hash_prompt_mismatch_is_refused() -> None:
     """Two different answers at the confirmation prompt do not produce a hash."""
     result = run("hash", *TINY, stdin="one\ntwo\nthree\n")
@@ -171,6 +179,17 @@ def test_verify_ok_and_mismatch() -> None:
     assert bad.stdout == ""
 
 
+def test_prompt_needs_a_terminal() -> None:
+    """Without a terminal and without --password-stdin, hash refuses with one usage line."""
+    result = run("hash", *TINY, stdin="pw\npw\n")
+    assert result.exit_code == 2
+    assert one_error_line(result) == (
+        "Error: no terminal for the hidden password prompt; use --password-stdin"
+    )
+    assert result.stdout == ""
+
+
+@pytest.mark.usefixtures("terminal")
 def test_verify_prompt() -> None:
     """Without --password-stdin verify asks once, on stderr."""
     result = run("verify", stored_hash(), stdin="pw\n")
@@ -351,3 +370,20 @@ def test_lazy_command_help_matches() -> None:
         command = getattr(importlib.import_module(module), attribute)
         assert command.get_short_help_str(limit=200) == text, name
         assert name in run("--help").stdout
+
+
+def test_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    """sum into a reader that stops early exits without an error message, as coreutils do."""
+    for index in range(2000):
+        (tmp_path / f"f{index:04d}").write_bytes(b"x")
+    names = sorted(str(path) for path in tmp_path.iterdir())
+    command = [sys.executable, "-c", "from twocats.cli import main; main()", "sum", *names]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()
+        errors = process.stderr.read()
+        status = process.wait()
+    assert first.endswith(b"f0000\n")
+    assert (status, errors) == (1, b"")

@@ -73,6 +73,11 @@ def translate_errors(run: Callable[[], Any]) -> Any:
         raise Failure(str(exc)) from None
     except MemoryError:
         raise Failure("out of memory") from None
+    except BrokenPipeError:
+        # The reader went away (e.g. `twocats sum * | head`): stop quietly, as coreutils do.
+        # Standard output is pointed at /dev/null so that flushing it at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise click.exceptions.Exit(1) from None
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         raise Failure(f"{where}{exc.strerror or exc}") from None
@@ -121,6 +126,11 @@ def password_stdin_option(function: F) -> F:
     )(function)
 
 
+def terminal_input() -> bool:
+    """Return True if standard input is a terminal, which the hidden prompt needs."""
+    return sys.stdin.isatty()
+
+
 def read_password(from_stdin: bool, *, confirm: bool) -> bytes:
     """Return the password from standard input's first line or from a hidden prompt."""
     if from_stdin:
@@ -132,6 +142,9 @@ def read_password(from_stdin: bool, *, confirm: bool) -> bytes:
             if line.endswith(b"\r"):
                 line = line[:-1]
         return line
+    if not terminal_input():
+        # getpass would fall back to an echoing prompt (and a warning) without a terminal.
+        raise UsageFailure("no terminal for the hidden password prompt; use --password-stdin")
     text = click.prompt(
         "Password", hide_input=True, confirmation_prompt=confirm, err=True, show_default=False
     )

@@ -31,8 +31,8 @@ from twocats.cli._common import (
 )
 
 _PEPPER_HELP = (
-    "File holding a secret pepper (TwoCats' data input). Hashes made with a pepper verify only "
-    "with the same pepper."
+    "File holding a secret pepper (TwoCats' data input). Every byte of the file is the pepper, "
+    "a trailing newline included. Hashes made with a pepper verify only with the same pepper."
 )
 
 
