@@ -248,8 +248,9 @@ class Engine:
         try:
             yield buffer[:words]
         except BaseException as error:
-            # The buffer is dropped, not kept: after an interruption a fill thread may still be
-            # writing to it, and it must never serve another call.
+            # The buffer is dropped, not kept, so that it never serves another call.  The fill
+            # joins its region threads before an error leaves the slice, so the wipe below comes
+            # after their last write; only a second interrupt during that join can cut it short.
             if self._wipe:
                 buffer[:words].fill(0)
             if isinstance(error, MemoryError):
