@@ -79,7 +79,6 @@ __all__ = [
     "WORK_PER_MEMORY",
     "PasswordHasher",
     "format_size",
-    "physical_memory",
 ]
 
 #: Salt length of new hashes, in bytes (the PHC recommendation).
@@ -101,18 +100,6 @@ WORK_PER_MEMORY: Final = 8
 
 # Parameters that an upgrade can change: every other one must already match the hasher's.
 _UPGRADABLE: Final = frozenset({"mem_cost", "start_mem_cost"})
-
-
-def physical_memory() -> int | None:
-    """Return the machine's physical memory in bytes, or None where the platform does not say."""
-    try:
-        pages = os.sysconf("SC_PHYS_PAGES")
-        page_size = os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return None
-    if pages <= 0 or page_size <= 0:
-        return None
-    return int(pages) * int(page_size)
 
 
 def _password_bytes(password: str | bytes) -> bytes:
