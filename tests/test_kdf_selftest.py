@@ -159,3 +159,25 @@ def test_bad_size_is_a_usage_error() -> None:
     result = _run("--max-memory", "lots")
     assert result.exit_code == 2
     assert "expected a size such as 1GiB" in result.stderr
+
+
+def test_json_reports_counts_and_failures(tmp_path: Path) -> None:
+    """--json writes one document with the counts and each failure, and keeps exit status 1."""
+    good, bad = _record("tc-0019"), _record("tc-0034")
+    bad["output_hex"] = "00" * 32
+    path = _write(tmp_path / "mixed.jsonl", [good, bad])
+    result = _run("--vectors", str(path), "--backend", "reference", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == {
+        "backend": "reference",
+        "source": "mixed.jsonl",
+        "passed": 1,
+        "failed": 1,
+        "skipped": 0,
+        "failures": [
+            {
+                "vector": "tc-0034 (2015 extended blake2s)",
+                "reason": "output differs from the expected value",
+            }
+        ],
+    }

@@ -2,6 +2,7 @@
 
 Standard output gets one ``FAIL`` line per failing vector and a closing ``N passed, M failed`` line
 (``, K skipped`` when ``--max-memory`` skips vectors); the exit status is 1 if any vector failed.
+With ``--json`` the same counts and failures are one JSON document on standard output instead.
 A vector file that cannot be read or does not follow the schema is one ``Error:`` line and exit
 status 2.
 """
@@ -20,7 +21,9 @@ from twocats.cli._common import (
     Failure,
     UsageFailure,
     backend_option,
+    emit_json,
     info,
+    json_option,
     max_memory_option,
     progress_wanted,
 )
@@ -51,7 +54,10 @@ def _progress(items: list[T]) -> Iterator[Iterable[T]]:
 )
 @backend_option
 @max_memory_option("no limit; larger vectors are counted as skipped")
-def selftest(vectors_file: Path | None, backend: str | None, max_memory: int | None) -> None:
+@json_option
+def selftest(
+    vectors_file: Path | None, backend: str | None, max_memory: int | None, as_json: bool
+) -> None:
     """Check a backend against known-answer TwoCats vectors.
 
     By default this runs the vectors packaged with twocats (all three algorithm versions and every
@@ -74,6 +80,7 @@ def selftest(vectors_file: Path | None, backend: str | None, max_memory: int | N
     info(f"selftest: {len(vectors)} vectors from {source} on the {engine.backend} backend")
 
     passed = failed = skipped = 0
+    failures: list[dict[str, str]] = []
     with _progress(vectors) as items:
         for item in items:
             try:
@@ -88,10 +95,24 @@ def selftest(vectors_file: Path | None, backend: str | None, max_memory: int | N
                 passed += 1
             else:
                 failed += 1
-                click.echo(f"FAIL {item}: {reason}")
+                failures.append({"vector": str(item), "reason": reason})
+                if not as_json:
+                    click.echo(f"FAIL {item}: {reason}")
     summary = f"{passed} passed, {failed} failed"
     if skipped:
         summary += f", {skipped} skipped"
-    click.echo(summary)
+    if as_json:
+        emit_json(
+            {
+                "backend": engine.backend,
+                "source": source,
+                "passed": passed,
+                "failed": failed,
+                "skipped": skipped,
+                "failures": failures,
+            }
+        )
+    else:
+        click.echo(summary)
     if failed:
         raise click.exceptions.Exit(1)
