@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
 from twocats.params import BOUNDS, VARIANTS, Params
+from twocats.params import _fail as fail
 
 if TYPE_CHECKING:
     from twocats.kdf.engine import Engine
@@ -144,13 +145,9 @@ def client(
 
 def server(client_output: bytes, params: Params) -> bytes:
     """Finish a ``client`` output: one more hash, cheap enough for a busy server."""
-    from twocats.kdf.core import server_output
+    from twocats.kdf.core import check_params, server_output
 
-    if not isinstance(params, Params):
-        raise InvalidParametersError(
-            f"params must be a twocats.Params; got {type(params).__name__}"
-        )
-    return server_output(params, client_output)
+    return server_output(check_params(params), client_output)
 
 
 def update(
@@ -177,16 +174,13 @@ def update(
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise InvalidParametersError(
-            f"{name} must be an integer from {low} to {high}; got {value!r}"
-        )
+        fail(name, f"an integer from {low} to {high}", value)
     return value
 
 
 def _check_variant(variant: str) -> None:
     if variant not in VARIANTS:
-        allowed = ", ".join(repr(v) for v in VARIANTS)
-        raise InvalidParametersError(f"variant must be one of {allowed}; got {variant!r}")
+        fail("variant", "one of " + ", ".join(repr(v) for v in VARIANTS), variant)
 
 
 def _multiplies_for(mem_cost: int) -> int:

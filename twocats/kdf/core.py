@@ -54,6 +54,7 @@ __all__ = [
     "FillSlice",
     "Memory",
     "check_input",
+    "check_params",
     "client_output",
     "derive_output",
     "required_words",
@@ -123,6 +124,14 @@ def _words(data: bytes, big_endian: bool = False) -> list[int]:
 def _bytes(words: list[int], big_endian: bool = False) -> bytes:
     order = ">" if big_endian else "<"
     return struct.pack(f"{order}{len(words)}I", *words)
+
+
+def check_params(params: object) -> Params:
+    """Return ``params`` if it is a :class:`Params`; refuse anything else."""
+    if not isinstance(params, Params):
+        kind = type(params).__name__
+        raise InvalidParametersError(f"params must be a twocats.Params; got {kind}")
+    return params
 
 
 def required_words(params: Params, *, old_mem_cost: int | None = None) -> int:

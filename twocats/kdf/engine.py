@@ -43,13 +43,6 @@ def _load_fill(backend: str) -> core.FillSlice:
     return fill
 
 
-def _check_params(params: object) -> Params:
-    if not isinstance(params, Params):
-        kind = type(params).__name__
-        raise InvalidParametersError(f"params must be a twocats.Params; got {kind}")
-    return params
-
-
 def _check_limit(max_memory: object) -> int | None:
     if max_memory is not None and (
         not isinstance(max_memory, int) or isinstance(max_memory, bool) or max_memory < 0
@@ -133,7 +126,7 @@ class Engine:
     @staticmethod
     def memory_required(params: Params, *, old_mem_cost: int | None = None) -> int:
         """Return the bytes of work memory a derivation (or an update from old_mem_cost) needs."""
-        return 4 * core.required_words(_check_params(params), old_mem_cost=old_mem_cost)
+        return 4 * core.required_words(core.check_params(params), old_mem_cost=old_mem_cost)
 
     def check_memory(
         self, params: Params, *, old_mem_cost: int | None = None, max_memory: int | None = None
@@ -173,7 +166,7 @@ class Engine:
 
         ``max_memory`` lowers the engine's memory limit for this call.
         """
-        params = _check_params(params)
+        params = core.check_params(params)
         self.check_memory(params, max_memory=max_memory)
         return core.derive_output(
             params, password, salt, data, self.fill_slice(), self._memory_for(params, max_memory)
@@ -189,7 +182,7 @@ class Engine:
         max_memory: int | None = None,
     ) -> bytes:
         """Derive the client half of server relief (everything except the final hash)."""
-        params = _check_params(params)
+        params = core.check_params(params)
         self.check_memory(params, max_memory=max_memory)
         return core.client_output(
             params, password, salt, data, self.fill_slice(), self._memory_for(params, max_memory)
@@ -197,7 +190,7 @@ class Engine:
 
     def server(self, client_output: bytes, params: Params) -> bytes:
         """Finish a client output with the server half of server relief (no work memory)."""
-        return core.server_output(_check_params(params), client_output)
+        return core.server_output(core.check_params(params), client_output)
 
     def update(
         self, stored: bytes, params: Params, old_mem_cost: int, *, max_memory: int | None = None
@@ -207,7 +200,7 @@ class Engine:
         ``old_mem_cost`` is the mem_cost the stored output was derived with; the result equals a
         derivation with ``params`` directly, computed without the password.
         """
-        params = _check_params(params)
+        params = core.check_params(params)
         self.check_memory(params, old_mem_cost=old_mem_cost, max_memory=max_memory)
         return core.update_output(
             params, stored, old_mem_cost, self.fill_slice(), self._memory_for(params, max_memory)
