@@ -22,6 +22,7 @@ is cheap: numpy and the kernels are imported on the first call.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -107,6 +108,17 @@ def _executor() -> ThreadPoolExecutor:
         if not _pool:
             _pool.append(ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="twocats"))
         return _pool[0]
+
+
+def _forget_pool_after_fork() -> None:
+    """In a forked child the pool's threads do not exist; start a fresh pool on first use."""
+    global _pool_lock
+    _pool.clear()
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def _run(
