@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.harness import Report, measure_group
+from twocats.cli.bench import format_size
 from twocats.params import Params
 
 #: Goals of issue 3.
@@ -54,10 +55,7 @@ def _params(mem_cost: int, multiplies: int = 2, parallelism: int = 1) -> Params:
 
 
 def _size(mem_cost: int) -> str:
-    nbytes = 1024 << mem_cost
-    if nbytes >= 1 << 30:
-        return f"{nbytes >> 30} GiB"
-    return f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
+    return format_size(1024 << mem_cost)
 
 
 def _derive_calls(mem_cost: int) -> dict[str, Callable[[], object]]:

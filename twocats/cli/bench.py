@@ -47,6 +47,7 @@ from typing import Any, Final
 import click
 
 from twocats.cli._common import Failure, emit_json, info, json_option
+from twocats.cli.tune import load_average
 from twocats.params import DIGEST_SIZES, HASH_TYPES
 
 __all__ = [
@@ -574,13 +575,6 @@ def _rusage() -> tuple[float, float, int]:
     return usage.ru_utime, usage.ru_stime, usage.ru_minflt
 
 
-def _load() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except OSError:  # pragma: no cover - platforms without a load average
-        return None
-
-
 class _Worker:
     """The child's side: compiles the kernels, then times cells one request at a time."""
 
@@ -833,7 +827,7 @@ def _time_cell(
 
     for key in keys:
         try:
-            load = _load()
+            load = load_average()
             first = processes[key].request("prepare", cell=dataclasses.asdict(cell))
         except ChildError as error:
             drop(key, error)

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -226,8 +227,9 @@ def _digests(
                 batch.append((index, data))
                 batch_bytes += len(data)
             else:
-                size = os.stat(name).st_size
-                if os.path.isdir(name):
+                status = os.stat(name)
+                size = status.st_size
+                if stat.S_ISDIR(status.st_mode):
                     raise IsADirectoryError(21, "Is a directory", name)
                 streamed = lane_algorithm is None or size > BATCH_FILE_LIMIT
                 if streamed and method.stream is not None:
@@ -314,7 +316,7 @@ def sum_command(
     if check:
         _check(names, algorithm, quiet, backend, as_json)
         return
-    total = sum(_size_or_zero(name) for name in names)
+    total = sum(_size_or_zero(name) for name in names) if progress_wanted() else 0
     failed = 0
     entries: list[dict[str, Any]] = []
     with _progress(total) as bar:
@@ -372,7 +374,7 @@ def _check(
     names = [item.name for item in expected]
     mismatched = unreadable = 0
     entries: list[dict[str, Any]] = []
-    total = sum(_size_or_zero(name) for name in names)
+    total = sum(_size_or_zero(name) for name in names) if progress_wanted() else 0
     with _progress(total) as bar:
         outcomes = _digests(names, algorithm, backend, bar.update)
         for item, (name, outcome) in zip(expected, outcomes, strict=True):
