@@ -1,0 +1,74 @@
+"""pwdlib adapter: ``TwoCatsHasher`` for ``pwdlib.PasswordHash``, as used with FastAPI.
+
+``PasswordHash((TwoCatsHasher(), Argon2Hasher()))`` hashes new passwords with twocats and still
+verifies argon2 hashes; ``verify_and_update`` hands back a twocats hash for each argon2 user who
+logs in.  Needs ``pip install 'twocats[pwdlib]'``.
+"""
+
+from __future__ import annotations
+
+from twocats.integrations._common import missing_framework
+
+try:
+    from pwdlib.hashers.base import HasherProtocol, ensure_str, validate_str_or_bytes
+except ImportError as error:
+    raise missing_framework(__name__, "pwdlib", "pwdlib") from error
+
+from twocats import phc
+from twocats.exceptions import InvalidHashError
+from twocats.hasher import PasswordHasher
+from twocats.integrations._common import verify_quietly
+
+__all__ = ["TwoCatsHasher"]
+
+_PREFIX = f"${phc.PHC_ID}$"
+
+
+class TwoCatsHasher(HasherProtocol):
+    """pwdlib's hasher protocol over a :class:`twocats.PasswordHasher` (the default one if None).
+
+    ``verify`` returns False for a wrong password and for a malformed or oversized hash.  The
+    twocats hasher stays reachable as :attr:`hasher`, for example to :meth:`~twocats.PasswordHasher
+    .upgrade` stored hashes offline.
+    """
+
+    def __init__(self, hasher: PasswordHasher | None = None) -> None:
+        if hasher is not None and not isinstance(hasher, PasswordHasher):
+            raise TypeError(f"hasher must be a twocats.PasswordHasher, not {type(hasher).__name__}")
+        self._hasher = PasswordHasher() if hasher is None else hasher
+
+    @property
+    def hasher(self) -> PasswordHasher:
+        """The twocats hasher behind this adapter."""
+        return self._hasher
+
+    def __repr__(self) -> str:
+        return f"TwoCatsHasher({self._hasher!r})"
+
+    @classmethod
+    def identify(cls, hash: str | bytes) -> bool:
+        """Return whether `hash` is a twocats string (by its prefix; verify checks the rest)."""
+        validate_str_or_bytes(hash, "hash")
+        try:
+            return ensure_str(hash).startswith(_PREFIX)
+        except UnicodeDecodeError:
+            return False
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        """Hash `password` into a twocats PHC string (`salt` only to reproduce known answers)."""
+        validate_str_or_bytes(password, "password")
+        return self._hasher.hash(password, salt=salt)
+
+    def verify(self, password: str | bytes, hash: str | bytes) -> bool:
+        """Return whether `password` matches `hash`; False for a mismatch or an unusable hash."""
+        validate_str_or_bytes(password, "password")
+        validate_str_or_bytes(hash, "hash")
+        return verify_quietly(self._hasher, hash, password)
+
+    def check_needs_rehash(self, hash: str | bytes) -> bool:
+        """Return True if `hash` was made with other parameters (or is malformed)."""
+        validate_str_or_bytes(hash, "hash")
+        try:
+            return self._hasher.needs_rehash(hash)
+        except InvalidHashError:
+            return True
