@@ -363,3 +363,129 @@ def test_database_file_is_sqlite(project: None) -> None:
     assert connection.vendor == "sqlite"
     assert Path(connection.settings_dict["NAME"]).is_file()
     assert "auth_user" in connection.introspection.table_names()
+
+
+def _old_value(password: str) -> str:
+    """A value stored before the memory cost was raised (the cheapest parameters)."""
+    return OldTwoCats().encode(password, OldTwoCats().salt())
+
+
+def _upgrade_command(*args: str) -> tuple[str, str]:
+    import io
+
+    from django.core.management import call_command
+
+    out, err = io.StringIO(), io.StringIO()
+    call_command("twocats_upgrade", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def _seed(user_model: Any, count: int) -> dict[str, str]:
+    """Store `count` users with old twocats values and return their passwords by name."""
+    passwords = {f"user{n:02d}": f"password number {n}" for n in range(count)}
+    user_model.objects.bulk_create(
+        user_model(username=name, password=_old_value(password))
+        for name, password in passwords.items()
+    )
+    return passwords
+
+
+def test_upgrade_command_raises_every_hash_offline(user_model: Any) -> None:
+    """twocats_upgrade upgrades a table of users in batches; every user still logs in."""
+    from django.contrib.auth.hashers import make_password
+
+    passwords = _seed(user_model, 23)
+    user_model.objects.create(username="pbkdf2", password=make_password("p", hasher="pbkdf2_sha256"))
+    other = dataclasses.replace(profiles.CHEAPEST, multiplies=2)
+    stale = "twocats" + PasswordHasher.from_params(other).hash("s")
+    user_model.objects.create(username="stale", password=stale)
+    before = {u.username: u.get_session_auth_hash() for u in user_model.objects.all()}
+
+    out, err = _upgrade_command("--batch-size", "5")
+
+    assert "24 twocats hashes examined: upgraded 23 to mem_cost 3 (8 KiB), 0 already there" in out
+    assert "1 to be rehashed at their next login" in out
+    assert "sign in again" in out
+    assert err.splitlines()[-1] == "[" + "#" * 30 + "] 24/24"
+    assert len(err.splitlines()) == 5
+    for name, password in passwords.items():
+        user = user_model.objects.get(username=name)
+        assert user.password.startswith("twocats$twocats$v=2015$m=3,s=0,")
+        assert not CheapTwoCats().must_update(user.password)
+        assert user.get_session_auth_hash() != before[name]
+        assert _login(name, password) is not None
+        assert _login(name, WRONG) is None
+    assert user_model.objects.get(username="stale").password == stale
+    assert user_model.objects.get(username="pbkdf2").password.startswith("pbkdf2_sha256$")
+
+    again, _ = _upgrade_command()
+    assert "upgraded 0 to mem_cost 3 (8 KiB), 23 already there" in again
+    assert "sign in again" not in again
+
+
+def test_upgrade_command_dry_run_writes_nothing(user_model: Any) -> None:
+    """--dry-run counts what would be upgraded and leaves every value as it was."""
+    _seed(user_model, 4)
+    values = sorted(user_model.objects.values_list("password", flat=True))
+    out, _ = _upgrade_command("--dry-run")
+    assert "4 twocats hashes examined: would upgrade 4 to mem_cost 3" in out
+    assert sorted(user_model.objects.values_list("password", flat=True)) == values
+
+
+def test_upgrade_command_can_spare_users_with_recent_sessions(user_model: Any) -> None:
+    """--inactive-for leaves users who logged in recently to be rehashed at their next login."""
+    import datetime
+
+    from django.utils import timezone
+
+    _seed(user_model, 3)
+    now = timezone.now()
+    user_model.objects.filter(username="user00").update(last_login=now)
+    user_model.objects.filter(username="user01").update(last_login=now - datetime.timedelta(30))
+    out, _ = _upgrade_command("--inactive-for", "14")
+    assert "2 twocats hashes examined: upgraded 2" in out
+    upgraded = {u.username: "m=3" in u.password for u in user_model.objects.all()}
+    assert upgraded == {"user00": False, "user01": True, "user02": True}
+
+
+class RacingTwoCats(CheapTwoCats):
+    """Changes another user's value while a batch is computed, as a concurrent login would."""
+
+    def upgrade(self, encoded: str) -> str:
+        from django.contrib.auth import get_user_model
+
+        get_user_model().objects.filter(username="user01").update(
+            password=CheapTwoCats().encode("changed meanwhile", "saltsaltsaltsaltsaltsa")
+        )
+        return super().upgrade(encoded)
+
+
+def test_upgrade_never_overwrites_a_value_changed_during_the_run(user_model: Any) -> None:
+    """A row whose value changed after it was read keeps the new value and is counted."""
+    from twocats.integrations.django.upgrade import upgrade_users
+
+    passwords = _seed(user_model, 3)
+    summary = upgrade_users(RacingTwoCats(), batch_size=10)
+    assert (summary.upgraded, summary.changed, summary.examined) == (2, 1, 3)
+    assert _login("user01", "changed meanwhile") is not None
+    assert _login("user01", passwords["user01"]) is None
+    assert _login("user02", passwords["user02"]) is not None
+
+
+def test_upgrade_command_errors_are_clear(user_model: Any) -> None:
+    """A bad option or no twocats hasher in PASSWORD_HASHERS is a CommandError."""
+    from django.core.management import CommandError
+    from django.test import override_settings
+
+    with pytest.raises(CommandError, match="batch.size"):
+        _upgrade_command("--batch-size", "0")
+    with (
+        override_settings(PASSWORD_HASHERS=[_path(FastPBKDF2)]),
+        pytest.raises(CommandError, match="no twocats hasher"),
+    ):
+        _upgrade_command()
+    with (
+        override_settings(PASSWORD_HASHERS=[_path(Blake2bTwoCats)]),
+        pytest.raises(CommandError, match="Blake2bTwoCats is misconfigured"),
+    ):
+        _upgrade_command()
