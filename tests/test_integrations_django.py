@@ -492,3 +492,19 @@ def test_upgrade_command_errors_are_clear(user_model: Any) -> None:
         pytest.raises(CommandError, match="Blake2bTwoCats is misconfigured"),
     ):
         _upgrade_command()
+
+
+def test_system_check_reports_a_hasher_that_cannot_fit(project: None) -> None:
+    """manage.py check reports a twocats hasher whose values could exceed the column."""
+    from django.core import checks
+    from django.test import override_settings
+
+    def twocats_errors() -> list[Any]:
+        return [m for m in checks.run_checks(tags=["security"]) if m.id == "twocats.E001"]
+
+    assert twocats_errors() == []
+    with override_settings(PASSWORD_HASHERS=[_path(Blake2bTwoCats), _path(FastPBKDF2)]):
+        errors = twocats_errors()
+    assert len(errors) == 1
+    assert errors[0].obj is Blake2bTwoCats
+    assert "128" in errors[0].msg

@@ -1,8 +1,9 @@
-"""The Django app that brings the ``twocats_upgrade`` management command."""
+"""The Django app that brings the ``twocats_upgrade`` command and a check of the hashers."""
 
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.core import checks
 
 
 class TwoCatsConfig(AppConfig):
@@ -11,3 +12,9 @@ class TwoCatsConfig(AppConfig):
     name = "twocats.integrations.django"
     label = "twocats"
     verbose_name = "twocats password hashing"
+
+    def ready(self) -> None:
+        """Register the check that refuses a twocats hasher whose values would not fit."""
+        from twocats.integrations.django.checks import check_hashers
+
+        checks.register(check_hashers, checks.Tags.security)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import get_hashers
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
@@ -72,6 +73,9 @@ class Command(BaseCommand):
             raise CommandError("PASSWORD_HASHERS has no twocats hasher to upgrade to")
         inactive_before = None
         if options["inactive_for"] is not None:
+            model = get_user_model()
+            if not any(field.name == "last_login" for field in model._meta.get_fields()):
+                raise CommandError(f"--inactive-for needs a last_login field on {model.__name__}")
             inactive_before = timezone.now() - datetime.timedelta(days=options["inactive_for"])
         try:
             summary = upgrade_users(
@@ -83,6 +87,8 @@ class Command(BaseCommand):
             )
         except TwoCatsError as exc:
             raise CommandError(str(exc)) from None
+        if summary.examined and self.stderr.isatty():
+            self.stderr.write("")  # End the progress bar's line.
         self.stdout.write(self._summary(summary, dry_run=options["dry_run"]))
 
     def _progress(self, summary: UpgradeSummary) -> None:
