@@ -480,8 +480,12 @@ def test_upgrade_command_errors_are_clear(user_model: Any) -> None:
     from django.core.management import CommandError
     from django.test import override_settings
 
+    from twocats.integrations.django.upgrade import upgrade_users
+
     with pytest.raises(CommandError, match="batch-size"):
         _upgrade_command("--batch-size", "0")
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        upgrade_users(CheapTwoCats(), batch_size=0)
     with (
         override_settings(PASSWORD_HASHERS=[_path(FastPBKDF2)]),
         pytest.raises(CommandError, match="no twocats hasher"),

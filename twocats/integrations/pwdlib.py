@@ -28,8 +28,8 @@ class TwoCatsHasher(HasherProtocol):
     """pwdlib's hasher protocol over a :class:`twocats.PasswordHasher` (the default one if None).
 
     ``verify`` returns False for a wrong password and for a malformed or oversized hash.  The
-    twocats hasher stays reachable as :attr:`hasher`, for example to :meth:`~twocats.PasswordHasher
-    .upgrade` stored hashes offline.
+    twocats hasher stays reachable as :attr:`hasher`, for example to raise the memory cost of
+    stored hashes offline with its ``upgrade``.
     """
 
     def __init__(self, hasher: PasswordHasher | None = None) -> None:

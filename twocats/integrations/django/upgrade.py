@@ -36,6 +36,7 @@ class UpgradeSummary:
     total: int = 0
     """Values to examine, counted at the start."""
     examined: int = 0
+    """Values read so far."""
     upgraded: int = 0
     """Rows written with the upgraded value (in a dry run: rows that would be)."""
     current: int = 0
