@@ -216,6 +216,16 @@ def test_must_update_on_a_short_salt(project: None) -> None:
     assert not hasher.must_update(hasher.encode(PASSWORD, hasher.salt()))
 
 
+def test_encode_checks_its_arguments(project: None) -> None:
+    """encode refuses a missing password and a salt that is empty or holds the separator."""
+    hasher = CheapTwoCats()
+    with pytest.raises(TypeError, match="password must be provided"):
+        hasher.encode(None, hasher.salt())  # type: ignore[arg-type]
+    for salt in ("", "salt$salt$salt"):
+        with pytest.raises(ValueError, match="salt must be"):
+            hasher.encode(PASSWORD, salt)
+
+
 def test_summary_reprs_and_errors_hide_the_password_and_the_hash(project: None) -> None:
     """safe_summary masks salt and hash and shows the parameters; no message quotes secrets."""
     hasher = CheapTwoCats()

@@ -57,7 +57,10 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
 
     def encode(self, password: str, salt: str) -> str:
         """Hash `password` with Django's `salt` (a str without ``$``) into a stored value."""
-        self._check_encode_args(password, salt)
+        if password is None:
+            raise TypeError("password must be provided")
+        if not isinstance(salt, str) or not salt or "$" in salt:
+            raise ValueError("salt must be a non-empty str without '$'")
         return self._stored(self.hasher.hash(password, salt=salt.encode()))
 
     def decode(self, encoded: str) -> dict[str, Any]:
