@@ -62,7 +62,7 @@ class Command(BaseCommand):
             help=(
                 "only upgrade users who have not logged in for DAYS days (or never), so that "
                 "nobody with a recent session is signed out; the others are rehashed at their "
-                "next login (choose at least SESSION_COOKIE_AGE)"
+                "next login (choose at least SESSION_COOKIE_AGE, 14 days by default)"
             ),
         )
 
@@ -83,11 +83,11 @@ class Command(BaseCommand):
                 batch_size=options["batch_size"],
                 dry_run=options["dry_run"],
                 inactive_before=inactive_before,
-                progress=self._progress,
+                progress=self._progress if options["verbosity"] > 0 else None,
             )
         except TwoCatsError as exc:
             raise CommandError(str(exc)) from None
-        if summary.examined and self.stderr.isatty():
+        if summary.examined and options["verbosity"] > 0 and self.stderr.isatty():
             self.stderr.write("")  # End the progress bar's line.
         self.stdout.write(self._summary(summary, dry_run=options["dry_run"]))
 
