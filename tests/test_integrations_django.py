@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -68,6 +68,11 @@ class Blake2bTwoCats(TwoCatsPasswordHasher):
     params = dataclasses.replace(
         profiles.CHEAPEST, hash_type="blake2b", block_size=64, sub_block_size=64
     )
+
+
+def _old_value(password: str) -> str:
+    """A value stored before the memory cost was raised (the cheapest parameters)."""
+    return OldTwoCats().encode(password, OldTwoCats().salt())
 
 
 def _path(cls: type) -> str:
@@ -190,6 +195,32 @@ def test_wrong_password_on_an_upgradable_value_hardens_and_fails(project: None) 
     assert calls == []
     assert check_password(PASSWORD, old, setter=calls.append) is True
     assert calls == [PASSWORD]
+
+
+class RecordingTwoCats(CheapTwoCats):
+    """Records the values it upgrades."""
+
+    upgraded: ClassVar[list[str]] = []
+
+    def upgrade(self, encoded: str) -> str:
+        self.upgraded.append(encoded)
+        return super().upgrade(encoded)
+
+
+def test_harden_runtime_spends_exactly_the_upgrade(project: None) -> None:
+    """After a wrong password, only a value of a lower memory cost gets its upgrade computed."""
+    from django.contrib.auth.hashers import check_password
+    from django.test import override_settings
+
+    old = _old_value(PASSWORD)
+    current = CheapTwoCats().encode(PASSWORD, CheapTwoCats().salt())
+    other = "twocats" + PasswordHasher.from_params(
+        dataclasses.replace(profiles.CHEAPEST, multiplies=2)
+    ).hash(PASSWORD)
+    with override_settings(PASSWORD_HASHERS=[_path(RecordingTwoCats)]):
+        for value in (old, current, other):
+            assert check_password(WRONG, value) is False
+    assert RecordingTwoCats.upgraded == [old]
 
 
 def test_upgrade_verifies_the_same_password_and_is_up_to_date(project: None) -> None:
@@ -375,11 +406,6 @@ def test_database_file_is_sqlite(project: None) -> None:
     assert connection.vendor == "sqlite"
     assert Path(connection.settings_dict["NAME"]).is_file()
     assert "auth_user" in connection.introspection.table_names()
-
-
-def _old_value(password: str) -> str:
-    """A value stored before the memory cost was raised (the cheapest parameters)."""
-    return OldTwoCats().encode(password, OldTwoCats().salt())
 
 
 def _upgrade_command(*args: str) -> tuple[str, str]:

@@ -124,7 +124,7 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
         hasher does.
         """
         if self.can_upgrade(encoded):
-            self.hasher.upgrade(self._phc(encoded))
+            self.upgrade(encoded)
 
     def can_upgrade(self, encoded: str) -> bool:
         """Return True if :meth:`upgrade` would raise the memory cost of `encoded`."""

@@ -9,7 +9,9 @@ kill leaves every row old or new.
 Django's session hash is an HMAC of the stored value, so a user whose value is upgraded is signed
 out of their sessions and signs in again once.  ``inactive_before`` limits the run to users who
 have not logged in since then (or never), who have no recent session to lose; the others are
-rehashed by Django itself at their next login, because their value must be updated.
+rehashed by Django itself at their next login, because their value must be updated.  (A session
+outlives its login by up to ``SESSION_COOKIE_AGE``, more where the application saves sessions on
+every request; choose the cut-off accordingly.)
 """
 
 from __future__ import annotations
