@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import functools
 
+from twocats import phc
 from twocats.exceptions import InvalidHashError, InvalidParametersError, VerificationError
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 
-__all__ = ["missing_framework", "shared_hasher", "verify_quietly"]
+__all__ = ["has_twocats_prefix", "missing_framework", "shared_hasher", "verify_quietly"]
+
+_PREFIX = f"${phc.PHC_ID}$"
 
 
 def missing_framework(module: str, framework: str, extra: str) -> ImportError:
@@ -28,6 +31,16 @@ def shared_hasher(params: Params, salt_len: int) -> PasswordHasher:
     its pool of work areas.  The hasher is thread-safe.
     """
     return PasswordHasher.from_params(params, salt_len=salt_len)
+
+
+def has_twocats_prefix(value: object) -> bool:
+    """Return whether `value` is a str or bytes that starts like a twocats hash string.
+
+    This is how the frameworks pick the hasher of a stored hash; verifying checks the rest.
+    """
+    if isinstance(value, bytes):
+        return value.startswith(_PREFIX.encode())
+    return isinstance(value, str) and value.startswith(_PREFIX)
 
 
 def verify_quietly(hasher: PasswordHasher, stored: str | bytes, password: str | bytes) -> bool:

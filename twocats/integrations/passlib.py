@@ -21,16 +21,13 @@ try:
 except ImportError as error:
     raise missing_framework(__name__, "libpass (or passlib)", "passlib") from error
 
-from twocats import phc
 from twocats.exceptions import InvalidParametersError, VerificationError
 from twocats.hasher import DEFAULT_SALT_LEN, PasswordHasher
-from twocats.integrations._common import shared_hasher
+from twocats.integrations._common import has_twocats_prefix, shared_hasher
 from twocats.params import Params
 from twocats.profiles import DEFAULT, PROFILES
 
 __all__ = ["TwoCatsHandler"]
-
-_PREFIX = f"${phc.PHC_ID}$"
 
 
 def _integer(name: str, value: object) -> int:
@@ -93,9 +90,7 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
     @classmethod
     def identify(cls, hash: str | bytes) -> bool:
         """Return whether `hash` is a twocats string (by its prefix; verify checks the rest)."""
-        if isinstance(hash, bytes):
-            return hash.startswith(_PREFIX.encode())
-        return isinstance(hash, str) and hash.startswith(_PREFIX)
+        return has_twocats_prefix(hash)
 
     @classmethod
     def hash(cls, secret: str | bytes, **settings: Any) -> str:

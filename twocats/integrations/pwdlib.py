@@ -10,18 +10,21 @@ from __future__ import annotations
 from twocats.integrations._common import missing_framework
 
 try:
-    from pwdlib.hashers.base import HasherProtocol, ensure_str, validate_str_or_bytes
+    from pwdlib.hashers import HasherProtocol
 except ImportError as error:
     raise missing_framework(__name__, "pwdlib", "pwdlib") from error
 
-from twocats import phc
 from twocats.exceptions import InvalidHashError
 from twocats.hasher import PasswordHasher
-from twocats.integrations._common import verify_quietly
+from twocats.integrations._common import has_twocats_prefix, verify_quietly
 
 __all__ = ["TwoCatsHasher"]
 
-_PREFIX = f"${phc.PHC_ID}$"
+
+def _check_type(value: object, name: str) -> None:
+    """Refuse a password or hash that is neither str nor bytes, as pwdlib's own hashers do."""
+    if not isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be str or bytes")
 
 
 class TwoCatsHasher(HasherProtocol):
@@ -48,26 +51,23 @@ class TwoCatsHasher(HasherProtocol):
     @classmethod
     def identify(cls, hash: str | bytes) -> bool:
         """Return whether `hash` is a twocats string (by its prefix; verify checks the rest)."""
-        validate_str_or_bytes(hash, "hash")
-        try:
-            return ensure_str(hash).startswith(_PREFIX)
-        except UnicodeDecodeError:
-            return False
+        _check_type(hash, "hash")
+        return has_twocats_prefix(hash)
 
     def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
         """Hash `password` into a twocats PHC string (`salt` only to reproduce known answers)."""
-        validate_str_or_bytes(password, "password")
+        _check_type(password, "password")
         return self._hasher.hash(password, salt=salt)
 
     def verify(self, password: str | bytes, hash: str | bytes) -> bool:
         """Return whether `password` matches `hash`; False for a mismatch or an unusable hash."""
-        validate_str_or_bytes(password, "password")
-        validate_str_or_bytes(hash, "hash")
+        _check_type(password, "password")
+        _check_type(hash, "hash")
         return verify_quietly(self._hasher, hash, password)
 
     def check_needs_rehash(self, hash: str | bytes) -> bool:
         """Return True if `hash` was made with other parameters (or is malformed)."""
-        validate_str_or_bytes(hash, "hash")
+        _check_type(hash, "hash")
         try:
             return self._hasher.needs_rehash(hash)
         except InvalidHashError:
