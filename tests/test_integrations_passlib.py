@@ -74,10 +74,25 @@ def test_settings_from_text_as_an_ini_file_gives_them() -> None:
     assert TwoCatsHandler.params == profiles.DEFAULT
 
 
+def test_a_registered_handler_is_named_in_an_ini_configuration() -> None:
+    """Once registered, an ini-style configuration names the scheme "twocats"."""
+    from passlib.registry import register_crypt_handler
+
+    register_crypt_handler(TwoCatsHandler)
+    context = CryptContext.from_string(
+        "[passlib]\nschemes = twocats, argon2\ndeprecated = auto\n"
+        "twocats__profile = cheapest\ntwocats__mem_cost = 2\n"
+    )
+    stored = context.hash(PASSWORD)
+    assert stored.startswith("$twocats$v=2015$m=2,")
+    assert context.verify(PASSWORD, stored)
+
+
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
         ({"mem_cost": "lots"}, "mem_cost must be an integer"),
+        ({"mem_cost": "\u00b2"}, "mem_cost must be an integer"),
         ({"profile": "fastest"}, "profile must be a twocats.Params or one of"),
         ({"multiplies": 9}, "multiplies must be"),
     ],

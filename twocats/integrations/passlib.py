@@ -4,7 +4,9 @@
 verifies argon2 hashes; ``verify_and_update`` returns a twocats hash for each argon2 user who logs
 in, and for twocats hashes made with other parameters.  Settings, in code or in an ini file
 (``twocats__mem_cost = 20``): ``profile`` (a name of :data:`twocats.profiles.PROFILES` or a
-:class:`~twocats.params.Params`), ``mem_cost``, ``multiplies`` and ``parallelism``.  Works with
+:class:`~twocats.params.Params`), ``mem_cost``, ``multiplies`` and ``parallelism``.  To name the
+scheme ``twocats`` in an ini file, register the handler once with
+``passlib.registry.register_crypt_handler(TwoCatsHandler)``.  Works with
 libpass, the maintained fork, and with passlib 1.7.4 on the Pythons where it still imports.
 Needs ``pip install 'twocats[passlib]'``.
 """
@@ -32,7 +34,7 @@ __all__ = ["TwoCatsHandler"]
 
 def _integer(name: str, value: object) -> int:
     """Return an integer setting given as an int or, from an ini file, as decimal text."""
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
