@@ -1,0 +1,13 @@
+"""Adapters that make twocats the password hasher of web frameworks.
+
+Each adapter is a submodule that imports only when its framework is installed:
+
+* :mod:`twocats.integrations.django`: ``TwoCatsPasswordHasher`` for ``PASSWORD_HASHERS`` and the
+  ``twocats_upgrade`` management command (``pip install 'twocats[django]'``);
+* :mod:`twocats.integrations.pwdlib`: ``TwoCatsHasher`` for pwdlib's ``PasswordHash``, as used
+  with FastAPI (``pip install 'twocats[pwdlib]'``);
+* :mod:`twocats.integrations.passlib`: ``TwoCatsHandler`` for a ``CryptContext`` of libpass or
+  passlib (``pip install 'twocats[passlib]'``).
+
+Importing this package imports no framework.
+"""
