@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from environment import need
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,7 +75,7 @@ def test_coreutils_accept_our_lines(files: list[str], algorithm: str) -> None:
     """sha256sum -c (sha512sum, b2sum, b2sum -l 256) accepts every line twocats sum writes."""
     tool = TOOLS[algorithm]
     if shutil.which(tool[0]) is None:
-        pytest.skip(f"{tool[0]} is not installed")
+        need(f"coreutils' {tool[0]}")
     Path("SUMS").write_bytes(run("sum", "-a", algorithm, *files).stdout_bytes)
     done = subprocess.run([*tool, "--strict", "-c", "SUMS"], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -86,7 +87,7 @@ def test_we_check_coreutils_lines(files: list[str], algorithm: str) -> None:
     """twocats sum --check accepts what the coreutils tool writes."""
     tool = TOOLS[algorithm]
     if shutil.which(tool[0]) is None:
-        pytest.skip(f"{tool[0]} is not installed")
+        need(f"coreutils' {tool[0]}")
     sums = subprocess.run([*tool, *files], capture_output=True, check=True).stdout
     Path("SUMS").write_bytes(sums)
     result = run("sum", "-a", algorithm, "--check", "SUMS")
