@@ -115,18 +115,36 @@ def test_duration_option(text: str, value: float) -> None:
     assert DURATION.convert(text, None, None) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["250", "1 hour", "-5ms", "0s"])
-def test_duration_option_rejects(text: str) -> None:
-    """A duration without a unit, or not positive, is a usage error."""
-    with pytest.raises(click.BadParameter):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("250", "expected a duration with a unit, such as 250ms or 0.5s"),
+        ("1 hour", "expected a duration with a unit, such as 250ms or 0.5s"),
+        ("-5ms", "expected a duration with a unit, such as 250ms or 0.5s"),
+        ("0s", "a duration must be positive"),
+    ],
+)
+def test_duration_option_rejects(text: str, message: str) -> None:
+    """A duration without a unit, or not positive, is a usage error saying which."""
+    with pytest.raises(click.BadParameter) as caught:
         DURATION.convert(text, None, None)
+    assert caught.value.message == message
 
 
-@pytest.mark.parametrize("text", ["1 parsec", "GiB", "0", "-1GiB"])
-def test_size_option_rejects(text: str) -> None:
-    """Unknown units and non-positive sizes are usage errors."""
-    with pytest.raises(click.BadParameter):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 parsec", "expected a size such as 1GiB, 512MiB or 2GB"),
+        ("GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
+        ("0", "a size must be positive"),
+        ("-1GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
+    ],
+)
+def test_size_option_rejects(text: str, message: str) -> None:
+    """Unknown units and non-positive sizes are usage errors saying which."""
+    with pytest.raises(click.BadParameter) as caught:
         SIZE.convert(text, None, None)
+    assert caught.value.message == message
 
 
 def test_tune_smoke() -> None:

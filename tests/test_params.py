@@ -247,7 +247,7 @@ def test_strict_does_not_take_part_in_equality() -> None:
 def test_params_are_frozen() -> None:
     """A validated parameter set cannot be changed afterwards."""
     params = Params(mem_cost=12)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="mem_cost"):
         params.mem_cost = 40  # type: ignore[misc]
 
 
