@@ -116,34 +116,22 @@ def test_duration_option(text: str, value: float) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("kind", "text", "message"),
     [
-        ("250", "expected a duration with a unit, such as 250ms or 0.5s"),
-        ("1 hour", "expected a duration with a unit, such as 250ms or 0.5s"),
-        ("-5ms", "expected a duration with a unit, such as 250ms or 0.5s"),
-        ("0s", "a duration must be positive"),
+        (DURATION, "250", "expected a duration with a unit, such as 250ms or 0.5s"),
+        (DURATION, "1 hour", "expected a duration with a unit, such as 250ms or 0.5s"),
+        (DURATION, "-5ms", "expected a duration with a unit, such as 250ms or 0.5s"),
+        (DURATION, "0s", "a duration must be positive"),
+        (SIZE, "1 parsec", "expected a size such as 1GiB, 512MiB or 2GB"),
+        (SIZE, "GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
+        (SIZE, "0", "a size must be positive"),
+        (SIZE, "-1GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
     ],
 )
-def test_duration_option_rejects(text: str, message: str) -> None:
-    """A duration without a unit, or not positive, is a usage error saying which."""
+def test_size_and_duration_options_reject(kind: click.ParamType, text: str, message: str) -> None:
+    """Durations without a unit, unknown size units and values not positive are usage errors."""
     with pytest.raises(click.BadParameter) as caught:
-        DURATION.convert(text, None, None)
-    assert caught.value.message == message
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("1 parsec", "expected a size such as 1GiB, 512MiB or 2GB"),
-        ("GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
-        ("0", "a size must be positive"),
-        ("-1GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
-    ],
-)
-def test_size_option_rejects(text: str, message: str) -> None:
-    """Unknown units and non-positive sizes are usage errors saying which."""
-    with pytest.raises(click.BadParameter) as caught:
-        SIZE.convert(text, None, None)
+        kind.convert(text, None, None)
     assert caught.value.message == message
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import oracles
 import pytest
@@ -160,15 +161,19 @@ def test_cshake_matches_pycryptodome(data: bytes, custom: bytes, length: int) ->
     )
 
 
-def test_encodings_of_sp800_185() -> None:
-    """left_encode, right_encode and length_encode produce the documented byte strings."""
-    assert keccak.left_encode(0) == b"\x01\x00"
-    assert keccak.left_encode(168) == b"\x01\xa8"
-    assert keccak.right_encode(0) == b"\x00\x01"
-    assert keccak.right_encode(256) == b"\x01\x00\x02"
-    assert keccak.length_encode(0) == b"\x00"
-    assert keccak.length_encode(12) == b"\x0c\x01"
-    assert keccak.length_encode(65538) == b"\x01\x00\x02\x03"
+@pytest.mark.parametrize("module", [keccak, oracles], ids=["reference", "oracle"])
+def test_encodings_of_sp800_185(module: Any) -> None:
+    """left_encode, right_encode and length_encode produce the documented byte strings.
+
+    Both the reference and the tests' independent oracle are held to the same bytes.
+    """
+    assert module.left_encode(0) == b"\x01\x00"
+    assert module.left_encode(168) == b"\x01\xa8"
+    assert module.right_encode(0) == b"\x00\x01"
+    assert module.right_encode(256) == b"\x01\x00\x02"
+    assert module.length_encode(0) == b"\x00"
+    assert module.length_encode(12) == b"\x0c\x01"
+    assert module.length_encode(65538) == b"\x01\x00\x02\x03"
 
 
 # --- BLAKE2sp / BLAKE2bp ---------------------------------------------------------------------
