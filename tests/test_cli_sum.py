@@ -104,14 +104,17 @@ def test_awkward_names_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     ours = run("sum", *names).stdout_bytes
     assert ours.startswith(b"\\")
     Path("SUMS").write_bytes(ours)
-    if shutil.which("sha256sum") is not None:
-        done = subprocess.run(["sha256sum", "--strict", "-c", "SUMS"], capture_output=True)
-        assert done.returncode == 0, done.stderr
-        Path("THEIRS").write_bytes(
-            subprocess.run(["sha256sum", *names], capture_output=True).stdout
-        )
-        assert run("sum", "--check", "THEIRS").exit_code == 0
-    assert run("sum", "--check", "SUMS").exit_code == 0
+    checked = run("sum", "--check", "SUMS")
+    assert checked.exit_code == 0, checked.output
+    assert checked.stdout.count(": OK\n") == len(names)
+    if shutil.which("sha256sum") is None:
+        need("coreutils' sha256sum")
+    done = subprocess.run(["sha256sum", "--strict", "-c", "SUMS"], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    Path("THEIRS").write_bytes(subprocess.run(["sha256sum", *names], capture_output=True).stdout)
+    theirs = run("sum", "--check", "THEIRS")
+    assert theirs.exit_code == 0, theirs.output
+    assert theirs.stdout == checked.stdout
 
 
 def test_check_reports_mismatch_and_missing(files: list[str]) -> None:
