@@ -1,7 +1,8 @@
 """Shared fixtures: the known-answer vector files, the team's shared vector folder, and engines.
 
 Engines are shared by the whole session (one per backend) so that compiled kernels load once and
-work buffers are reused across tests, as they are in production.
+work buffers are reused across tests, as they are in production.  Under ``CI=true`` a test that
+skips because something is missing (see ``environment.py``) fails instead.
 """
 
 from __future__ import annotations
