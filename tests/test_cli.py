@@ -229,15 +229,23 @@ def test_verify_with_pepper(tmp_path: Path) -> None:
     assert (peppered.exit_code, peppered.stdout) == (0, "OK\n")
 
 
+NOT_TWOCATS = "Error: not a twocats hash (it must start with $twocats$)"
+
+
 @pytest.mark.parametrize(
-    "bad",
-    ["", "$twocats$", "not a hash", "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA"],
+    ("bad", "message"),
+    [
+        ("", NOT_TWOCATS),
+        ("$twocats$", "Error: a twocats hash has the form $twocats$v=...$params$salt$hash"),
+        ("not a hash", NOT_TWOCATS),
+        ("$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA", NOT_TWOCATS),
+    ],
 )
-def test_verify_malformed_hash(bad: str) -> None:
-    """A malformed HASH is one error line with exit status 2, before any prompt."""
+def test_verify_malformed_hash(bad: str, message: str) -> None:
+    """A malformed HASH is one error line saying why, with exit status 2, before any prompt."""
     result = run("verify", bad)
     assert result.exit_code == 2
-    one_error_line(result)
+    assert one_error_line(result) == message
     assert "Password" not in result.stderr
 
 
@@ -292,9 +300,7 @@ def test_needs_rehash() -> None:
     assert json.loads(other.stdout) == {"needs_rehash": True, "can_upgrade": False}
     garbage = run("needs-rehash", "garbage")
     assert garbage.exit_code == 2
-    assert one_error_line(garbage) == (
-        "Error: not a twocats hash (it must start with $twocats$)"
-    )
+    assert one_error_line(garbage) == NOT_TWOCATS
 
 
 def test_derive_formats() -> None:
