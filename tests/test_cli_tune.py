@@ -180,6 +180,18 @@ def test_tune_bad_options() -> None:
     assert "smallest useful memory" in tiny.stderr
 
 
+#: The rows of compare: both comparisons, with the algorithms each one measures.
+COMPARE_ROWS = [
+    ("equal memory", "twocats"),
+    ("equal memory", "twocats-fresh-memory"),
+    ("equal memory", "argon2id"),
+    ("equal memory", "scrypt"),
+    ("equal time", "twocats"),
+    ("equal time", "argon2id"),
+    ("equal time", "scrypt"),
+]
+
+
 def test_compare_smoke(tmp_path: Path) -> None:
     """A real compare run at 1 MiB gives both comparisons of all three algorithms and a PNG."""
     plot = tmp_path / "compare.png"
@@ -190,15 +202,7 @@ def test_compare_smoke(tmp_path: Path) -> None:
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["rows"]
-    assert [(row["comparison"], row["algorithm"]) for row in rows] == [
-        ("equal memory", "twocats"),
-        ("equal memory", "twocats-fresh-memory"),
-        ("equal memory", "argon2id"),
-        ("equal memory", "scrypt"),
-        ("equal time", "twocats"),
-        ("equal time", "argon2id"),
-        ("equal time", "scrypt"),
-    ]
+    assert [(row["comparison"], row["algorithm"]) for row in rows] == COMPARE_ROWS
     assert all(row["memory_bytes"] == 1 << 20 for row in rows[:4])
     # Each measured time lies within the whole run, wall clock and CPU alike.
     assert all(0 < row["seconds"] < elapsed for row in rows)
@@ -216,18 +220,12 @@ def test_compare_human_output() -> None:
         "filled", "GiB/s",
     ]  # fmt: skip
     rows = [line.split() for line in lines[1:]]
-    assert [(" ".join(row[:2]), row[2]) for row in rows] == [
-        ("equal memory", "twocats"),
-        ("equal memory", "twocats-fresh-memory"),
-        ("equal memory", "argon2id"),
-        ("equal memory", "scrypt"),
-        ("equal time", "twocats"),
-        ("equal time", "argon2id"),
-        ("equal time", "scrypt"),
-    ]
+    assert [(" ".join(row[:2]), row[2]) for row in rows] == COMPARE_ROWS
     assert [row[-2] for row in rows[:4]] == ["1.0"] * 4
     assert rows[2][3] == "t=1,m=1024,p=2"
     assert rows[3][3] == "N=2^10,r=8,p=1"
     for row in rows:
         assert all(float(value) >= 0 for value in row[4:]), row
+    start = lines[0].index("algorithm")
+    assert all(line[start:].startswith(row[2]) for line, row in zip(lines[1:], rows, strict=True))
     assert "{" not in result.stdout
