@@ -1,17 +1,20 @@
 """Shared fixtures: the known-answer vector files, the team's shared vector folder, and engines.
 
 Engines are shared by the whole session (one per backend) so that compiled kernels load once and
-work buffers are reused across tests, as they are in production.
+work buffers are reused across tests, as they are in production.  Under ``CI=true`` a test that
+skips because something is missing (see ``environment.py``) fails instead.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from environment import NEEDS, SHARED_VECTORS_DIR, in_ci, need
+from hypothesis import settings
 
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, load_vectors
@@ -19,8 +22,10 @@ from twocats.kdf.vectors import Vector, load_vectors
 #: The project's own vector files (copies of the shared TwoCats files, see vectors/README.md).
 VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
 
-#: The team's shared vector folder, next to the repository; tests that need it skip without it.
-SHARED_VECTORS_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "vectors"
+# Hypothesis' per-example deadline measures the machine's load, not the code: no test here is
+# about speed (bench/ measures that), so it is off everywhere.
+settings.register_profile("twocats", deadline=None)
+settings.load_profile("twocats")
 
 #: The three TwoCats known-answer files, one per algorithm version.
 TWOCATS_FILES = ("twocats-2015.jsonl", "twocats-2014.jsonl", "twocats-2014-03.jsonl")
@@ -34,9 +39,9 @@ def vectors_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_vectors_dir() -> Path:
-    """The team's shared vector folder (skips the test when it is absent)."""
+    """The team's shared vector folder (skips the test when it is absent, fails it in CI)."""
     if not SHARED_VECTORS_DIR.is_dir():
-        pytest.skip(f"shared vector folder {SHARED_VECTORS_DIR} is absent")
+        need(f"the shared vector folder {SHARED_VECTORS_DIR}")
     return SHARED_VECTORS_DIR
 
 
@@ -88,3 +93,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = kept
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Under CI=true, fail a test that skipped because something was missing (see environment)."""
+    report = yield
+    if report.skipped and in_ci() and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped: ")
+        if reason.startswith(NEEDS):
+            report.outcome = "failed"
+            report.longrepr = f"CI=true and this test {reason}; CI must run every test"
+    return report

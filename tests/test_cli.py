@@ -8,6 +8,7 @@ import importlib
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -88,8 +89,10 @@ def test_hash_from_prompt() -> None:
 def test_hash_prompt_mismatch_is_refused() -> None:
     """Two different answers at the confirmation prompt do not produce a hash."""
     result = run("hash", *TINY, stdin="one\ntwo\nthree\n")
-    assert result.exit_code != 0
-    assert "$twocats$" not in result.stdout
+    assert result.exit_code == 1
+    assert "Error: The two entered values do not match." in result.stderr
+    assert result.stderr.endswith("Aborted!\n")
+    assert result.stdout == ""
 
 
 def test_hash_from_stdin_keeps_bytes() -> None:
@@ -102,13 +105,18 @@ def test_hash_from_stdin_keeps_bytes() -> None:
 
 def test_hash_json() -> None:
     """--json writes one document with the hash, the parameters and the time."""
+    started = time.perf_counter()
     result = run("hash", *TINY, "--password-stdin", "--json", "--salt-len", "20", stdin="pw\n")
+    elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
+    assert set(document) == {"hash", "params", "seconds"}
     assert document["params"]["mem_cost"] == 0
     assert document["params"]["memory_bytes"] == 1024
     assert len(phc.decode(document["hash"]).salt) == 20
-    assert document["seconds"] >= 0
+    assert PasswordHasher.from_params(CHEAPEST).verify(document["hash"], "pw")
+    # The time measured inside the command lies within the command (consistency, not speed).
+    assert 0 < document["seconds"] < elapsed
 
 
 def test_hash_with_parameter_options() -> None:
@@ -212,22 +220,32 @@ def test_verify_with_pepper(tmp_path: Path) -> None:
     pepper.write_bytes(b"\x00server pepper\xff")
     made = run("hash", *TINY, "--pepper-file", str(pepper), "--password-stdin", stdin="pw\n")
     encoded = made.stdout.strip()
-    assert run("verify", encoded, "--password-stdin", stdin="pw\n").exit_code == 1
+    unpeppered = run("verify", encoded, "--password-stdin", stdin="pw\n")
+    assert unpeppered.exit_code == 1
+    assert "does not match" in one_error_line(unpeppered)
     peppered = run(
         "verify", encoded, "--pepper-file", str(pepper), "--password-stdin", stdin="pw\n"
     )
-    assert peppered.exit_code == 0
+    assert (peppered.exit_code, peppered.stdout) == (0, "OK\n")
+
+
+NOT_TWOCATS = "Error: not a twocats hash (it must start with $twocats$)"
 
 
 @pytest.mark.parametrize(
-    "bad",
-    ["", "$twocats$", "not a hash", "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA"],
+    ("bad", "message"),
+    [
+        ("", NOT_TWOCATS),
+        ("$twocats$", "Error: a twocats hash has the form $twocats$v=...$params$salt$hash"),
+        ("not a hash", NOT_TWOCATS),
+        ("$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA", NOT_TWOCATS),
+    ],
 )
-def test_verify_malformed_hash(bad: str) -> None:
-    """A malformed HASH is one error line with exit status 2, before any prompt."""
+def test_verify_malformed_hash(bad: str, message: str) -> None:
+    """A malformed HASH is one error line saying why, with exit status 2, before any prompt."""
     result = run("verify", bad)
     assert result.exit_code == 2
-    one_error_line(result)
+    assert one_error_line(result) == message
     assert "Password" not in result.stderr
 
 
@@ -268,6 +286,7 @@ def test_upgrade_errors() -> None:
     assert "mem_cost=12" in one_error_line(limited)
     missing = run("upgrade", encoded)
     assert missing.exit_code == 2
+    assert "Missing option '--mem-cost'" in missing.stderr
 
 
 def test_needs_rehash() -> None:
@@ -279,7 +298,9 @@ def test_needs_rehash() -> None:
     assert "twocats upgrade HASH --mem-cost 3" in bigger.stderr
     other = run("needs-rehash", encoded, *TINY, "--multiplies", "3", "--json")
     assert json.loads(other.stdout) == {"needs_rehash": True, "can_upgrade": False}
-    assert run("needs-rehash", "garbage").exit_code == 2
+    garbage = run("needs-rehash", "garbage")
+    assert garbage.exit_code == 2
+    assert one_error_line(garbage) == NOT_TWOCATS
 
 
 def test_derive_formats() -> None:
@@ -308,6 +329,7 @@ def test_derive_salt_sources(tmp_path: Path) -> None:
     assert "a salt is required" in one_error_line(none)
     both = run("derive", *TINY, "--salt", "a", "--salt-hex", "00", "--password-stdin", stdin="x\n")
     assert both.exit_code == 2
+    assert one_error_line(both) == "Error: give the salt only once (text, hex or file)"
 
 
 def test_derive_length_and_variant() -> None:
@@ -326,6 +348,7 @@ def test_derive_length_and_variant() -> None:
         "derive", *TINY, "--salt", "s", "--format", "raw", "--json", "--password-stdin", stdin="x\n"
     )
     assert raw_json.exit_code == 2
+    assert one_error_line(raw_json) == "Error: --format raw cannot be combined with --json"
 
 
 def test_empty_stdin_is_an_error() -> None:

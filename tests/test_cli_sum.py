@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from environment import need
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -74,7 +75,7 @@ def test_coreutils_accept_our_lines(files: list[str], algorithm: str) -> None:
     """sha256sum -c (sha512sum, b2sum, b2sum -l 256) accepts every line twocats sum writes."""
     tool = TOOLS[algorithm]
     if shutil.which(tool[0]) is None:
-        pytest.skip(f"{tool[0]} is not installed")
+        need(f"coreutils' {tool[0]}")
     Path("SUMS").write_bytes(run("sum", "-a", algorithm, *files).stdout_bytes)
     done = subprocess.run([*tool, "--strict", "-c", "SUMS"], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
@@ -86,7 +87,7 @@ def test_we_check_coreutils_lines(files: list[str], algorithm: str) -> None:
     """twocats sum --check accepts what the coreutils tool writes."""
     tool = TOOLS[algorithm]
     if shutil.which(tool[0]) is None:
-        pytest.skip(f"{tool[0]} is not installed")
+        need(f"coreutils' {tool[0]}")
     sums = subprocess.run([*tool, *files], capture_output=True, check=True).stdout
     Path("SUMS").write_bytes(sums)
     result = run("sum", "-a", algorithm, "--check", "SUMS")
@@ -103,14 +104,17 @@ def test_awkward_names_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     ours = run("sum", *names).stdout_bytes
     assert ours.startswith(b"\\")
     Path("SUMS").write_bytes(ours)
-    if shutil.which("sha256sum") is not None:
-        done = subprocess.run(["sha256sum", "--strict", "-c", "SUMS"], capture_output=True)
-        assert done.returncode == 0, done.stderr
-        Path("THEIRS").write_bytes(
-            subprocess.run(["sha256sum", *names], capture_output=True).stdout
-        )
-        assert run("sum", "--check", "THEIRS").exit_code == 0
-    assert run("sum", "--check", "SUMS").exit_code == 0
+    checked = run("sum", "--check", "SUMS")
+    assert checked.exit_code == 0, checked.output
+    assert checked.stdout.count(": OK\n") == len(names)
+    if shutil.which("sha256sum") is None:
+        need("coreutils' sha256sum")
+    done = subprocess.run(["sha256sum", "--strict", "-c", "SUMS"], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    Path("THEIRS").write_bytes(subprocess.run(["sha256sum", *names], capture_output=True).stdout)
+    theirs = run("sum", "--check", "THEIRS")
+    assert theirs.exit_code == 0, theirs.output
+    assert theirs.stdout == checked.stdout
 
 
 def test_check_reports_mismatch_and_missing(files: list[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -114,33 +115,47 @@ def test_duration_option(text: str, value: float) -> None:
     assert DURATION.convert(text, None, None) == pytest.approx(value)
 
 
-@pytest.mark.parametrize("text", ["250", "1 hour", "-5ms", "0s"])
-def test_duration_option_rejects(text: str) -> None:
-    """A duration without a unit, or not positive, is a usage error."""
-    with pytest.raises(click.BadParameter):
-        DURATION.convert(text, None, None)
-
-
-@pytest.mark.parametrize("text", ["1 parsec", "GiB", "0", "-1GiB"])
-def test_size_option_rejects(text: str) -> None:
-    """Unknown units and non-positive sizes are usage errors."""
-    with pytest.raises(click.BadParameter):
-        SIZE.convert(text, None, None)
+@pytest.mark.parametrize(
+    ("kind", "text", "message"),
+    [
+        (DURATION, "250", "expected a duration with a unit, such as 250ms or 0.5s"),
+        (DURATION, "1 hour", "expected a duration with a unit, such as 250ms or 0.5s"),
+        (DURATION, "-5ms", "expected a duration with a unit, such as 250ms or 0.5s"),
+        (DURATION, "0s", "a duration must be positive"),
+        (SIZE, "1 parsec", "expected a size such as 1GiB, 512MiB or 2GB"),
+        (SIZE, "GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
+        (SIZE, "0", "a size must be positive"),
+        (SIZE, "-1GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
+    ],
+)
+def test_size_and_duration_options_reject(kind: click.ParamType, text: str, message: str) -> None:
+    """Durations without a unit, unknown size units and values not positive are usage errors."""
+    with pytest.raises(click.BadParameter) as caught:
+        kind.convert(text, None, None)
+    assert caught.value.message == message
 
 
 def test_tune_smoke() -> None:
     """A real tune run with a tiny budget reports consistent parameters and a PHC prefix."""
+    started = time.perf_counter()
     result = CliRunner().invoke(
         main, ["tune", "--time", "1ms", "--max-memory", "2MiB", "--parallelism", "1", "--json"]
     )
+    elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     params = phc.decode_params(document["phc_prefix"])
     assert params.memory_bytes <= 2 << 20
     assert params.parallelism == 1
     assert document["params"]["mem_cost"] == params.mem_cost
-    assert document["verify_seconds"] > 0
-    assert document["trials"]
+    assert document["params"]["memory_bytes"] == params.memory_bytes
+    # Durations measured inside the run lie within the run (a consistency check, not a speed one).
+    assert 0 < document["verify_seconds"] < elapsed
+    trials = document["trials"]
+    assert {tuple(sorted(trial)) for trial in trials} == {
+        ("mem_cost", "multiplies", "seconds", "time_cost")
+    }
+    assert all(0 < trial["seconds"] < elapsed for trial in trials)
 
 
 def test_tune_human_output() -> None:
@@ -152,33 +167,65 @@ def test_tune_human_output() -> None:
 
 
 def test_tune_bad_options() -> None:
-    """Bad tune options are usage errors."""
+    """Bad tune options are usage errors naming the option."""
     runner = CliRunner()
-    assert runner.invoke(main, ["tune", "--time", "fast"]).exit_code == 2
-    assert runner.invoke(main, ["tune", "--parallelism", "0"]).exit_code == 2
+    fast = runner.invoke(main, ["tune", "--time", "fast"])
+    assert fast.exit_code == 2
+    assert "Invalid value for '--time'" in fast.stderr
+    zero = runner.invoke(main, ["tune", "--parallelism", "0"])
+    assert zero.exit_code == 2
+    assert zero.stderr == "Error: --parallelism must be auto or a number from 1 to 255\n"
     tiny = runner.invoke(main, ["tune", "--max-memory", "64KiB"])
     assert tiny.exit_code == 2
     assert "smallest useful memory" in tiny.stderr
 
 
+#: The rows of compare: both comparisons, with the algorithms each one measures.
+COMPARE_ROWS = [
+    ("equal memory", "twocats"),
+    ("equal memory", "twocats-fresh-memory"),
+    ("equal memory", "argon2id"),
+    ("equal memory", "scrypt"),
+    ("equal time", "twocats"),
+    ("equal time", "argon2id"),
+    ("equal time", "scrypt"),
+]
+
+
 def test_compare_smoke(tmp_path: Path) -> None:
     """A real compare run at 1 MiB gives both comparisons of all three algorithms and a PNG."""
     plot = tmp_path / "compare.png"
+    started, cpu_started = time.perf_counter(), time.process_time()
     result = CliRunner().invoke(
         main, ["compare", "--memory", "1MiB", "--runs", "1", "--json", "--plot", str(plot)]
     )
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)["rows"]
-    assert [(row["comparison"], row["algorithm"]) for row in rows] == [
-        ("equal memory", "twocats"),
-        ("equal memory", "twocats-fresh-memory"),
-        ("equal memory", "argon2id"),
-        ("equal memory", "scrypt"),
-        ("equal time", "twocats"),
-        ("equal time", "argon2id"),
-        ("equal time", "scrypt"),
-    ]
+    assert [(row["comparison"], row["algorithm"]) for row in rows] == COMPARE_ROWS
     assert all(row["memory_bytes"] == 1 << 20 for row in rows[:4])
-    assert all(row["seconds"] > 0 for row in rows)
-    assert all(row["cpu_seconds"] >= 0 for row in rows)
+    # Each measured time lies within the whole run, wall clock and CPU alike.
+    assert all(0 < row["seconds"] < elapsed for row in rows)
+    assert all(0 <= row["cpu_seconds"] <= cpu for row in rows)
     assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_compare_human_output() -> None:
+    """Without --json compare prints one aligned table: a header and the seven rows."""
+    result = CliRunner().invoke(main, ["compare", "--memory", "1MiB", "--runs", "1"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert lines[0].split() == [
+        "comparison", "algorithm", "parameters", "time", "ms", "CPU", "ms", "memory", "MiB",
+        "filled", "GiB/s",
+    ]  # fmt: skip
+    rows = [line.split() for line in lines[1:]]
+    assert [(" ".join(row[:2]), row[2]) for row in rows] == COMPARE_ROWS
+    assert [row[-2] for row in rows[:4]] == ["1.0"] * 4
+    assert rows[2][3] == "t=1,m=1024,p=2"
+    assert rows[3][3] == "N=2^10,r=8,p=1"
+    for row in rows:
+        assert all(float(value) >= 0 for value in row[4:]), row
+    start = lines[0].index("algorithm")
+    assert all(line[start:].startswith(row[2]) for line, row in zip(lines[1:], rows, strict=True))
+    assert "{" not in result.stdout

@@ -29,7 +29,7 @@ from twocats.simd.fillgen import LANES
 BACKENDS = ("scalar", "simd")
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python functions.
 compiled_only = pytest.mark.skipif(
-    bool(_jit.config.DISABLE_JIT), reason="needs compiled kernels (NUMBA_DISABLE_JIT is set)"
+    bool(_jit.config.DISABLE_JIT), reason="compiled kernels only (NUMBA_DISABLE_JIT is set)"
 )
 STATE_WORDS = (8, 16, 8, 16)
 # Words past the regions; a kernel must leave them alone.

@@ -23,6 +23,9 @@ from twocats.params import HASH_TYPES, Params
 from twocats.profiles import CHEAPEST, DEFAULT
 
 VECTORS = Path(__file__).parent / "vectors" / "twocats-2015.jsonl"
+
+#: The message of every password mismatch.
+MISMATCH = r"^The password does not match the supplied hash$"
 SALT = bytes(range(16))
 
 
@@ -52,7 +55,7 @@ def test_round_trip_every_variant_and_hash_type(variant: str, hash_type: str) ->
     encoded = hasher.hash("correct horse")
     assert encoded.startswith(phc.encode_params(hasher.params) + "$")
     assert hasher.verify(encoded, "correct horse") is True
-    with pytest.raises(VerifyMismatchError):
+    with pytest.raises(VerifyMismatchError, match=MISMATCH):
         hasher.verify(encoded, "correct horsf")
     assert not hasher.needs_rehash(encoded)
 
@@ -96,7 +99,7 @@ def test_str_is_utf8_and_bytes_pass_through() -> None:
     encoded = hasher.hash("pässwörd ✓", salt=SALT)
     assert hasher.verify(encoded, "pässwörd ✓".encode())
     assert hasher.hash("pässwörd ✓".encode(), salt=SALT) == encoded
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^password must be str or bytes, not int$"):
         hasher.hash(12345)  # type: ignore[arg-type]
 
 
@@ -117,7 +120,7 @@ def test_pepper_is_required_to_verify() -> None:
         PasswordHasher.from_params(CHEAPEST),
         PasswordHasher.from_params(CHEAPEST, secret=b"server secreT"),
     ):
-        with pytest.raises(VerifyMismatchError):
+        with pytest.raises(VerifyMismatchError, match=MISMATCH):
             other.verify(encoded, "pw")
 
 
@@ -125,9 +128,9 @@ def test_verify_rejects_malformed_hash() -> None:
     """verify raises InvalidHashError for a non-canonical string, before any hashing."""
     hasher = PasswordHasher.from_params(CHEAPEST)
     encoded = hasher.hash("pw")
-    with pytest.raises(InvalidHashError):
+    with pytest.raises(InvalidHashError, match=r"^parameter 'm' must be a canonical decimal"):
         hasher.verify(encoded.replace("m=0", "m=00"), "pw")
-    with pytest.raises(InvalidHashError):
+    with pytest.raises(InvalidHashError, match=r"^not a twocats hash \(it must start with"):
         hasher.verify("$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA", "pw")
 
 
@@ -176,7 +179,7 @@ def test_upgrade_equals_direct_hash(variant: str) -> None:
     peppered = PasswordHasher.from_params(new, secret=b"pepper")
     assert peppered.verify(upgraded, "pw")
     assert not peppered.needs_rehash(upgraded)
-    with pytest.raises(VerifyMismatchError):
+    with pytest.raises(VerifyMismatchError, match=MISMATCH):
         peppered.verify(upgraded, "wrong")
 
 
@@ -216,7 +219,7 @@ def test_stored_hash_over_memory_limit_is_refused() -> None:
         "the stored hash is refused: mem_cost=11 needs 2 MiB of work memory (2097152 bytes), "
         "more than max_memory (1 MiB, 1048576 bytes)"
     )
-    with pytest.raises(MemoryLimitError):
+    with pytest.raises(MemoryLimitError, match=r"^the stored hash is refused: mem_cost=11 needs"):
         hasher.check_hash(planted)
     huge = phc.encode(Params(mem_cost=30), SALT, bytes(32))
     with pytest.raises(MemoryLimitError, match="mem_cost=30 needs 1 TiB"):
@@ -253,7 +256,7 @@ def test_constructor_arguments() -> None:
         PasswordHasher(max_memory=0)
     with pytest.raises(InvalidParametersError, match="salt must be 8 to 64"):
         PasswordHasher.from_params(CHEAPEST).hash("pw", salt=b"short")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^secret must be bytes or None$"):
         PasswordHasher.from_params(CHEAPEST, secret="text")  # type: ignore[arg-type]
 
 

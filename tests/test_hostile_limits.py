@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import select
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -306,7 +307,7 @@ def test_100_megabyte_inputs_work() -> None:
     hasher = PasswordHasher.from_params(CHEAPEST)
     stored = hasher.hash(password)
     assert hasher.verify(stored, password)
-    with pytest.raises(VerifyMismatchError):
+    with pytest.raises(VerifyMismatchError, match=r"^The password does not match the supplied"):
         hasher.verify(stored, password[:1000])
 
 
@@ -409,37 +410,66 @@ def test_a_real_allocation_failure_under_ulimit_is_a_hashing_error() -> None:
 # -- Ctrl-C ----------------------------------------------------------------------------------------
 
 
-def _threads(pid: int) -> int:
-    try:
-        return len(os.listdir(f"/proc/{pid}/task"))
-    except FileNotFoundError:
-        return 0
+#: Runs the CLI with one change: when the fill first hands work to its thread pool (the first
+#: level large enough to share), it reports on the pipe ``argv[1]`` that the fill is under way and
+#: waits there until SIGINT arrives.  The interrupt therefore always lands in the middle of the
+#: fill, however busy the machine, and the test needs no polling.
+INTERRUPTED_CHILD = """
+import os, signal, sys, threading
+from concurrent.futures import ThreadPoolExecutor
+
+ready = int(sys.argv[1])
+arrived = threading.Event()
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc")
+def on_sigint(signum, frame):
+    arrived.set()
+    signal.default_int_handler(signum, frame)
+
+
+def submit_after_sigint(self, fn, /, *args, **kwargs):
+    os.write(ready, b"filling")
+    arrived.wait(600)
+    raise AssertionError("no SIGINT arrived")
+
+
+signal.signal(signal.SIGINT, on_sigint)
+ThreadPoolExecutor.submit = submit_after_sigint
+from twocats.cli import main
+
+main(sys.argv[2:])
+"""
+
+
 def test_ctrl_c_during_a_long_hash_prints_interrupted_and_exits_130() -> None:
     """SIGINT to a real twocats process while it fills 1 GiB: 'interrupted', exit status 130."""
-    # One thread per library: the process has exactly one thread until the fill pool starts,
-    # which happens at the first level large enough to share between threads.
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     env.pop("TWOCATS_THREADS", None)
     command = ["hash", "--mem-cost", "20", "--parallelism", "2", "--password-stdin"]
+    read_end, write_end = os.pipe()
     process = subprocess.Popen(
-        [sys.executable, "-c", "from twocats.cli import main; main()", *command],
+        [sys.executable, "-c", INTERRUPTED_CHILD, str(write_end), *command],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        pass_fds=(write_end,),
     )
-    assert process.stdin is not None
-    process.stdin.write(b"pw\n")
-    process.stdin.close()
-    deadline = time.monotonic() + 300
-    while _threads(process.pid) < 2 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.001)
-    assert process.poll() is None, "the hash finished before it could be interrupted"
-    process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=120) == 130
+    os.close(write_end)
+    try:
+        assert process.stdin is not None
+        process.stdin.write(b"pw\n")
+        process.stdin.close()
+        readable, _, _ = select.select([read_end], [], [], 120)
+        assert readable, "the fill did not start within 120 s"
+        assert os.read(read_end, 16) == b"filling", "the hash ended without a threaded fill"
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=120) == 130
+    finally:
+        os.close(read_end)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     assert process.stdout is not None
     assert process.stderr is not None
     assert process.stderr.read().decode() == "interrupted\n"
@@ -474,15 +504,37 @@ def test_no_secret_in_reprs_messages_or_logs(caplog: pytest.LogCaptureFixture) -
     decoded = phc.decode(stored)
     texts = [repr(hasher), repr(decoded), str(decoded), repr(Engine()), repr(decoded.params)]
     errors: list[BaseException] = []
-    for call in (
-        lambda: hasher.verify(stored, password + "x"),
-        lambda: hasher.verify(password, password),
-        lambda: hasher.verify(stored.replace("$twocats$", "$" + password + "$"), password),
-        lambda: kdf.derive(password.encode(), SALT, Params(mem_cost=30)),
-        lambda: kdf.derive(password, SALT, CHEAPEST),  # type: ignore[arg-type]
-    ):
-        with pytest.raises(Exception) as caught:  # noqa: PT011 - every error is inspected.
+    calls: list[tuple[Callable[[], object], type[Exception], str]] = [
+        (
+            lambda: hasher.verify(stored, password + "x"),
+            VerifyMismatchError,
+            r"^The password does not match the supplied hash$",
+        ),
+        (
+            lambda: hasher.verify(password, password),
+            InvalidHashError,
+            r"^not a twocats hash \(it must start with \$twocats\$\)$",
+        ),
+        (
+            lambda: hasher.verify(stored.replace("$twocats$", "$" + password + "$"), password),
+            InvalidHashError,
+            r"^not a twocats hash \(it must start with \$twocats\$\)$",
+        ),
+        (
+            lambda: kdf.derive(password.encode(), SALT, Params(mem_cost=30)),
+            MemoryLimitError,
+            r"^mem_cost=30 needs 1 TiB of work memory \(1099511627776 bytes\), more than ",
+        ),
+        (
+            lambda: kdf.derive(password, SALT, CHEAPEST),  # type: ignore[arg-type]
+            InvalidParametersError,
+            r"^password must be bytes; got str$",
+        ),
+    ]
+    for call, error, message in calls:
+        with pytest.raises(error, match=message) as caught:
             call()
+        assert type(caught.value) is error
         errors.append(caught.value)
     texts += [str(error) for error in errors] + [repr(error) for error in errors]
     texts += [record.getMessage() for record in caplog.records]

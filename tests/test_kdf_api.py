@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,6 @@ import pytest
 from twocats import kdf
 from twocats.exceptions import BackendError, HashingError, InvalidParametersError, MemoryLimitError
 from twocats.kdf import engine as engine_module
-from twocats.kdf import reference
 from twocats.kdf.engine import Engine
 from twocats.params import Params
 
@@ -208,15 +208,23 @@ def test_concurrent_calls_never_share_a_buffer(monkeypatch: pytest.MonkeyPatch) 
     barrier = threading.Barrier(2)
     addresses: dict[str, int] = {}
 
-    def spy(mem: np.ndarray, *args: Any) -> None:
-        name = threading.current_thread().name
-        if name not in addresses:
-            addresses[name] = mem.__array_interface__["data"][0]
-            barrier.wait(timeout=30)
-        reference.fill_slice(mem, *args)
+    real_load = engine_module._load_fill
 
-    monkeypatch.setattr(engine_module, "_load_fill", lambda backend: spy)
-    engine = Engine("reference")
+    def load(backend: str) -> Callable[..., None]:
+        fill = real_load(backend)
+
+        def spy(mem: np.ndarray, *args: Any) -> None:
+            name = threading.current_thread().name
+            if name not in addresses:
+                addresses[name] = mem.__array_interface__["data"][0]
+                barrier.wait(timeout=30)
+            fill(mem, *args)
+
+        return spy
+
+    # The spy watches the engine's own compiled fill; it replaces nothing.
+    monkeypatch.setattr(engine_module, "_load_fill", load)
+    engine = Engine("scalar")
     results: dict[str, bytes] = {}
 
     def work(password: bytes) -> None:
@@ -267,13 +275,22 @@ def test_max_memory_must_be_a_byte_count(limit: object) -> None:
 def test_wipe_zeroes_the_work_memory(wipe: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """With wipe the work memory is all zero after the call; without it the blocks remain."""
     seen: list[np.ndarray] = []
+    real_load = engine_module._load_fill
 
-    def spy(mem: np.ndarray, *args: Any) -> None:
-        seen.append(mem)
-        reference.fill_slice(mem, *args)
+    def load(backend: str) -> Callable[..., None]:
+        fill = real_load(backend)
 
-    monkeypatch.setattr(engine_module, "_load_fill", lambda backend: spy)
-    Engine("reference", wipe=wipe).derive(PASSWORD, SALT, _small("2015"))
+        def spy(mem: np.ndarray, *args: Any) -> None:
+            seen.append(mem)
+            fill(mem, *args)
+
+        return spy
+
+    # The spy keeps a view of the memory the engine's own compiled fill writes; it replaces nothing.
+    monkeypatch.setattr(engine_module, "_load_fill", load)
+    params = _small("2015")
+    output = Engine("scalar", wipe=wipe).derive(PASSWORD, SALT, params)
+    assert output == kdf.derive(PASSWORD, SALT, params, backend="reference")
     assert seen
     assert (not seen[0].any()) is wipe
 
@@ -322,7 +339,10 @@ def test_inputs_must_be_bytes_and_are_never_echoed() -> None:
     with pytest.raises(InvalidParametersError) as caught:
         kdf.derive("hunter2", SALT, _small("2015"), backend="reference")  # type: ignore[arg-type]
     assert str(caught.value) == "password must be bytes; got str"
-    assert kdf.derive(bytearray(PASSWORD), memoryview(SALT), _small("2015"), backend="reference")
+    params = _small("2015")
+    expected = kdf.derive(PASSWORD, SALT, params, backend="reference")
+    given = kdf.derive(bytearray(PASSWORD), memoryview(SALT), params, backend="reference")
+    assert given == expected
 
 
 def test_params_must_be_params() -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
+import oracles
 import pytest
+from environment import shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +12,6 @@ from twocats.exceptions import InvalidParametersError
 from twocats.simd.modes import blake2tree, codegen, kat
 from twocats.simd.modes.reference import blake2tree as ref
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"
 BACKENDS = ("reference", "scalar", "simd")
 COMPILED = ("scalar", "simd")
 
@@ -26,9 +24,7 @@ def test_generated_blake2_module_is_current() -> None:
 @pytest.mark.parametrize("backend", COMPILED)
 def test_official_vectors(backend: str) -> None:
     """All 256 unkeyed + 256 keyed BLAKE2sp and 256 + 256 BLAKE2bp KATs pass."""
-    path = VECTORS / "blake2-kat.json"
-    if not path.is_file():
-        pytest.skip("official vector file blake2-kat.json is not available")
+    path = shared_file("blake2-kat.json")
     counts = {"blake2sp": 0, "blake2bp": 0}
     for v in kat.load_blake2(path):
         if v.hash not in counts:
@@ -57,42 +53,13 @@ def test_quoted_vectors(backend: str) -> None:
     )
 
 
-def _hashlib_tree(data: bytes, v: ref.Blake2Variant) -> bytes:
-    """Unkeyed full-length BLAKE2sp/bp built from hashlib's tree parameters."""
-    ctor = hashlib.blake2s if v is ref.BLAKE2S else hashlib.blake2b
-    size = v.max_digest
-    leaves = [
-        ctor(
-            part,
-            digest_size=size,
-            fanout=v.leaves,
-            depth=2,
-            node_offset=i,
-            node_depth=0,
-            inner_size=size,
-            last_node=i == v.leaves - 1,
-        ).digest()
-        for i, part in enumerate(ref.leaf_inputs(v, data))
-    ]
-    return ctor(
-        b"".join(leaves),
-        digest_size=size,
-        fanout=v.leaves,
-        depth=2,
-        node_offset=0,
-        node_depth=1,
-        inner_size=size,
-        last_node=True,
-    ).digest()
-
-
 @settings(max_examples=30, deadline=None)
 @given(size=st.integers(0, 5000), backend=st.sampled_from(COMPILED))
 def test_matches_hashlib_tree_mode(size: int, backend: str) -> None:
     """Unkeyed full-length BLAKE2sp and BLAKE2bp equal hashlib with tree parameters."""
     data = kat.pattern_bytes(size)
-    assert blake2tree.blake2sp(data, backend=backend) == _hashlib_tree(data, ref.BLAKE2S)
-    assert blake2tree.blake2bp(data, backend=backend) == _hashlib_tree(data, ref.BLAKE2B)
+    assert blake2tree.blake2sp(data, backend=backend) == oracles.blake2_tree(data, wide=False)
+    assert blake2tree.blake2bp(data, backend=backend) == oracles.blake2_tree(data, wide=True)
 
 
 @pytest.mark.parametrize("backend", COMPILED)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import numpy as np
+import oracles
 import pytest
+from Crypto.Hash import KangarooTwelve
+from environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +16,7 @@ from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.simd.modes import codegen, kat, keccak
 from twocats.simd.modes.reference import keccak as ref
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"
+KECCAK_FILE = "k12-parallelhash-kat.jsonl"
 BACKENDS = ("reference", "scalar", "simd")
 COMPILED = ("scalar", "simd")
 
@@ -88,9 +90,9 @@ def _compute(v: kat.KeccakVector, backend: str) -> bytes:
 
 def _vector_params() -> list[object]:
     """One parameter per (official vector, backend); big inputs skip the reference backend."""
-    path = VECTORS / "k12-parallelhash-kat.jsonl"
+    path = SHARED_VECTORS_DIR / KECCAK_FILE
     if not path.is_file():
-        return []
+        return [absent_shared_file(KECCAK_FILE, 2)]
     params: list[object] = []
     for v in kat.load_keccak(path):
         for backend in BACKENDS:
@@ -108,9 +110,7 @@ def test_official_vectors(vector: kat.KeccakVector, backend: str) -> None:
 
 def test_official_vector_count() -> None:
     """All 81 vectors of the file are run on both compiled backends."""
-    path = VECTORS / "k12-parallelhash-kat.jsonl"
-    if not path.is_file():
-        pytest.skip("official vector file is not available")
+    shared_file(KECCAK_FILE)
     compiled = [p for p in _vector_params() if p.values[1] != "reference"]  # type: ignore[attr-defined]
     assert len(compiled) == 2 * 81
 
@@ -204,8 +204,6 @@ def test_shake_many_matches_hashlib(messages: list[bytes], length: int, backend:
 )
 def test_kt128_matches_pycryptodome(size: int, custom: bytes, length: int, backend: str) -> None:
     """KT128 equals pycryptodome's KangarooTwelve across chunk boundaries."""
-    from Crypto.Hash import KangarooTwelve
-
     data = kat.pattern_bytes(size)
     assert keccak.kt128(data, length, custom=custom, backend=backend) == (
         KangarooTwelve.new(data=data, custom=custom).read(length)
@@ -218,10 +216,12 @@ def test_kt128_matches_pycryptodome(size: int, custom: bytes, length: int, backe
     custom=st.binary(max_size=50),
     backend=st.sampled_from(COMPILED),
 )
-def test_kt256_matches_reference(size: int, custom: bytes, backend: str) -> None:
-    """KT256 on the compiled backends equals the reference (pycryptodome has no KT256)."""
+def test_kt256_matches_oracle(size: int, custom: bytes, backend: str) -> None:
+    """KT256 equals the RFC 9861 tree built on pycryptodome's TurboSHAKE256."""
     data = kat.pattern_bytes(size)
-    assert keccak.kt256(data, 64, custom=custom, backend=backend) == ref.kt256(data, 64, custom)
+    expected = oracles.kangarootwelve(data, custom, 64, security=256)
+    assert keccak.kt256(data, 64, custom=custom, backend=backend) == expected
+    assert ref.kt256(data, 64, custom) == expected
 
 
 @settings(max_examples=15, deadline=None)
@@ -264,18 +264,6 @@ def test_cshake_matches_pycryptodome(data: bytes, custom: bytes, length: int, ba
     )
 
 
-def _pycryptodome_parallelhash(data: bytes, block: int, length: int, custom: bytes) -> bytes:
-    """ParallelHash128 built on pycryptodome's cSHAKE128 (its private function-name API)."""
-    from Crypto.Hash import cSHAKE128
-
-    count = -(-len(data) // block)
-    z = ref.left_encode(block)
-    for i in range(count):
-        z += cSHAKE128.new(data=data[i * block : (i + 1) * block]).read(32)
-    z += ref.right_encode(count) + ref.right_encode(8 * length)
-    return bytes(cSHAKE128._new(z, custom, b"ParallelHash").read(length))
-
-
 @settings(max_examples=15, deadline=None)
 @given(
     size=st.integers(0, 3000),
@@ -287,14 +275,10 @@ def _pycryptodome_parallelhash(data: bytes, block: int, length: int, custom: byt
 def test_parallelhash_matches_pycryptodome(
     size: int, block: int, custom: bytes, length: int, backend: str
 ) -> None:
-    """ParallelHash128 equals a construction on pycryptodome's cSHAKE128."""
-    from Crypto.Hash import cSHAKE128
-
-    if not hasattr(cSHAKE128, "_new"):
-        pytest.skip("this pycryptodome has no cSHAKE function-name API")
+    """ParallelHash128 equals SP 800-185 built on pycryptodome's cSHAKE128."""
     data = kat.pattern_bytes(size)
     assert keccak.parallelhash128(data, block, length, custom=custom, backend=backend) == (
-        _pycryptodome_parallelhash(data, block, length, custom)
+        oracles.parallelhash(data, block, length, custom, security=128, xof=False)
     )
 
 
@@ -302,15 +286,49 @@ def test_parallelhash_matches_pycryptodome(
 @given(
     size=st.integers(0, 2000),
     block=st.integers(1, 300),
+    custom=st.binary(max_size=40),
     xof=st.booleans(),
     backend=st.sampled_from(COMPILED),
 )
-def test_parallelhash256_matches_reference(size: int, block: int, xof: bool, backend: str) -> None:
-    """ParallelHash256 (and its XOF) on the compiled backends equal the reference."""
+def test_parallelhash256_matches_oracle(
+    size: int, block: int, custom: bytes, xof: bool, backend: str
+) -> None:
+    """ParallelHash256 and its XOF equal SP 800-185 built on pycryptodome's cSHAKE256."""
     data = kat.pattern_bytes(size)
-    assert keccak.parallelhash256(data, block, 70, xof=xof, backend=backend) == (
-        ref.parallelhash256(data, block, 70, b"", xof)
+    expected = oracles.parallelhash(data, block, 70, custom, security=256, xof=xof)
+    assert keccak.parallelhash256(data, block, 70, custom=custom, xof=xof, backend=backend) == (
+        expected
     )
+    assert ref.parallelhash256(data, block, 70, custom, xof) == expected
+
+
+@pytest.mark.parametrize("size", [0, 1, 8191, 8192, 8193, 3 * 8192 + 5])
+def test_kangarootwelve_oracle_is_pycryptodome_for_kt128(size: int) -> None:
+    """The oracle's RFC 9861 tree, run with TurboSHAKE128, is pycryptodome's KangarooTwelve."""
+    data = kat.pattern_bytes(size)
+    assert oracles.kangarootwelve(data, b"ctx", 40, security=128) == (
+        KangarooTwelve.new(data=data, custom=b"ctx").read(40)
+    )
+
+
+def test_oracles_reproduce_the_official_vectors() -> None:
+    """The KT256 and ParallelHash oracles reproduce every such RFC 9861 and SP 800-185 vector."""
+    checked = 0
+    for v in kat.load_keccak(shared_file(KECCAK_FILE)):
+        if v.algorithm == "KT256":
+            got = oracles.kangarootwelve(v.data, v.custom, v.output_len, security=256)
+        elif v.algorithm.startswith("ParallelHash"):
+            assert v.block_size is not None
+            security = 128 if "128" in v.algorithm else 256
+            xof = "XOF" in v.algorithm
+            got = oracles.parallelhash(
+                v.data, v.block_size, v.output_len, v.custom, security=security, xof=xof
+            )
+        else:
+            continue
+        assert got[v.offset :] == v.digest, v.name
+        checked += 1
+    assert checked == 18 + 12
 
 
 def test_bad_arguments_are_rejected() -> None:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+from typing import Any
 
+import oracles
 import pytest
+from environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
 from twocats.simd.modes import kat
 from twocats.simd.modes.reference import blake2tree, keccak, lsh, sha1, sha256tree
-
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"
 
 # The pure-Python references run about 100 kB/s; the few official inputs above this size (up to
 # 24 MB) are checked on the compiled backends only.
@@ -23,14 +23,6 @@ REFERENCE_LIMIT = 100_000
 def _pattern(n: int) -> bytes:
     """Return bytes(i % 256 for i in range(n)), the pattern of lane-hashing.md."""
     return kat.pattern_bytes(n, 256)
-
-
-def _official(name: str) -> Path:
-    """Return the path of an official vector file; skip the test when the folder is absent."""
-    path = VECTORS / name
-    if not path.is_file():
-        pytest.skip(f"official vector file {name} is not available")
-    return path
 
 
 # --- Keccak ---------------------------------------------------------------------------------------
@@ -88,10 +80,10 @@ def _keccak_reference(v: kat.KeccakVector) -> bytes:
 
 
 def _keccak_params() -> list[object]:
-    """One pytest parameter per official Keccak-family vector (empty when the file is absent)."""
-    path = VECTORS / "k12-parallelhash-kat.jsonl"
+    """One pytest parameter per official Keccak-family vector (a skipped one without the file)."""
+    path = SHARED_VECTORS_DIR / "k12-parallelhash-kat.jsonl"
     if not path.is_file():
-        return []
+        return [absent_shared_file(path.name, 1)]
     return [
         pytest.param(v, id=v.name)
         for v in kat.load_keccak(path)
@@ -107,7 +99,7 @@ def test_keccak_official_vectors(vector: kat.KeccakVector) -> None:
 
 def test_keccak_official_file_complete() -> None:
     """The Keccak vector file holds the 81 vectors its README lists."""
-    assert len(kat.load_keccak(_official("k12-parallelhash-kat.jsonl"))) == 81
+    assert len(kat.load_keccak(shared_file("k12-parallelhash-kat.jsonl"))) == 81
 
 
 @settings(max_examples=25, deadline=None)
@@ -169,15 +161,19 @@ def test_cshake_matches_pycryptodome(data: bytes, custom: bytes, length: int) ->
     )
 
 
-def test_encodings_of_sp800_185() -> None:
-    """left_encode, right_encode and length_encode produce the documented byte strings."""
-    assert keccak.left_encode(0) == b"\x01\x00"
-    assert keccak.left_encode(168) == b"\x01\xa8"
-    assert keccak.right_encode(0) == b"\x00\x01"
-    assert keccak.right_encode(256) == b"\x01\x00\x02"
-    assert keccak.length_encode(0) == b"\x00"
-    assert keccak.length_encode(12) == b"\x0c\x01"
-    assert keccak.length_encode(65538) == b"\x01\x00\x02\x03"
+@pytest.mark.parametrize("module", [keccak, oracles], ids=["reference", "oracle"])
+def test_encodings_of_sp800_185(module: Any) -> None:
+    """left_encode, right_encode and length_encode produce the documented byte strings.
+
+    Both the reference and the tests' independent oracle are held to the same bytes.
+    """
+    assert module.left_encode(0) == b"\x01\x00"
+    assert module.left_encode(168) == b"\x01\xa8"
+    assert module.right_encode(0) == b"\x00\x01"
+    assert module.right_encode(256) == b"\x01\x00\x02"
+    assert module.length_encode(0) == b"\x00"
+    assert module.length_encode(12) == b"\x0c\x01"
+    assert module.length_encode(65538) == b"\x01\x00\x02\x03"
 
 
 # --- BLAKE2sp / BLAKE2bp ---------------------------------------------------------------------
@@ -185,7 +181,7 @@ def test_encodings_of_sp800_185() -> None:
 
 def test_blake2_official_vectors() -> None:
     """All 256 unkeyed + 256 keyed BLAKE2sp and all 512 BLAKE2bp vectors of blake2-kat.json pass."""
-    vectors = kat.load_blake2(_official("blake2-kat.json"))
+    vectors = kat.load_blake2(shared_file("blake2-kat.json"))
     counts = {"blake2sp": 0, "blake2bp": 0}
     for v in vectors:
         if v.hash not in counts:
@@ -220,43 +216,13 @@ def test_blake2sp_quoted_vectors() -> None:
     assert blake2tree.blake2bp(b"").hex().startswith("b5ef811a8038f70b628fa8b294daae74")
 
 
-def _hashlib_tree(data: bytes, parallel: blake2tree.Blake2Variant) -> bytes:
-    """Compute unkeyed full-length BLAKE2sp/bp with hashlib's tree parameters (an oracle)."""
-    ctor = hashlib.blake2s if parallel is blake2tree.BLAKE2S else hashlib.blake2b
-    n = parallel.leaves
-    size = parallel.max_digest
-    leaves = [
-        ctor(
-            part,
-            digest_size=size,
-            fanout=n,
-            depth=2,
-            node_offset=i,
-            node_depth=0,
-            inner_size=size,
-            last_node=i == n - 1,
-        ).digest()
-        for i, part in enumerate(blake2tree.leaf_inputs(parallel, data))
-    ]
-    return ctor(
-        b"".join(leaves),
-        digest_size=size,
-        fanout=n,
-        depth=2,
-        node_offset=0,
-        node_depth=1,
-        inner_size=size,
-        last_node=True,
-    ).digest()
-
-
 @settings(max_examples=25, deadline=None)
 @given(size=st.integers(0, 2000))
 def test_blake2sp_bp_match_hashlib_tree(size: int) -> None:
     """Unkeyed full-length BLAKE2sp and BLAKE2bp equal hashlib with tree parameters."""
     data = _pattern(size)
-    assert blake2tree.blake2sp(data) == _hashlib_tree(data, blake2tree.BLAKE2S)
-    assert blake2tree.blake2bp(data) == _hashlib_tree(data, blake2tree.BLAKE2B)
+    assert blake2tree.blake2sp(data) == oracles.blake2_tree(data, wide=False)
+    assert blake2tree.blake2bp(data) == oracles.blake2_tree(data, wide=True)
 
 
 # --- LSH -------------------------------------------------------------------------------------
@@ -264,7 +230,7 @@ def test_blake2sp_bp_match_hashlib_tree(size: int) -> None:
 
 def test_lsh_official_vectors() -> None:
     """All 735 Crypto++ LSH vectors (5 output lengths, messages up to 64 KiB) pass."""
-    vectors = kat.load_lsh(_official("lsh-kat.jsonl"))
+    vectors = kat.load_lsh(shared_file("lsh-kat.jsonl"))
     assert len(vectors) == 735
     for v in vectors:
         func = lsh.lsh256 if v.family == 256 else lsh.lsh512
@@ -409,7 +375,7 @@ def test_jlanes_quoted_vectors(j: int, data: bytes, digest: str) -> None:
 def test_jlanes_is_hashlib_tree(size: int, j: int) -> None:
     """With standard IVs, j-lanes is hashlib.sha256 over the hashlib.sha256 digests of the lanes."""
     data = _pattern(size)
-    leaves = b"".join(hashlib.sha256(lane).digest() for lane in sha256tree.jlanes_split(data, j))
+    leaves = b"".join(hashlib.sha256(lane).digest() for lane in oracles.round_robin(data, 4, j))
     assert sha256tree.jlanes_sha256(data, j) == hashlib.sha256(leaves).digest()
 
 
@@ -429,10 +395,11 @@ def test_jlanes_ivs_are_parameters() -> None:
 @pytest.mark.parametrize("extra", [0, 1, 63, 64, 127, 1000])
 def test_jpointers_slices_end_on_block_boundaries(hash_name: str, extra: int) -> None:
     """Each j-pointers slice fills its padded last block exactly; the tail is under j blocks."""
-    block, overhead = sha256tree.JPOINTER_HASHES[hash_name]
+    block, overhead = {"sha256": (64, 9), "sha384": (128, 17), "sha512": (128, 17)}[hash_name]
     j = 8
     length = j * (block - overhead) + extra
-    ls = sha256tree.jpointers_slice_length(length, j, hash_name)
+    ls = oracles.jpointers_slice_length(length, j, block, overhead)
+    assert sha256tree.jpointers_slice_length(length, j, hash_name) == ls
     assert (ls + overhead) % block == 0
     assert 0 <= length - j * ls < j * block
     data = _pattern(length)

@@ -11,7 +11,7 @@ import pytest
 from twocats import kdf
 from twocats.exceptions import InvalidParametersError
 from twocats.kdf.engine import Engine
-from twocats.kdf.vectors import Vector
+from twocats.kdf.vectors import Vector, parse_vector
 from twocats.params import BOUNDS, HASH_TYPES, Params, check_update
 
 #: The parameter each case of twocats-rejects.jsonl must be refused for.
@@ -38,7 +38,6 @@ REJECTED_PARAMETER = {
         "block_size"
     ),
     "ACCEPTED: parallelism 255 at memCost 10 (no memory hashing at all, silently)": "parallelism",
-    "ACCEPTED: UpdatePassword with oldMemCost == newMemCost": "old_mem_cost",
     "Full API / PHS with parallelism (t_cost) = 0": "parallelism",
 }
 
@@ -46,59 +45,45 @@ REJECTED_PARAMETER = {
 MESSAGE = re.compile(r"^(?P<name>\w+) must be (?P<allowed>.+); got (?P<value>.+)$")
 
 
-def _extended_params(record: dict[str, Any]) -> Params:
-    return Params(
-        hash_type=record["hash_type"],
-        mem_cost=record["stopMemCost"],
-        start_mem_cost=record["startMemCost"],
-        multiplies=record["multiplies"],
-        lanes=record["lanes"],
-        parallelism=record["parallelism"],
-        block_size=record["blockSize"],
-        sub_block_size=record["subBlockSize"],
-        overwrite_cost=record["overwriteCost"],
-        side_channel_resistant=record["sideChannelResistant"],
-    )
+#: The password and salt of reject records that name none (as the reference's defaults do).
+DEFAULT_INPUTS = {"password_hex": "70617373776f7264", "salt_hex": "73616c74"}
+
+#: The one record twocats accepts: an update by one level, stored at 9 and raised to 10 (the
+#: reference's oldMemCost is the stored cost plus one, so its (10, 10) is twocats' (9, 10)).
+ACCEPTED_CASES = {"ACCEPTED: UpdatePassword with oldMemCost == newMemCost"}
 
 
-def _attempt(record: dict[str, Any]) -> None:
-    """Make the call a reject record describes, through the public API, on the reference."""
-    password = bytes.fromhex(record.get("password_hex", "70617373776f7264"))
-    salt = bytes.fromhex(record.get("salt_hex", "73616c74"))
-    api = record["api"]
-    if api == "extended":
-        kdf.derive(password, salt, _extended_params(record), backend="reference")
-    elif api == "phs":
-        kdf.phs(
-            password,
-            salt,
-            record["t_cost"],
-            record["m_cost"],
-            outlen=record["outlen"],
-            backend="reference",
+def _vector(record: dict[str, Any]) -> Vector:
+    """Read a reject record through the vector reader, which knows the reference's conventions.
+
+    Among them: the reference's oldMemCost is the stored output's mem_cost plus one.
+    """
+    return parse_vector({**DEFAULT_INPUTS, **record, "output_hex": ""}, where=record["case"])
+
+
+def _attempt(record: dict[str, Any], backend: str = "reference") -> bytes:
+    """Make the call a reject record describes, through the public API with strict parameters."""
+    vector = _vector(record)
+    settings = dict(vector.settings)
+    if vector.api == "phs":
+        return kdf.phs(
+            vector.password,
+            vector.salt,
+            settings["t_cost"],
+            settings["m_cost"],
+            outlen=settings["outlen"],
+            backend=backend,
         )
-    elif api == "full":
-        kdf.full(
-            password,
-            salt,
-            record["memCost"],
-            record["parallelism"],
-            hash_type=record["hash_type"],
-            backend="reference",
+    if vector.api == "full":
+        return kdf.full(
+            vector.password, vector.salt, hash_type=vector.hash_type, backend=backend, **settings
         )
-    else:
-        params = Params(
-            hash_type=record["hash_type"],
-            mem_cost=record["newMemCost"],
-            multiplies=record["multiplies"],
-            lanes=record["lanes"],
-            parallelism=record["parallelism"],
-            block_size=record["blockSize"],
-            sub_block_size=record["subBlockSize"],
-            side_channel_resistant=record["sideChannelResistant"],
-        )
-        stored = bytes.fromhex(record["input_hash_hex"])
-        kdf.update(stored, params, record["oldMemCost"], backend="reference")
+    params = Params(hash_type=vector.hash_type, **settings)
+    if vector.api == "update":
+        assert vector.old_mem_cost is not None
+        return kdf.update(vector.stored, params, vector.old_mem_cost, backend=backend)
+    assert vector.api == "extended", vector.api
+    return kdf.derive(vector.password, vector.salt, params, data=vector.data, backend=backend)
 
 
 @pytest.fixture
@@ -112,15 +97,18 @@ def no_allocation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_reject_case_is_known(reject_records: list[dict[str, Any]]) -> None:
-    """The table of expected parameters lists exactly the cases of twocats-rejects.jsonl."""
-    assert {r["case"] for r in reject_records} == set(REJECTED_PARAMETER)
+    """The table of refused parameters and the accepted cases list exactly the file's 21 cases."""
+    assert {r["case"] for r in reject_records} == set(REJECTED_PARAMETER) | ACCEPTED_CASES
+    assert not set(REJECTED_PARAMETER) & ACCEPTED_CASES
     assert len(reject_records) == 21
 
 
 @pytest.mark.usefixtures("no_allocation")
 def test_reject_cases_raise_naming_the_parameter(reject_records: list[dict[str, Any]]) -> None:
-    """Every reject case raises InvalidParametersError naming its parameter, before any memory."""
-    for record in reject_records:
+    """Every refused case raises InvalidParametersError naming its parameter, before any memory."""
+    refused = [r for r in reject_records if r["case"] not in ACCEPTED_CASES]
+    assert len(refused) == 20
+    for record in refused:
         with pytest.raises(InvalidParametersError) as caught:
             _attempt(record)
         message = str(caught.value)
@@ -128,6 +116,21 @@ def test_reject_cases_raise_naming_the_parameter(reject_records: list[dict[str, 
         assert match is not None, message
         assert match["name"] == REJECTED_PARAMETER[record["case"]], message
         assert re.search(r"\d", match["allowed"]), message
+
+
+def test_accepted_update_case_is_a_one_level_update(
+    reject_records: list[dict[str, Any]], twocats_vectors: dict[str, Vector]
+) -> None:
+    """The reference's UpdatePassword(10, 10) is accepted: stored at 9, raised to 10, as tc-0290."""
+    (record,) = (r for r in reject_records if r["case"] in ACCEPTED_CASES)
+    published = twocats_vectors["tc-0290"]
+    assert (record["oldMemCost"], record["newMemCost"]) == (10, 10)
+    vector = _vector(record)
+    assert (vector.old_mem_cost, vector.settings["mem_cost"]) == (9, 10)
+    assert (published.old_mem_cost, published.settings["mem_cost"]) == (9, 10)
+    outputs = [_attempt(record, backend) for backend in ("reference", "scalar", "simd")]
+    assert len(outputs[0]) == 32
+    assert outputs == [outputs[0]] * 3
 
 
 def test_invalid_parameters_error_is_a_value_error() -> None:
@@ -138,12 +141,18 @@ def test_invalid_parameters_error_is_a_value_error() -> None:
 
 def test_every_published_vector_is_representable(twocats_vectors: dict[str, Vector]) -> None:
     """Every vector of the three files builds valid parameters (with strict=False)."""
+    updates = 0
     for vector in twocats_vectors.values():
         params = vector.params()
         if vector.api == "extended+update":
             params = vector.update_params()
         if vector.old_mem_cost is not None:
             check_update(params, vector.old_mem_cost)
+            assert 0 <= vector.old_mem_cost < params.mem_cost, vector.id
+            updates += 1
+    assert len(twocats_vectors) == 217 + 29 + 68
+    assert updates == sum(v.api in ("update", "extended+update") for v in twocats_vectors.values())
+    assert updates > 0
 
 
 @pytest.mark.parametrize(
@@ -181,10 +190,30 @@ def test_bounds_messages(name: str, value: object, message: str) -> None:
     assert str(caught.value) == message
 
 
-@pytest.mark.parametrize("name", sorted(BOUNDS))
+#: The documented static bounds of every integer parameter (the reference's limits).
+EDGES = {
+    "mem_cost": (0, 30),
+    "start_mem_cost": (0, 30),
+    "time_cost": (0, 30),
+    "multiplies": (0, 8),
+    "lanes": (1, 16),
+    "parallelism": (1, 255),
+    "block_size": (32, 1 << 20),
+    "sub_block_size": (4, 1 << 20),
+    "overwrite_cost": (0, 255),
+    "hash_size": (1, 1 << 20),
+}
+
+
+def test_bounds_table_is_the_documented_one() -> None:
+    """The bounds table holds exactly the documented limits."""
+    assert BOUNDS == EDGES
+
+
+@pytest.mark.parametrize("name", sorted(EDGES))
 def test_bounds_table_edges_are_accepted(name: str) -> None:
     """Both ends of every static bound are accepted in some otherwise valid parameter set."""
-    low, high = BOUNDS[name]
+    low, high = EDGES[name]
     variant = {"time_cost": "2014", "hash_size": "2014-03"}.get(name, "2015")
     base: dict[str, Any] = {"variant": variant, "mem_cost": 30, "strict": False}
     settings = {
@@ -210,7 +239,7 @@ def test_bounds_table_edges_are_accepted(name: str) -> None:
     }[name]
     for extra in settings:
         params = Params(**{**base, **extra})
-        assert getattr(params, name) in (low, high)
+        assert getattr(params, name) == extra[name]
 
 
 def test_defaults_resolve_per_variant() -> None:
@@ -238,7 +267,7 @@ def test_strict_does_not_take_part_in_equality() -> None:
 def test_params_are_frozen() -> None:
     """A validated parameter set cannot be changed afterwards."""
     params = Params(mem_cost=12)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="mem_cost"):
         params.mem_cost = 40  # type: ignore[misc]
 
 

@@ -245,11 +245,161 @@ MALFORMED = {
 }
 
 
+#: What each rejected string is refused for: the whole message, naming the field and the rule.
+CAUSES = {
+    "block not a power of two": (
+        "parameters out of range: block_size must be a power of two from 32 (the blake2s "
+        "digest size) to 1048576 bytes; got 1000"
+    ),
+    "block too large": (
+        "parameters out of range: block_size must be an integer from 32 to 1048576; got 2097152"
+    ),
+    "decimal point": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "default block size": "parameter 'b' has its default value and must be omitted",
+    "default hash size": "parameter 'd' has its default value and must be omitted",
+    "default hash type": "parameter 'h' has its default value and must be omitted",
+    "default lanes": "parameter 'l' has its default value and must be omitted",
+    "default multiplies": "parameter 'x' has its default value and must be omitted",
+    "default overwrite": "parameter 'o' has its default value and must be omitted",
+    "default parallelism": "parameter 'p' has its default value and must be omitted",
+    "default start": "parameter 's' has its default value and must be omitted",
+    "default sub-block size": "parameter 'sb' has its default value and must be omitted",
+    "default time cost": "parameter 't' has its default value and must be omitted",
+    "double comma": "parameters must be written key=value, separated by commas",
+    "duplicate key": "parameter 'm' appears twice",
+    "duplicate later key": "parameter 'x' appears twice",
+    "eight digits": (
+        "parameter 'b' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "empty": "not a twocats hash (it must start with $twocats$)",
+    "empty parameters": "parameters must be written key=value, separated by commas",
+    "empty value": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "exponent": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "extra field": "a twocats hash has the form $twocats$v=...$params$salt$hash",
+    "far too long": "a twocats hash string has at most 1024 characters",
+    "flag off written": "parameter 'r' can only be 1 (it is omitted when off)",
+    "flag value 2": "parameter 'r' can only be 1 (it is omitted when off)",
+    "hash bad character": "the hash is not unpadded standard base64 (A-Z a-z 0-9 + /)",
+    "hash empty": "the hash must be 32 bytes long for these parameters",
+    "hash for blake2b": "the hash must be 32 bytes long for these parameters",
+    "hash padded": "the hash must be 32 bytes long for these parameters",
+    "hash size above 255": (
+        "parameters out of range: hash_size must be from 1 to 255 (use strict=False for "
+        "the reference's 8-bit truncation); got 256"
+    ),
+    "hash size under 80 bits": "parameter 'd' must be at least 10 in a hash",
+    "hash too long": "the hash must be 32 bytes long for these parameters",
+    "hash too short": "the hash must be 32 bytes long for these parameters",
+    "hash trailing bits": "the hash has non-zero unused bits in its last base64 character",
+    "hex": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "huge number": "a twocats hash string has at most 1024 characters",
+    "hyphenated version": "unknown version: expected v=2015, v=2014 or v=201403",
+    "key of another variant (d in 2015)": "parameter 'd' does not exist in version 2015",
+    "key of another variant (o in 2014-03)": "parameter 'o' does not exist in version 2014-03",
+    "key of another variant (r in 2014)": "parameter 'r' does not exist in version 2014",
+    "key of another variant (t in 2015)": "parameter 't' does not exist in version 2015",
+    "lanes not a power of two": (
+        "parameters out of range: lanes must be a power of two from 1 to 8 for blake2s; got 3"
+    ),
+    "leading space": "not a twocats hash (it must start with $twocats$)",
+    "leading zero": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "memory too large": "parameters out of range: mem_cost must be an integer from 0 to 30; got 31",
+    "minus sign": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "missing m": "parameter 'm' (mem_cost) is required",
+    "missing version": "a twocats hash has the form $twocats$v=...$params$salt$hash",
+    "negative zero": (
+        "parameter 'x' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "no equals sign": "parameters must be written key=value, separated by commas",
+    "no leading dollar": "not a twocats hash (it must start with $twocats$)",
+    "non-ascii": "a twocats hash string is ASCII text",
+    "not memory-hard": (
+        "parameters out of range: parallelism must be from 1 to 1 for mem_cost 6 and "
+        "block_size 16384 (four blocks per region; use strict=False to accept a hash without "
+        "memory work); got 2"
+    ),
+    "nul byte": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "only the id": "a twocats hash has the form $twocats$v=...$params$salt$hash",
+    "other algorithm": "not a twocats hash (it must start with $twocats$)",
+    "parallelism above 255": (
+        "parameters out of range: parallelism must be an integer from 1 to 255; got 256"
+    ),
+    "parameter string only": "a twocats hash has the form $twocats$v=...$params$salt$hash",
+    "plus sign": (
+        "parameter 'm' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+    "reordered keys": "parameters are out of order; the order is h,m,s,t,x,l,p,b,sb,o,r,d",
+    "reordered later keys": "parameters are out of order; the order is h,m,s,t,x,l,p,b,sb,o,r,d",
+    "salt bad character": "the salt is not unpadded standard base64 (A-Z a-z 0-9 + /)",
+    "salt but no hash": "a twocats hash has the form $twocats$v=...$params$salt$hash",
+    "salt empty": "the salt must be 8 to 64 bytes long",
+    "salt impossible length": "the salt has an impossible base64 length",
+    "salt padded": "the salt is not unpadded standard base64 (A-Z a-z 0-9 + /)",
+    "salt too long": "the salt must be 8 to 64 bytes long",
+    "salt too short": "the salt must be 8 to 64 bytes long",
+    "salt trailing bits": "the salt has non-zero unused bits in its last base64 character",
+    "salt url-safe alphabet": "the salt is not unpadded standard base64 (A-Z a-z 0-9 + /)",
+    "space after comma": "unknown parameter key",
+    "start above m": (
+        "parameters out of range: start_mem_cost must be from 0 to mem_cost (14); got 15"
+    ),
+    "sub-block above block": (
+        "parameters out of range: sub_block_size must be a power of two from 4 * lanes "
+        "(32) to block_size (1024); got 2048"
+    ),
+    "time cost too large": (
+        "parameters out of range: time_cost must be an integer from 0 to 30; got 31"
+    ),
+    "too many lanes for blake2s": (
+        "parameters out of range: lanes must be a power of two from 1 to 8 for blake2s; got 16"
+    ),
+    "too many multiplies": (
+        "parameters out of range: multiplies must be an integer from 0 to 8; got 9"
+    ),
+    "trailing comma": "parameters must be written key=value, separated by commas",
+    "trailing dollar": "a twocats hash has the form $twocats$v=...$params$salt$hash",
+    "trailing newline": "the hash must be 32 bytes long for these parameters",
+    "unknown hash type": "parameter 'h' must be one of blake2s, blake2b, sha256, sha512",
+    "unknown key": "unknown parameter key",
+    "unknown version": "unknown version: expected v=2015, v=2014 or v=201403",
+    "upper-case id": "not a twocats hash (it must start with $twocats$)",
+    "upper-case key": "unknown parameter key",
+    "version key": "the second field must be the version, v=2015, v=2014 or v=201403",
+    "version leading zero": "unknown version: expected v=2015, v=2014 or v=201403",
+    "zero parallelism": (
+        "parameters out of range: parallelism must be an integer from 1 to 255; got 0"
+    ),
+    "zero with leading zero": (
+        "parameter 'x' must be a canonical decimal (no sign, no leading zeros, at most 7 digits)"
+    ),
+}
+
+
+def test_every_rejection_has_its_cause() -> None:
+    """The table of causes covers exactly the rejection classes."""
+    assert set(CAUSES) == set(MALFORMED)
+
+
 @pytest.mark.parametrize("name", sorted(MALFORMED))
 def test_decode_rejects(name: str) -> None:
-    """Each malformed or non-canonical class is rejected with InvalidHashError only."""
-    with pytest.raises(InvalidHashError):
+    """Each malformed or non-canonical class is an InvalidHashError with its own cause."""
+    with pytest.raises(InvalidHashError) as caught:
         phc.decode(MALFORMED[name])
+    assert str(caught.value) == CAUSES[name]
 
 
 FULL = _with(params="h=sha512,m=9,s=3,x=0,l=16,p=3,b=256,sb=128,o=0,r=1", digest=_b64(bytes(64)))
@@ -269,12 +419,21 @@ def test_valid_neighbours_of_rejects_decode() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", [None, 14, 1.5, ["$twocats$"], b"\xff\xfe", bytearray(b"$twocats$")]
+    ("value", "message"),
+    [
+        (None, "a twocats hash string must be str or bytes, not NoneType"),
+        (14, "a twocats hash string must be str or bytes, not int"),
+        (1.5, "a twocats hash string must be str or bytes, not float"),
+        (["$twocats$"], "a twocats hash string must be str or bytes, not list"),
+        (b"\xff\xfe", "a twocats hash string is ASCII text"),
+        (bytearray(b"$twocats$"), "a twocats hash has the form $twocats$v=...$params$salt$hash"),
+    ],
 )
-def test_decode_rejects_other_types(value: Any) -> None:
+def test_decode_rejects_other_types(value: Any, message: str) -> None:
     """Inputs that are not ASCII str or bytes raise InvalidHashError, not TypeError."""
-    with pytest.raises(InvalidHashError):
+    with pytest.raises(InvalidHashError) as caught:
         phc.decode(value)
+    assert str(caught.value) == message
 
 
 def test_decode_accepts_bytes() -> None:
@@ -293,7 +452,7 @@ def test_error_messages_do_not_echo_input() -> None:
 
 def test_decode_params_rejects_full_hash() -> None:
     """decode_params takes only a parameter string; decode takes only a full hash."""
-    with pytest.raises(InvalidHashError):
+    with pytest.raises(InvalidHashError, match=r"^a twocats parameter string has the form "):
         phc.decode_params(VALID)
     assert phc.decode_params("$twocats$v=2015$m=14") == BASE
 

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from environment import need
 
 from twocats.exceptions import BackendError
 from twocats.simd import registry
@@ -123,13 +124,26 @@ def test_resolve_backend_order_and_errors(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_backend_description(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The description lists the backends and names an instruction set."""
+    """The description lists the backends and names the instruction set the CPU reports."""
     monkeypatch.delenv("TWOCATS_BACKEND", raising=False)
+    monkeypatch.delenv("NUMBA_CPU_NAME", raising=False)
+    monkeypatch.delenv("NUMBA_CPU_FEATURES", raising=False)
     info = registry.describe_backends()
     assert info["backends"] == registry.available_backends() == ("reference", "scalar", "simd")
     assert info["default"] == "simd"
-    assert isinstance(info["simd_isa"], str)
-    assert info["simd_isa"]
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.is_file():
+        need("/proc/cpuinfo")
+    lines = cpuinfo.read_text().splitlines()
+    flags = set(next(line for line in lines if line.startswith("flags")).split(":", 1)[1].split())
+    tiers = [
+        ("AVX-512", {"avx512f", "avx512vl", "avx512bw"}),
+        ("AVX2", {"avx2"}),
+        ("AVX", {"avx"}),
+        ("SSE4.2", {"sse4_2"}),
+    ]
+    tier = next(name for name, needed in tiers if needed <= flags)
+    assert str(info["simd_isa"]).startswith(f"{tier} (")
 
 
 def test_simd_isa_follows_numba_cpu_overrides(monkeypatch: pytest.MonkeyPatch) -> None:

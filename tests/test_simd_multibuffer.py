@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.simd import ALGORITHMS, DIGEST_SIZES, hash_many, hash_many_fixed
+from twocats.simd import reference as simd_reference
 
 COMPILED = ("scalar", "simd")
 BOUNDARIES = sorted(
@@ -160,8 +161,24 @@ def test_invalid_arguments_are_named() -> None:
 
 def test_backend_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """TWOCATS_BACKEND chooses the backend when none is passed, and is validated."""
+    calls: list[bytes] = []
+    real_digest = simd_reference.digest
+
+    def counted(name: str, message: bytes) -> bytes:
+        calls.append(message)
+        return real_digest(name, message)
+
+    # Only the reference backend hashes through twocats.simd.reference, so the calls tell which
+    # backend ran.
+    monkeypatch.setattr(simd_reference, "digest", counted)
     monkeypatch.setenv("TWOCATS_BACKEND", "reference")
+    assert hash_many([b"abc", b"de"], "sha256") == expected([b"abc", b"de"], "sha256")
+    assert calls == [b"abc", b"de"]
+    assert hash_many([b"abc"], "sha256", backend="scalar") == expected([b"abc"], "sha256")
+    assert calls == [b"abc", b"de"]
+    monkeypatch.setenv("TWOCATS_BACKEND", "scalar")
     assert hash_many([b"abc"], "sha256") == expected([b"abc"], "sha256")
+    assert calls == [b"abc", b"de"]
     monkeypatch.setenv("TWOCATS_BACKEND", "fast")
     with pytest.raises(BackendError, match="TWOCATS_BACKEND must be one of"):
         hash_many([b"abc"], "sha256")
