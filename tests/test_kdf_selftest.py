@@ -12,7 +12,8 @@ from click.testing import CliRunner, Result
 
 from twocats.cli import main
 from twocats.cli.selftest import selftest
-from twocats.kdf.vectors import APIS, load_vectors, selftest_vectors
+from twocats.kdf.limits import estimated_work
+from twocats.kdf.vectors import APIS, Vector, load_vectors, selftest_vectors
 
 VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
 TWOCATS_FILES = ("twocats-2015.jsonl", "twocats-2014.jsonl", "twocats-2014-03.jsonl")
@@ -25,6 +26,14 @@ def _run(*args: str) -> Result:
 def _write(path: Path, records: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+def _within(vector: Vector, memory: int) -> bool:
+    """Whether `vector` is within `memory` and the work limit of eight times as much."""
+    return all(
+        params.memory_bytes <= memory and estimated_work(params, old_mem_cost=old) <= 8 * memory
+        for params, old in vector.derivations()
+    )
 
 
 def _record(vector_id: str) -> dict[str, Any]:
@@ -67,17 +76,25 @@ def test_registered_in_the_command_group() -> None:
     """``twocats selftest`` reaches this command through the CLI group."""
     result = CliRunner().invoke(main, ["selftest", "--backend", "scalar", "--max-memory", "4KiB"])
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[-1].endswith("skipped")
+    assert result.stdout.splitlines()[-1].endswith(
+        "refused (over the limits: raise --max-memory or --max-work)"
+    )
 
 
-def test_max_memory_counts_skipped_vectors() -> None:
-    """Vectors needing more than --max-memory are skipped and counted."""
+def test_max_memory_refuses_and_counts_larger_vectors() -> None:
+    """Vectors needing more than --max-memory get one REFUSED line each and are counted."""
     vectors = selftest_vectors()
-    small = sum(1 for v in vectors if v.memory_bytes() <= 64 << 10)
+    small = sum(1 for v in vectors if _within(v, 64 << 10))
     result = _run("--backend", "reference", "--max-memory", "64KiB")
     assert result.exit_code == 0, result.output
-    expected = f"{small} passed, 0 failed, {len(vectors) - small} skipped"
-    assert result.stdout.splitlines() == [expected]
+    lines = result.stdout.splitlines()
+    refused = len(vectors) - small
+    assert [line.split(" ", 1)[0] for line in lines[:-1]] == ["REFUSED"] * refused
+    assert "more than max_memory (64 KiB, 65536 bytes)" in lines[0]
+    assert lines[-1] == (
+        f"{small} passed, 0 failed, {refused} refused (over the limits: raise --max-memory or "
+        "--max-work)"
+    )
 
 
 def test_a_wrong_output_is_one_failure_line(tmp_path: Path) -> None:
@@ -108,7 +125,7 @@ def test_invalid_parameters_are_a_failure_not_a_crash(tmp_path: Path) -> None:
 def test_any_vector_file_runs(tmp_path: Path) -> None:
     """--vectors runs a project vector file, here the March 2014 one within 64 KiB."""
     path = VECTORS_DIR / "twocats-2014-03.jsonl"
-    small = sum(1 for v in load_vectors(path) if v.memory_bytes() <= 64 << 10)
+    small = sum(1 for v in load_vectors(path) if _within(v, 64 << 10))
     result = _run("--vectors", str(path), "--backend", "reference", "--max-memory", "64KiB")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1].startswith(f"{small} passed, 0 failed, ")
@@ -173,11 +190,12 @@ def test_json_reports_counts_and_failures(tmp_path: Path) -> None:
         "source": "mixed.jsonl",
         "passed": 1,
         "failed": 1,
-        "skipped": 0,
+        "refused": 0,
         "failures": [
             {
                 "vector": "tc-0034 (2015 extended blake2s)",
                 "reason": "output differs from the expected value",
             }
         ],
+        "refusals": [],
     }
