@@ -293,8 +293,7 @@ def test_cli_refuses_an_oversized_data_file(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert error_line(result) == (
-        f"Error: cannot read the data file {data_file}: longer than the limit of 1048576 bytes "
-        "(1 MiB)"
+        f"Error: cannot read the data file {data_file}: longer than the limit of 1 MiB"
     )
 
 

@@ -25,9 +25,7 @@ CHUNK_BYTES: Final = 64 << 10
 
 def too_large(name: str, limit: int) -> OSError:
     """Return the error for `name` holding more than `limit` bytes."""
-    return OSError(
-        errno.EFBIG, f"longer than the limit of {limit} bytes ({format_size(limit)})", name
-    )
+    return OSError(errno.EFBIG, f"longer than the limit of {format_size(limit)}", name)
 
 
 def read_bounded(handle: BinaryIO, limit: int, name: str) -> bytes:

@@ -5,6 +5,7 @@ Nothing here imports numpy or numba: ``twocats --help`` and argument parsing mus
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
 import locale
@@ -26,6 +27,7 @@ from twocats.exceptions import (
     TwoCatsError,
     VerifyMismatchError,
 )
+from twocats.kdf.limits import format_size
 from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
 from twocats.simd.registry import BACKENDS
 
@@ -171,7 +173,8 @@ def _stdin_password() -> bytes:
             line = line[:-1]
     elif len(line) > MAX_SECRET_BYTES:
         raise UsageFailure(
-            f"the password on standard input is longer than the limit of {MAX_SECRET_BYTES} bytes"
+            "the password on standard input is longer than the limit of "
+            f"{format_size(MAX_SECRET_BYTES)}"
         )
     if _more_input_follows(stream):
         info(
@@ -204,8 +207,11 @@ def _prompt_password(confirm: bool, allow_empty: bool) -> bytes:
         # that no exception raised later carries it as its context.
         password = None
     if password is None:
+        # End the prompt's line, which the interrupted prompt left open.
+        click.echo(err=True)
         raise UsageFailure(
-            f"the password typed is not valid text in the terminal's encoding ({encoding}); "
+            f"the password typed is not valid text in the terminal's encoding "
+            f"({codecs.lookup(encoding).name}); "
             "use a UTF-8 locale (e.g. LC_ALL=C.UTF-8) or --password-stdin"
         )
     return password
@@ -255,6 +261,8 @@ class StoredLimits:
     max_memory: int
     memory_name: str
     max_work: int
+    #: How the work limit was set, for messages ("8 times max_memory"), or None if given.
+    work_source: str | None
 
 
 def stored_limits(max_memory: int | None, max_work: int | None = None) -> StoredLimits:
@@ -269,8 +277,11 @@ def stored_limits(max_memory: int | None, max_work: int | None = None) -> Stored
     wanted = DEFAULT_MAX_MEMORY if max_memory is None else max_memory
     limit, name = effective_limit(wanted)
     memory = wanted if limit is None else limit
-    work = WORK_PER_MEMORY * memory if max_work is None else max_work
-    return StoredLimits(memory, name, work)
+    if max_work is not None:
+        return StoredLimits(memory, name, max_work, None)
+    return StoredLimits(
+        memory, name, WORK_PER_MEMORY * memory, f"{WORK_PER_MEMORY} times max_memory"
+    )
 
 
 def check_limits(
@@ -296,9 +307,10 @@ def check_limits(
             for name in ("mem_cost", "time_cost", "block_size", "lanes", "multiplies")
             if getattr(params, name) is not None
         )
+        source = "" if limit.work_source is None else f", {limit.work_source}"
         raise HashLimitError(
             f"{start}its work is estimated at {format_size(work)} of standard fill "
-            f"({settings}), more than max_work ({format_size(limit.max_work)})"
+            f"({settings}), more than max_work ({format_size(limit.max_work)}{source})"
         )
 
 
