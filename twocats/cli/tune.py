@@ -194,19 +194,20 @@ class _Trial:
 def _fitted_choice(points: list[_Trial], budget: float) -> _Trial:
     """Return the trial with the most multiplies whose fitted time is within `budget`.
 
-    The fit is a least-squares line through (multiplies, seconds) of every point; the first point
-    is kept if no other fits.
+    The fit is a Theil-Sen line through (multiplies, seconds) of every point: the median of the
+    slopes between every two points, so that one timing disturbed by a neighbour moves neither
+    the line nor the choice.  The first point is kept if no other fits.
     """
     if len(points) < 2:
         return points[0]
-    slope, intercept = statistics.linear_regression(
-        [float(point.params.multiplies) for point in points], [point.seconds for point in points]
-    )
-    fitting = [
-        point
-        for point in points[1:]
-        if intercept + slope * point.params.multiplies <= budget and point.seconds <= budget
+    slopes = [
+        (b.seconds - a.seconds) / (b.params.multiplies - a.params.multiplies)
+        for index, a in enumerate(points)
+        for b in points[index + 1 :]
     ]
+    slope = statistics.median(slopes)
+    intercept = statistics.median(p.seconds - slope * p.params.multiplies for p in points)
+    fitting = [p for p in points[1:] if intercept + slope * p.params.multiplies <= budget]
     return max(fitting, key=lambda point: point.params.multiplies, default=points[0])
 
 
@@ -260,8 +261,8 @@ def _search(
                 break
         return best, "time", trials
     # Spend the rest of the budget on the multiply chain.  Every chain length is timed until one
-    # is clearly over, and the choice follows a straight line fitted through all of them, so
-    # that one noisy timing cannot move it.
+    # is clearly over, and the choice follows a robust line fitted through all of them, so that
+    # one noisy timing cannot move it (the final check catches a line that is too kind).
     points = [best]
     for multiplies in range(best.params.multiplies + 1, BOUNDS["multiplies"][1] + 1):
         points.append(trial(dataclasses.replace(best.params, multiplies=multiplies)))
