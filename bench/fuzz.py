@@ -90,6 +90,8 @@ __all__ = [
     "classify",
     "generate",
     "main",
+    "planted_hashes",
+    "planted_vectors",
     "run",
     "smoke",
 ]
@@ -662,7 +664,7 @@ def _check_vectors(data: bytes, serial: int) -> str:
 CLI_MAX_MEMORY = "1MiB"
 
 
-def _planted_hashes() -> list[bytes]:
+def planted_hashes() -> list[bytes]:
     """Stored hashes that verify refuses by their work or their memory."""
     shapes = [
         Params(
@@ -738,7 +740,7 @@ def _check_stored_cli(data: bytes, serial: int) -> str:
     return outcome
 
 
-def _planted_vectors() -> list[bytes]:
+def planted_vectors() -> list[bytes]:
     """Vector records that would run for hours or need 4 GiB: selftest must refuse them."""
     base = {
         "id": "planted",
@@ -846,8 +848,8 @@ def _load_seeds() -> None:
     TARGETS["checksum"].seeds.extend(_checksum_seeds())
     _VECTOR_SEEDS.extend(_vector_seeds())
     TARGETS["vectors"].seeds.extend(_VECTOR_SEEDS)
-    TARGETS["stored_cli"].seeds.extend([*_VERIFY_SEEDS, *_planted_hashes()])
-    TARGETS["selftest_cli"].seeds.extend([*_VECTOR_SEEDS, *_planted_vectors()])
+    TARGETS["stored_cli"].seeds.extend([*_VERIFY_SEEDS, *planted_hashes()])
+    TARGETS["selftest_cli"].seeds.extend([*_VECTOR_SEEDS, *planted_vectors()])
 
 
 # -- running ---------------------------------------------------------------------------------------

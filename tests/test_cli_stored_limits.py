@@ -13,12 +13,14 @@ import os
 import pty
 import select
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+from bench import fuzz
 from twocats import hasher as hasher_module
 from twocats import phc
 from twocats.cli import main
@@ -140,21 +142,8 @@ def test_a_hash_made_with_a_raised_limit_says_how_to_verify_it(
 
 
 def _vector(**changes: object) -> str:
-    """One 2014 extended vector record (its output need not match: it must not run)."""
-    record: dict[str, object] = {
-        "id": "planted",
-        "algorithm_version": "2014",
-        "hash_type": "blake2s",
-        "memCost": 0,
-        "timeCost": 30,
-        "multiplies": 0,
-        "parallelism": 1,
-        "blockSize": 32,
-        "subBlockSize": 32,
-        "password_hex": "70",
-        "salt_hex": "73616c74",
-        "output_hex": "00" * 32,
-    }
+    """The fuzzer's planted 2014 vector record, changed (its output need not match)."""
+    record = json.loads(fuzz.planted_vectors()[0])
     record.update(changes)
     return json.dumps(record) + "\n"
 
@@ -255,3 +244,27 @@ def test_hidden_prompt_refuses_undecodable_input_clearly() -> None:
         "UTF-8 locale (e.g. LC_ALL=C.UTF-8) or --password-stdin"
     )
     assert "pässword".encode() not in output.split(b"\n", 1)[-1]
+
+
+#: The memory tune may use beyond --max-memory: the interpreter, numpy, numba and the kernels.
+TUNE_OVERHEAD = 200 << 20
+
+
+def test_tune_stays_within_max_memory_plus_its_overhead() -> None:
+    """tune's peak resident memory is its --max-memory plus the documented 200 MiB at most."""
+    program = shutil.which("twocats")
+    assert program is not None
+    limit = 256 << 20
+    child = subprocess.Popen(
+        [program, "tune", "--time", "2s", "--max-memory", "256MiB", "--parallelism", "1", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert child.stdout is not None
+    output = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0
+    assert json.loads(output)["params"]["memory_bytes"] == limit
+    # ru_maxrss is in KiB on Linux.
+    assert usage.ru_maxrss * 1024 <= limit + TUNE_OVERHEAD
