@@ -18,8 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from twocats import _bounded_io
+from twocats.cli import main
 from twocats.hasher import PasswordHasher
 from twocats.profiles import CHEAPEST
 
@@ -163,3 +165,21 @@ def test_the_bounded_reader_stops_one_chunk_past_the_cap() -> None:
         _bounded_io.read_bounded(stream, 100, "zeros")
     assert stream.tell() == 101
     assert (caught.value.errno, caught.value.filename) == (errno.EFBIG, "zeros")
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b""])
+def test_password_stdin_takes_exactly_the_cap(ending: bytes) -> None:
+    """A password of exactly 1 MiB is read whole, whatever its line ending; one byte more is not."""
+    cap = 1 << 20
+    at_cap = CliRunner().invoke(
+        main, ["hash", *TINY, "--password-stdin"], input=b"p" * cap + ending
+    )
+    assert at_cap.exit_code == 0, at_cap.output
+    assert PasswordHasher.from_params(CHEAPEST).verify(at_cap.stdout.strip(), b"p" * cap)
+    over = CliRunner().invoke(
+        main, ["hash", *TINY, "--password-stdin"], input=b"p" * (cap + 1) + ending
+    )
+    assert over.exit_code == 2
+    assert (
+        over.stderr == "Error: the password on standard input is longer than the limit of 1 MiB\n"
+    )

@@ -164,14 +164,15 @@ def _more_input_follows(stream: BinaryIO) -> bool:
 def _stdin_password() -> bytes:
     """Return the first line of standard input without its line ending."""
     stream = sys.stdin.buffer
-    line = stream.readline(MAX_SECRET_BYTES + 2)
+    # Room for the longest password and its line ending, and one byte more to tell it is longer.
+    line = stream.readline(MAX_SECRET_BYTES + 3)
     if not line:
         raise UsageFailure("no password on standard input")
     if line.endswith(b"\n"):
         line = line[:-1]
         if line.endswith(b"\r"):
             line = line[:-1]
-    elif len(line) > MAX_SECRET_BYTES:
+    if len(line) > MAX_SECRET_BYTES:
         raise UsageFailure(
             "the password on standard input is longer than the limit of "
             f"{format_size(MAX_SECRET_BYTES)}"
