@@ -8,6 +8,7 @@ refused.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pty
@@ -26,7 +27,7 @@ from twocats import phc
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
-from twocats.profiles import CHEAPEST
+from twocats.profiles import CHEAPEST, DEFAULT
 
 TINY = ["--profile", "cheapest", "--insecure"]
 
@@ -268,3 +269,19 @@ def test_tune_stays_within_max_memory_plus_its_overhead() -> None:
     assert json.loads(output)["params"]["memory_bytes"] == limit
     # ru_maxrss is in KiB on Linux.
     assert usage.ru_maxrss * 1024 <= limit + TUNE_OVERHEAD
+
+
+def test_needs_rehash_names_the_limit_an_upgrade_needs() -> None:
+    """needs-rehash suggests the upgrade with the --max-memory its result will need."""
+    small = dataclasses.replace(DEFAULT, mem_cost=10, start_mem_cost=10)
+    stored = PasswordHasher.from_params(small).hash("pw")
+    plain = run("needs-rehash", stored, "--mem-cost", "12")
+    assert (plain.stdout, plain.stderr) == (
+        "yes\n",
+        "it can be upgraded without the password: twocats upgrade HASH --mem-cost 12\n",
+    )
+    large = run("needs-rehash", stored, "--mem-cost", "21")
+    assert large.stderr == (
+        "it can be upgraded without the password: twocats upgrade HASH --mem-cost 21 "
+        "--max-memory 2048MiB\n"
+    )

@@ -291,7 +291,9 @@ def check_limits(
     """Refuse (``HashLimitError``) `params` needing more memory or work than `limit`.
 
     `what` names the source at the start of the message ("the stored hash"); `old_mem_cost` rates
-    an update from that memory cost.  The messages are those of ``PasswordHasher.verify``.
+    an update from that memory cost.  The messages are those of ``PasswordHasher.verify``.  Every
+    command that runs stored or file-supplied parameters calls this one function, so that it is
+    the one place to follow the library's check of stored parameters.
     """
     from twocats.exceptions import HashLimitError, HashMemoryLimitError
     from twocats.kdf.limits import estimated_work, format_size, memory_limit_error

@@ -288,7 +288,6 @@ def needs_rehash_command(
     hash up to date without the password.  A HASH that 'twocats verify' would refuse with the
     same --max-memory is refused here too.
     """
-    from twocats.exceptions import HashLimitError
     from twocats.hasher import PasswordHasher
 
     stored = _decode_argument(hash_string)
@@ -298,23 +297,19 @@ def needs_rehash_command(
     hasher = PasswordHasher.from_params(params, salt_len=salt_len, max_memory=params.memory_bytes)
     needed = hasher.needs_rehash(hash_string)
     upgradable = needed and hasher.can_upgrade(hash_string)
-    if upgradable:
-        try:
-            check_limits(
-                dataclasses.replace(stored.params, mem_cost=params.mem_cost),
-                limit,
-                what="the upgraded hash",
-            )
-        except HashLimitError:
-            upgradable = False
     if as_json:
         emit_json({"needs_rehash": needed, "can_upgrade": upgradable})
         return
     click.echo("yes" if needed else "no")
     if upgradable:
+        target = dataclasses.replace(stored.params, mem_cost=params.mem_cost)
+        verification = verification_memory(target)
+        raised = ""
+        if verification > limit.max_memory:
+            raised = f" --max-memory {size_argument(verification)}"
         info(
             f"it can be upgraded without the password: twocats upgrade HASH --mem-cost "
-            f"{params.mem_cost}"
+            f"{params.mem_cost}{raised}"
         )
 
 
