@@ -7,8 +7,10 @@ memory that fits the budget and the memory limit, then spend what time is left o
 :data:`REPEATS` verifications through :class:`~twocats.PasswordHasher`, after a warm-up call that
 compiles the kernels and maps the memory, so it is the time a server pays per login.
 
-A shared machine makes timings noisy, so the search aims at :data:`MARGIN` of the budget, and the
-chosen set is timed again at the end: if it misses the budget it is stepped down (one multiply
+A shared machine makes timings noisy, so the search aims at :data:`MARGIN` of the budget, judges
+each memory and multiply candidate by a Theil-Sen line through every timing of its kind (one
+disturbed timing moves neither the line nor the choice), and the chosen set is timed again at the
+end: if it misses the budget it is stepped down (one multiply
 less, else half the memory) and timed again, so the parameters printed met the budget in their own
 final check.  Each candidate's work area is freed before the next one is measured, so the process
 stays within ``--max-memory`` plus the interpreter and the compiled kernels (about 200 MiB).
@@ -191,24 +193,38 @@ class _Trial:
         }
 
 
+def _theil_sen(points: list[tuple[float, float]]) -> Callable[[float], float]:
+    """Return the Theil-Sen line through (x, y) points, which needs at least two distinct x.
+
+    The slope is the median of the slopes between every two points, so that one timing disturbed
+    by a neighbour moves neither the line nor the choices made with it.
+    """
+    slope = statistics.median(
+        (y2 - y1) / (x2 - x1)
+        for index, (x1, y1) in enumerate(points)
+        for x2, y2 in points[index + 1 :]
+    )
+    intercept = statistics.median(y - slope * x for x, y in points)
+    return lambda x: intercept + slope * x
+
+
 def _fitted_choice(points: list[_Trial], budget: float) -> _Trial:
     """Return the trial with the most multiplies whose fitted time is within `budget`.
 
-    The fit is a Theil-Sen line through (multiplies, seconds) of every point: the median of the
-    slopes between every two points, so that one timing disturbed by a neighbour moves neither
-    the line nor the choice.  The first point is kept if no other fits.
+    The fit is a Theil-Sen line through (multiplies, seconds) of every point; the first point is
+    kept if no other fits.
     """
     if len(points) < 2:
         return points[0]
-    slopes = [
-        (b.seconds - a.seconds) / (b.params.multiplies - a.params.multiplies)
-        for index, a in enumerate(points)
-        for b in points[index + 1 :]
-    ]
-    slope = statistics.median(slopes)
-    intercept = statistics.median(p.seconds - slope * p.params.multiplies for p in points)
-    fitting = [p for p in points[1:] if intercept + slope * p.params.multiplies <= budget]
+    line = _theil_sen([(float(p.params.multiplies), p.seconds) for p in points])
+    fitting = [p for p in points[1:] if line(p.params.multiplies) <= budget]
     return max(fitting, key=lambda point: point.params.multiplies, default=points[0])
+
+
+def _fits_in_memory_line(points: list[_Trial], budget: float) -> bool:
+    """Whether the last memory point is within `budget` by a Theil-Sen line through all of them."""
+    line = _theil_sen([(float(p.params.memory_bytes), p.seconds) for p in points])
+    return line(points[-1].params.memory_bytes) <= budget
 
 
 def _search(
@@ -241,7 +257,9 @@ def _search(
         )
     best = trial(with_memory(mem_cost))
     limit = "time"
-    # Double the memory while the doubled time is likely to fit and the limit allows it.
+    # Double the memory while the doubled time is likely to fit and the limit allows it.  A
+    # candidate is judged by a line fitted through every memory timing, not by its own alone.
+    memory_points = [best]
     while True:
         if mem_cost >= 30 or (1024 << (mem_cost + 1)) > max_memory:
             limit = "memory"
@@ -249,7 +267,8 @@ def _search(
         if 2 * best.seconds > 1.25 * budget:
             break
         candidate = trial(with_memory(mem_cost + 1))
-        if candidate.seconds > budget:
+        memory_points.append(candidate)
+        if not _fits_in_memory_line(memory_points, budget):
             break
         best, mem_cost = candidate, mem_cost + 1
     if best.seconds > budget:
@@ -261,8 +280,8 @@ def _search(
                 break
         return best, "time", trials
     # Spend the rest of the budget on the multiply chain.  Every chain length is timed until one
-    # is clearly over, and the choice follows a robust line fitted through all of them, so that
-    # one noisy timing cannot move it (the final check catches a line that is too kind).
+    # is clearly over, and the choice follows a line fitted through all of them (the final check
+    # catches a line that is too kind).
     points = [best]
     for multiplies in range(best.params.multiplies + 1, BOUNDS["multiplies"][1] + 1):
         points.append(trial(dataclasses.replace(best.params, multiplies=multiplies)))
