@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from twocats import phc
 from twocats.cli import compare, main
-from twocats.cli.tune import _fitted_choice, _Trial, final_check
+from twocats.cli.tune import _fitted_choice, _search, _Trial, final_check
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
@@ -187,6 +187,19 @@ def test_one_noisy_timing_does_not_move_the_multiplies() -> None:
     assert _fitted_choice(lucky, 0.2).params.multiplies == 5
     unlucky = [*steady[:3], _trial(5, 0.4), *steady[4:]]
     assert _fitted_choice(unlucky, 0.2).params.multiplies == 5
+
+
+def test_one_noisy_memory_timing_does_not_move_the_memory() -> None:
+    """A candidate memory timed 40% slow once is still judged by the line through all timings."""
+    base = Params(mem_cost=10, multiplies=2, lanes=8, parallelism=2)
+
+    def measure(params: Params, spike: int | None) -> float:
+        seconds = params.memory_bytes / 3e9 * (1 + 0.1 * params.multiplies)
+        return seconds * 1.4 if params.mem_cost == spike and params.multiplies == 2 else seconds
+
+    steady, _, _ = _search(base, 0.25, 1 << 40, lambda p: measure(p, None), lambda _: None)
+    noisy, _, _ = _search(base, 0.25, 1 << 40, lambda p: measure(p, 19), lambda _: None)
+    assert steady.params.mem_cost == noisy.params.mem_cost == 19
 
 
 def test_the_final_check_steps_down_until_within_budget() -> None:
