@@ -665,7 +665,8 @@ CLI_MAX_MEMORY = "1MiB"
 
 
 def planted_hashes() -> list[bytes]:
-    """Stored hashes that verify refuses by their work or their memory."""
+    """Costly stored hashes: time_cost=30 in the 2014 and March 2014 versions, then 4 GiB, then
+    the sha512 shape at 512 MiB with 64-byte blocks."""
     shapes = [
         Params(
             variant=v,

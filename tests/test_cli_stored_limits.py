@@ -23,7 +23,6 @@ from click.testing import CliRunner, Result
 
 from bench import fuzz
 from twocats import hasher as hasher_module
-from twocats import phc
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
@@ -31,27 +30,10 @@ from twocats.profiles import CHEAPEST, DEFAULT
 
 TINY = ["--profile", "cheapest", "--insecure"]
 
-#: Planted hashes that verify refuses by their work (issue examples): 2014 and March 2014 shapes
-#: with time_cost 30 at the smallest memory.
-PLANTED_WORK = [
-    phc.encode(
-        Params(
-            variant=variant,
-            mem_cost=0,
-            time_cost=30,
-            multiplies=0,
-            parallelism=1,
-            block_size=32,
-            sub_block_size=32,
-        ),
-        bytes(16),
-        bytes(32),
-    )
-    for variant in ("2014", "2014-03")
-]
-
-#: A planted hash that verify refuses by its memory.
-PLANTED_MEMORY = phc.encode(Params(mem_cost=22), bytes(16), bytes(32))
+#: Planted hashes that verify refuses by their work (the issue's time_cost=30 shapes of 2014 and
+#: March 2014) and by their memory (4 GiB).
+PLANTED_WORK = [planted.decode() for planted in fuzz.planted_hashes()[:2]]
+PLANTED_MEMORY = fuzz.planted_hashes()[2].decode()
 
 
 def run(*args: str, stdin: str | bytes | None = None) -> Result:
