@@ -20,4 +20,5 @@ SUITES: dict[str, str] = {
     "threads": "bench.threads",
     "modes": "bench.modes",
     "adapters": "bench.adapters",
+    "tune": "bench.tune_runs",
 }

@@ -20,10 +20,19 @@
   ``InvalidParametersError``; a vector prints as one line, and a record re-serialised reads back
   to the same vector.
 
-No exception message of the PHC, ``verify`` or checksum targets may contain :data:`MARKER`, a
-stand-in secret that the generator plants in inputs and passwords: those messages never quote
-their input.  (The vector reader names a bad record by its id and quotes unknown names, at most
-40 ASCII characters of them: vector files hold no secrets.)
+* ``stored_cli``: ``twocats upgrade`` and ``twocats needs-rehash`` (alternately) on a stored hash
+  with a 1 MiB ``--max-memory``, seeded with ordinary hashes and with planted costly shapes
+  (``time_cost=30``, 4 GiB): each exits with status 0 or 2 and one ``Error:`` line at most, never
+  an unexpected error, and within :data:`TIME_LIMIT` (the memory and work limits hold).
+* ``selftest_cli``: ``twocats selftest --vectors FILE --max-memory 1MiB`` on a file of one
+  vector record, seeded with the packaged vectors and planted costly ones: it exits with status 0,
+  1 or 2, never an unexpected error, and within :data:`TIME_LIMIT` (over-limit vectors are
+  refused, not run).
+
+No exception message of the PHC, ``verify``, checksum or ``stored_cli`` targets may contain
+:data:`MARKER`, a stand-in secret that the generator plants in inputs and passwords: those messages
+never quote their input.  (The vector reader, and so ``selftest_cli``, names a bad record by its id
+and quotes unknown names, at most 40 ASCII characters of them: vector files hold no secrets.)
 
 An input is random bytes, random text over the target's alphabet, a structural mutation (vector
 records), or most often a valid seed put through one to five mutations: bit flips, byte changes,
@@ -81,6 +90,8 @@ __all__ = [
     "classify",
     "generate",
     "main",
+    "planted_hashes",
+    "planted_vectors",
     "run",
     "smoke",
 ]
@@ -169,6 +180,10 @@ _NUMBERS = (
 
 class ContractError(AssertionError):
     """A target accepted or produced something its contract forbids."""
+
+
+class CliRefusal(Exception):  # noqa: N818 - named for the report's "refused: CliRefusal" rows
+    """A command refused its input with exit status 2 and one ``Error:`` line (documented)."""
 
 
 class Hang(BaseException):
@@ -645,6 +660,117 @@ def _check_vectors(data: bytes, serial: int) -> str:
     return "accepted"
 
 
+#: The memory limit of the command-line targets (``--max-memory``).
+CLI_MAX_MEMORY = "1MiB"
+
+
+def planted_hashes() -> list[bytes]:
+    """Costly stored hashes: time_cost=30 in the 2014 and March 2014 versions, then 4 GiB, then
+    the sha512 shape at 512 MiB with 64-byte blocks."""
+    shapes = [
+        Params(
+            variant=v,
+            mem_cost=0,
+            time_cost=30,
+            multiplies=0,
+            parallelism=1,
+            block_size=32,
+            sub_block_size=32,
+        )
+        for v in ("2014", "2014-03")
+    ]
+    shapes.append(Params(mem_cost=22))
+    shapes.append(
+        Params(
+            hash_type="sha512",
+            mem_cost=19,
+            multiplies=0,
+            parallelism=1,
+            block_size=64,
+            sub_block_size=32,
+        )
+    )
+    return [
+        phc.encode(shape, bytes(16), bytes(shape.output_size)).encode("ascii") for shape in shapes
+    ]
+
+
+def _invoke(args: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
+    """Run the command line in this process; return (exit status, stdout, stderr)."""
+    from click.testing import CliRunner
+
+    from twocats.cli import main as cli_main
+
+    result = CliRunner().invoke(cli_main, args, input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _cli_outcome(status: int, stderr: str, allowed: tuple[int, ...], what: str) -> str:
+    """Check a command's exit status and error line; return the outcome or raise CliRefusal."""
+    errors = [line for line in stderr.splitlines() if line.startswith("Error: ")]
+    if status not in allowed or "unexpected" in stderr or "Traceback" in stderr:
+        raise ContractError(f"{what} exited with {status}: {stderr.strip()[:200]}")
+    if len(errors) > 1:
+        raise ContractError(f"{what} printed {len(errors)} error lines")
+    if status == 2:
+        if not errors:
+            raise ContractError(f"{what} exited with 2 and no Error: line")
+        raise CliRefusal(errors[0])
+    return "accepted"
+
+
+def _check_stored_cli(data: bytes, serial: int) -> str:
+    text = data.decode("utf-8", "surrogateescape")
+    if text.startswith("-"):
+        # An argument starting with a dash is an option to click; a hash never starts so.
+        text = " " + text
+    limit = ["--max-memory", CLI_MAX_MEMORY]
+    if serial % 2:
+        status, _, stderr = _invoke(["needs-rehash", text, "--mem-cost", "3", *limit])
+        return _cli_outcome(status, stderr, (0, 2), "needs-rehash")
+    try:
+        mem_cost = min(30, phc.decode(data).params.mem_cost + 1)
+    except InvalidHashError:
+        mem_cost = 3
+    status, stdout, stderr = _invoke(["upgrade", text, "--mem-cost", str(mem_cost), *limit])
+    outcome = _cli_outcome(status, stderr, (0, 2), "upgrade")
+    if phc.decode(stdout.strip()).params.memory_bytes > 1 << 20:
+        raise ContractError("upgrade made a hash over its --max-memory")
+    return outcome
+
+
+def planted_vectors() -> list[bytes]:
+    """Vector records that would run for hours or need 4 GiB: selftest must refuse them."""
+    base = {
+        "id": "planted",
+        "algorithm_version": "timeCost variant",
+        "hash_type": "blake2s",
+        "memCost": 0,
+        "timeCost": 30,
+        "multiplies": 0,
+        "parallelism": 1,
+        "blockSize": 32,
+        "subBlockSize": 32,
+        "password_hex": "70",
+        "salt_hex": "73616c74",
+        "output_hex": "00" * 32,
+    }
+    huge = {**base, "timeCost": 0, "memCost": 22}
+    return [json.dumps(record).encode("ascii") for record in (base, huge)]
+
+
+def _check_selftest_cli(data: bytes, serial: int) -> str:
+    workspace = _workspace[0]
+    path = workspace / "vectors.jsonl"
+    path.write_bytes(data + b"\n")
+    status, _, stderr = _invoke(
+        ["selftest", "--vectors", str(path), "--max-memory", CLI_MAX_MEMORY]
+    )
+    return _cli_outcome(status, stderr, (0, 1, 2), "selftest")
+
+
 _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 TARGETS: dict[str, Target] = {
@@ -690,6 +816,24 @@ TARGETS: dict[str, Target] = {
         structured=_structured_vector,
         quotes_input=True,
     ),
+    "stored_cli": Target(
+        "stored_cli",
+        [],
+        _B64 + b"$=,twocatsvhmxlpbrodi",
+        b"$,=",
+        _check_stored_cli,
+        (CliRefusal,),
+    ),
+    "selftest_cli": Target(
+        "selftest_cli",
+        [],
+        b'{}[]":, 0123456789abcdef-_.etrunl',
+        b',:"',
+        _check_selftest_cli,
+        (CliRefusal,),
+        structured=_structured_vector,
+        quotes_input=True,
+    ),
 }
 
 
@@ -705,6 +849,8 @@ def _load_seeds() -> None:
     TARGETS["checksum"].seeds.extend(_checksum_seeds())
     _VECTOR_SEEDS.extend(_vector_seeds())
     TARGETS["vectors"].seeds.extend(_VECTOR_SEEDS)
+    TARGETS["stored_cli"].seeds.extend([*_VERIFY_SEEDS, *planted_hashes()])
+    TARGETS["selftest_cli"].seeds.extend([*_VECTOR_SEEDS, *planted_vectors()])
 
 
 # -- running ---------------------------------------------------------------------------------------

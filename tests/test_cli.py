@@ -20,7 +20,7 @@ from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
 
-TINY = ["--profile", "cheapest"]
+TINY = ["--profile", "cheapest", "--insecure"]
 
 
 def run(*args: str, stdin: str | bytes | None = None) -> Result:

@@ -67,17 +67,25 @@ def test_registered_in_the_command_group() -> None:
     """``twocats selftest`` reaches this command through the CLI group."""
     result = CliRunner().invoke(main, ["selftest", "--backend", "scalar", "--max-memory", "4KiB"])
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[-1].endswith("skipped")
+    assert result.stdout.splitlines()[-1].endswith(
+        "refused (over the limits: raise --max-memory or --max-work)"
+    )
 
 
-def test_max_memory_counts_skipped_vectors() -> None:
-    """Vectors needing more than --max-memory are skipped and counted."""
-    # Counted by hand from the packaged file: 23 of its 53 vectors need at most 64 KiB (the four
-    # server ones none, mem_cost 0 to 5 up to 32 KiB, the 2-level update 8 KiB).
+def test_max_memory_refuses_and_counts_larger_vectors() -> None:
+    """Vectors needing more than --max-memory get one REFUSED line each and are counted."""
+    # Counted by hand from the packaged file: 22 of its 53 vectors need at most 64 KiB (the four
+    # server ones none, mem_cost 0 to 5 up to 32 KiB, the 2-level update 8 KiB); tc-0119 asks for
+    # mem_cost 12 (4 MiB) over 255 regions and is refused too.
     assert len(selftest_vectors()) == 53
     result = _run("--backend", "reference", "--max-memory", "64KiB")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines() == ["23 passed, 0 failed, 30 skipped"]
+    lines = result.stdout.splitlines()
+    assert [line.split(" ", 1)[0] for line in lines[:-1]] == ["REFUSED"] * 31
+    assert "more than max_memory (64 KiB, 65536 bytes)" in lines[0]
+    assert lines[-1] == (
+        "22 passed, 0 failed, 31 refused (over the limits: raise --max-memory or --max-work)"
+    )
 
 
 def test_a_wrong_output_is_one_failure_line(tmp_path: Path) -> None:
@@ -110,8 +118,12 @@ def test_any_vector_file_runs(tmp_path: Path) -> None:
     path = VECTORS_DIR / "twocats-2014-03.jsonl"
     result = _run("--vectors", str(path), "--backend", "reference", "--max-memory", "64KiB")
     assert result.exit_code == 0, result.output
-    # 15 of the file's 68 vectors need at most 64 KiB (mem_cost up to 6 with small blocks).
-    assert result.stdout.splitlines()[-1] == "15 passed, 0 failed, 53 skipped"
+    # 15 of the file's 68 vectors need at most 64 KiB (mem_cost up to 6 with small blocks); one of
+    # them, x062 (mem_cost 6, 16 KiB blocks, multiplies 3), is rated 640 KiB of work, over the limit
+    # of eight times 64 KiB.
+    assert result.stdout.splitlines()[-1] == (
+        "14 passed, 0 failed, 54 refused (over the limits: raise --max-memory or --max-work)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -173,11 +185,12 @@ def test_json_reports_counts_and_failures(tmp_path: Path) -> None:
         "source": "mixed.jsonl",
         "passed": 1,
         "failed": 1,
-        "skipped": 0,
+        "refused": 0,
         "failures": [
             {
                 "vector": "tc-0034 (2015 extended blake2s)",
                 "reason": "output differs from the expected value",
             }
         ],
+        "refusals": [],
     }

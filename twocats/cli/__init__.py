@@ -4,7 +4,7 @@ bench and selftest.
 Exit status: 0 success, 1 mismatch or failure, 2 bad input (options, parameters, a malformed hash
 string), 130 interrupted (Ctrl-C).  Errors are one ``Error:`` line on standard error, never a
 traceback.  With ``--json`` a command writes exactly one JSON document to standard output and all
-other text to standard error.
+other text to standard error; a command that fails writes ``{"error": ..., "exit_status": ...}``.
 
 Importing this package, parsing arguments and ``--help`` import neither numpy nor numba: every
 command imports the library inside its body.
@@ -18,7 +18,7 @@ from typing import Any, Final
 import click
 
 from twocats import __version__
-from twocats.cli._common import translate_errors
+from twocats.cli._common import emit_json, translate_errors
 from twocats.cli.checksum import sum_command
 from twocats.cli.compare import compare_command
 from twocats.cli.passwords import (
@@ -46,6 +46,9 @@ _LAZY_COMMANDS: Final = {
         "Check a backend against known-answer TwoCats vectors.",
     ),
 }
+
+# The context key telling that the command line asked for --json.
+_JSON_WANTED: Final = "twocats.json"
 
 
 class _Group(click.Group):
@@ -78,8 +81,18 @@ class _Group(click.Group):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_JSON_WANTED] = "--json" in args
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
-        return translate_errors(lambda: super(_Group, self).invoke(ctx))
+        try:
+            return translate_errors(lambda: super(_Group, self).invoke(ctx))
+        except click.ClickException as error:
+            # A failing command asked for JSON still writes its one document: the error.
+            if ctx.meta.get(_JSON_WANTED):
+                emit_json({"error": error.format_message(), "exit_status": error.exit_code})
+            raise
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

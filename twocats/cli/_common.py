@@ -5,17 +5,21 @@ Nothing here imports numpy or numba: ``twocats --help`` and argument parsing mus
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
+import locale
 import os
 import re
+import select
 import sys
 import traceback
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, TypeVar
 
 import click
 
+from twocats._bounded_io import read_file_bounded
 from twocats.exceptions import (
     BackendError,
     InvalidHashError,
@@ -23,7 +27,8 @@ from twocats.exceptions import (
     TwoCatsError,
     VerifyMismatchError,
 )
-from twocats.params import HASH_TYPES, VARIANTS, Params
+from twocats.kdf.limits import format_size
+from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
 from twocats.simd.registry import BACKENDS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -117,12 +122,17 @@ def params_document(params: Params) -> dict[str, Any]:
 
 
 def password_stdin_option(function: F) -> F:
-    """Add ``--password-stdin`` (the only way besides the prompt: never a password in argv)."""
+    """Add ``--password-stdin`` and ``--allow-empty`` (never a password in argv)."""
+    function = click.option(
+        "--allow-empty",
+        is_flag=True,
+        help="Accept an empty password (refused by default: usually a mistake in a script).",
+    )(function)
     return click.option(
         "--password-stdin",
         is_flag=True,
         help="Read the password from the first line of standard input instead of prompting "
-        "(the line ending is removed; other bytes are used as they are).",
+        "(the line ending is removed; every other byte is used as it is).",
     )(function)
 
 
@@ -131,55 +141,193 @@ def terminal_input() -> bool:
     return sys.stdin.isatty()
 
 
-def read_password(from_stdin: bool, *, confirm: bool) -> bytes:
-    """Return the password from standard input's first line or from a hidden prompt."""
-    if from_stdin:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            raise UsageFailure("no password on standard input")
-        if line.endswith(b"\n"):
+#: The most bytes the command line reads as a password, a pepper, a salt or associated data.
+MAX_SECRET_BYTES: Final = 1 << 20
+
+
+def _more_input_follows(stream: BinaryIO) -> bool:
+    """Return True if `stream` holds more bytes now, without waiting for a slow writer."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    if fd is not None:
+        if os.isatty(fd):
+            return False
+        # A pipe whose writer is still open and silent has nothing to say yet: do not wait.
+        ready, _, _ = select.select([fd], [], [], 0)
+        if not ready:
+            return False
+    return bool(stream.read1(1)) if hasattr(stream, "read1") else bool(stream.read(1))
+
+
+def _stdin_password() -> bytes:
+    """Return the first line of standard input without its line ending."""
+    stream = sys.stdin.buffer
+    # Room for the longest password and its line ending, and one byte more to tell it is longer.
+    line = stream.readline(MAX_SECRET_BYTES + 3)
+    if not line:
+        raise UsageFailure("no password on standard input")
+    if line.endswith(b"\n"):
+        line = line[:-1]
+        if line.endswith(b"\r"):
             line = line[:-1]
-            if line.endswith(b"\r"):
-                line = line[:-1]
-        return line
+    if len(line) > MAX_SECRET_BYTES:
+        raise UsageFailure(
+            "the password on standard input is longer than the limit of "
+            f"{format_size(MAX_SECRET_BYTES)}"
+        )
+    if _more_input_follows(stream):
+        info(
+            "note: more input follows the first line of standard input; only the first line "
+            "is the password"
+        )
+    return line
+
+
+def _prompt_password(confirm: bool, allow_empty: bool) -> bytes:
+    """Return the password typed at the hidden prompt, as the terminal's bytes."""
     if not terminal_input():
         # getpass would fall back to an echoing prompt (and a warning) without a terminal.
         raise UsageFailure("no terminal for the hidden password prompt; use --password-stdin")
-    text = click.prompt(
-        "Password", hide_input=True, confirmation_prompt=confirm, err=True, show_default=False
-    )
-    # Bytes the terminal's encoding could not decode come back as surrogate escapes; turning
-    # them back into the bytes typed keeps such passwords usable (and out of error messages).
-    return str(text).encode("utf-8", "surrogateescape")
+    encoding = locale.getpreferredencoding(False)
+    password: bytes | None
+    try:
+        text = click.prompt(
+            "Password",
+            hide_input=True,
+            confirmation_prompt=confirm,
+            err=True,
+            show_default=False,
+            default="" if allow_empty else None,
+        )
+        # Encoding back with the terminal's codec gives the bytes typed, as --password-stdin would.
+        password = str(text).encode(encoding, "surrogateescape")
+    except UnicodeError:
+        # The codec's error holds the typed bytes: it is dropped here, outside the handler, so
+        # that no exception raised later carries it as its context.
+        password = None
+    if password is None:
+        # End the prompt's line, which the interrupted prompt left open.
+        click.echo(err=True)
+        raise UsageFailure(
+            f"the password typed is not valid text in the terminal's encoding "
+            f"({codecs.lookup(encoding).name}); "
+            "use a UTF-8 locale (e.g. LC_ALL=C.UTF-8) or --password-stdin"
+        )
+    return password
 
 
-#: The largest secret file read (the algorithm's 32-bit length fields bound every input).
-MAX_SECRET_FILE_BYTES: Final = 0xFFFFFFFF
+def read_password(from_stdin: bool, *, confirm: bool, allow_empty: bool = False) -> bytes:
+    """Return the password from standard input's first line or from a hidden prompt.
+
+    An empty password is refused unless `allow_empty`.
+    """
+    password = _stdin_password() if from_stdin else _prompt_password(confirm, allow_empty)
+    if not password and not allow_empty:
+        raise UsageFailure(
+            "the password is empty (a bare newline on standard input?); pass --allow-empty "
+            "if an empty password is really meant"
+        )
+    return password
 
 
 def read_secret_file(path: str | None, what: str) -> bytes:
     """Return the bytes of a secret file (empty if `path` is None); the contents are never shown.
 
-    A file larger than :data:`MAX_SECRET_FILE_BYTES` is refused before it is read.
+    The file is read up to :data:`MAX_SECRET_BYTES` and no further, whatever it is (a pipe,
+    ``/dev/zero``); a longer file and an empty one are refused.
     """
     if path is None:
         return b""
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > MAX_SECRET_FILE_BYTES:
-                raise UsageFailure(
-                    f"the {what} file {path} is {size} bytes long, more than the limit of "
-                    f"{MAX_SECRET_FILE_BYTES} bytes"
-                )
-            data = handle.read(MAX_SECRET_FILE_BYTES + 1)
+        data = read_file_bounded(path, MAX_SECRET_BYTES)
     except OSError as exc:
         raise UsageFailure(f"cannot read the {what} file {path}: {exc.strerror}") from None
-    if len(data) > MAX_SECRET_FILE_BYTES:
+    if not data:
         raise UsageFailure(
-            f"the {what} file {path} is longer than the limit of {MAX_SECRET_FILE_BYTES} bytes"
+            f"the {what} file {path} is empty; a failed deployment of the secret must not pass "
+            f"unnoticed (leave out --{what}-file for none)"
         )
     return data
+
+
+# Limits on stored and file-supplied parameters -------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredLimits:
+    """The memory and work limits for parameters from a stored hash or a file."""
+
+    max_memory: int
+    memory_name: str
+    max_work: int
+    #: How the work limit was set, for messages ("8 times max_memory"), or None if given.
+    work_source: str | None
+
+
+def stored_limits(max_memory: int | None, max_work: int | None = None) -> StoredLimits:
+    """Return the limits ``twocats verify`` applies to a stored hash, for `max_memory`.
+
+    Without `max_memory` that is the library's default limit; the work limit is
+    :data:`twocats.hasher.WORK_PER_MEMORY` times the memory limit unless `max_work` is given.
+    """
+    from twocats.hasher import DEFAULT_MAX_MEMORY, WORK_PER_MEMORY
+    from twocats.kdf.limits import effective_limit
+
+    wanted = DEFAULT_MAX_MEMORY if max_memory is None else max_memory
+    limit, name = effective_limit(wanted)
+    memory = wanted if limit is None else limit
+    if max_work is not None:
+        return StoredLimits(memory, name, max_work, None)
+    return StoredLimits(
+        memory, name, WORK_PER_MEMORY * memory, f"{WORK_PER_MEMORY} times max_memory"
+    )
+
+
+def check_limits(
+    params: Params, limit: StoredLimits, *, what: str | None, old_mem_cost: int | None = None
+) -> None:
+    """Refuse (``HashLimitError``) `params` needing more memory or work than `limit`.
+
+    `what` names the source at the start of the message ("the stored hash"); `old_mem_cost` rates
+    an update from that memory cost.  The messages are those of ``PasswordHasher.verify``.  Every
+    command that runs stored or file-supplied parameters calls this one function, so that it is
+    the one place to follow the library's check of stored parameters.
+    """
+    from twocats.exceptions import HashLimitError, HashMemoryLimitError
+    from twocats.kdf.limits import estimated_work, format_size, memory_limit_error
+
+    start = "" if what is None else f"{what} is refused: "
+    needed = params.memory_bytes
+    if needed > limit.max_memory:
+        error = memory_limit_error(params.mem_cost, needed, limit.max_memory, limit.memory_name)
+        raise HashMemoryLimitError(f"{start}{error}")
+    work = estimated_work(params, old_mem_cost=old_mem_cost)
+    if work > limit.max_work:
+        settings = ", ".join(
+            f"{name}={getattr(params, name)}"
+            for name in ("mem_cost", "time_cost", "block_size", "lanes", "multiplies")
+            if getattr(params, name) is not None
+        )
+        source = "" if limit.work_source is None else f", {limit.work_source}"
+        raise HashLimitError(
+            f"{start}its work is estimated at {format_size(work)} of standard fill "
+            f"({settings}), more than max_work ({format_size(limit.max_work)}{source})"
+        )
+
+
+def verification_memory(params: Params) -> int:
+    """Return the smallest ``--max-memory`` with which ``twocats verify`` accepts `params`."""
+    from twocats.hasher import WORK_PER_MEMORY
+    from twocats.kdf.limits import estimated_work
+
+    return max(params.memory_bytes, -(-estimated_work(params) // WORK_PER_MEMORY))
+
+
+def size_argument(nbytes: int) -> str:
+    """Return `nbytes` as a ``--max-memory`` argument, rounded up to whole MiB."""
+    return f"{-(-nbytes // (1 << 20))}MiB"
 
 
 # Sizes and durations ---------------------------------------------------------------------------
@@ -278,22 +426,22 @@ def max_memory_option(default_help: str) -> Callable[[F], F]:
 
 # Parameters ------------------------------------------------------------------------------------
 
-# The options only check that numbers are not negative: Params holds the one table of ranges, and
-# its message names the parameter and its allowed range.
+# The options take any integer and show the static range from the one bounds table; Params checks
+# the value, and its message names the parameter and its allowed range.
 
 _PARAM_OPTIONS: Final = (
     ("variant", "--variant", click.Choice(VARIANTS), "Algorithm version."),
     ("hash_type", "--hash-type", click.Choice(HASH_TYPES), "Hash function."),
-    ("mem_cost", "--mem-cost", click.IntRange(0), "Memory is 2**N KiB (20 = 1 GiB)."),
-    ("start_mem_cost", "--start-mem-cost", click.IntRange(0), "First memory level."),
-    ("time_cost", "--time-cost", click.IntRange(0), "Repetitions 2**N (2014 variants)."),
-    ("multiplies", "--multiplies", click.IntRange(0), "Serial multiplies per lane word."),
-    ("lanes", "--lanes", click.IntRange(0), "SIMD lanes: 1, 2, 4, 8 or 16."),
-    ("parallelism", "--parallelism", click.IntRange(0), "Threads (memory regions)."),
-    ("block_size", "--block-size", click.IntRange(0), "Block size in bytes (power of two)."),
-    ("sub_block_size", "--sub-block-size", click.IntRange(0), "Sub-block size in bytes."),
-    ("overwrite_cost", "--overwrite-cost", click.IntRange(0), "Overwrite levels (2015, 2014)."),
-    ("hash_size", "--hash-size", click.IntRange(0), "Output bytes (2014-03 only)."),
+    ("mem_cost", "--mem-cost", click.INT, "Memory is 2**N KiB (20 = 1 GiB)."),
+    ("start_mem_cost", "--start-mem-cost", click.INT, "First memory level (up to --mem-cost)."),
+    ("time_cost", "--time-cost", click.INT, "Repetitions 2**N (2014 variants)."),
+    ("multiplies", "--multiplies", click.INT, "Serial multiplies per lane word."),
+    ("lanes", "--lanes", click.INT, "SIMD lanes: a power of two (16 for 64-bit hashes only)."),
+    ("parallelism", "--parallelism", click.INT, "Threads (memory regions)."),
+    ("block_size", "--block-size", click.INT, "Block size in bytes (power of two)."),
+    ("sub_block_size", "--sub-block-size", click.INT, "Sub-block size in bytes (power of two)."),
+    ("overwrite_cost", "--overwrite-cost", click.INT, "Overwrite levels (2015, 2014)."),
+    ("hash_size", "--hash-size", click.INT, "Output bytes (2014-03 only)."),
 )
 _PARAM_NAMES: Final = (*(name for name, *_ in _PARAM_OPTIONS), "side_channel_resistant")
 # Fields that exist only in some variants; switching variant resets them to the new one's default.
@@ -315,7 +463,16 @@ def params_options(function: F) -> F:
         help="Data-independent addressing in every slice (2015 only).",
     )(function)
     for name, flag, kind, text in reversed(_PARAM_OPTIONS):
-        function = click.option(flag, name, type=kind, default=None, help=text)(function)
+        bounds = BOUNDS.get(name)
+        metavar = None if bounds is None else f"{bounds[0]}-{bounds[1]}"
+        function = click.option(flag, name, type=kind, default=None, metavar=metavar, help=text)(
+            function
+        )
+    function = click.option(
+        "--insecure",
+        is_flag=True,
+        help="Allow the cheapest profile, which offers no protection at all (for tests only).",
+    )(function)
     function = click.option(
         "--params",
         "phc_params",
@@ -338,10 +495,16 @@ def build_params(options: dict[str, Any]) -> Params:
 
     profile = options.pop("profile", None)
     phc_params = options.pop("phc_params", None)
+    insecure = options.pop("insecure", False)
     changes = {name: options.pop(name, None) for name in _PARAM_NAMES}
     changes = {name: value for name, value in changes.items() if value is not None}
     if profile is not None and phc_params is not None:
         raise UsageFailure("--profile and --params cannot be used together")
+    if profile is not None and profile.lower() == "cheapest" and not insecure:
+        raise UsageFailure(
+            "the cheapest profile offers no protection at all and is meant for tests; pass "
+            "--insecure to use it anyway"
+        )
     if phc_params is not None:
         base = decode_params(phc_params)
     elif profile is not None:

@@ -12,14 +12,17 @@ Each library is used as a server would use it: TwoCats through :class:`~twocats.
 as the other two always run), argon2id through argon2-cffi's ``hash_secret_raw``
 with one pass (``t=1``, the setting of RFC 9106's first recommendation) and the same number of
 threads, scrypt through :func:`hashlib.scrypt` with ``r=8, p=1``.  Every time is the median of
-``--runs`` calls after a warm-up call; the CPU time (all threads, user and system) is shown beside
-the wall-clock time because on a busy machine a multi-threaded hash can wait for cores.
+``--runs`` calls after a warm-up call, shown with the fastest and slowest of those calls (the spread
+between runs); the CPU time (all threads, user and system) is shown beside the wall-clock time
+because on a busy machine a multi-threaded hash can wait for cores.  Every option, ``--plot``'s
+need for matplotlib included, is checked before anything is measured.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -54,10 +57,15 @@ SCRYPT_R: Final = 8
 
 @dataclasses.dataclass(frozen=True)
 class Timing:
-    """Median wall-clock and CPU seconds (all threads of the process, user and system) of a call."""
+    """Median wall-clock and CPU seconds (all threads of the process, user and system) of a call.
+
+    ``fastest`` and ``slowest`` are the extremes of the wall-clock times: the spread between runs.
+    """
 
     seconds: float
     cpu_seconds: float
+    fastest: float
+    slowest: float
 
 
 @dataclasses.dataclass
@@ -86,6 +94,8 @@ class Row:
             "algorithm": self.algorithm,
             "parameters": self.parameters,
             "seconds": self.seconds,
+            "fastest_seconds": self.timing.fastest,
+            "slowest_seconds": self.timing.slowest,
             "cpu_seconds": self.timing.cpu_seconds,
             "memory_bytes": self.memory_bytes,
             "memory_filled_per_second": self.fill_rate,
@@ -102,7 +112,7 @@ def _median_time(call: Callable[[], object], runs: int) -> Timing:
         call()
         walls.append(time.perf_counter() - started)
         cpus.append(time.process_time() - cpu_started)
-    return Timing(statistics.median(walls), statistics.median(cpus))
+    return Timing(statistics.median(walls), statistics.median(cpus), min(walls), max(walls))
 
 
 def _twocats(params: Params, backend: str, runs: int) -> Timing:
@@ -222,6 +232,8 @@ def compare_command(
     mem_cost = (memory // 1024).bit_length() - 1
     if mem_cost < 10:
         raise UsageFailure("--memory must be at least 1MiB")
+    if plot is not None:
+        _check_plot_target(plot)
     resolved = resolve_backend(backend)
     lanes = lanes_for_isa(simd_isa()) if resolved == "simd" else 8
     params = Params(
@@ -282,9 +294,9 @@ def compare_command(
             128 * SCRYPT_R * n,
         )
     )
-    if plot is not None:
-        _plot(rows, plot)
     load = load_average()
+    if plot is not None:
+        _plot(rows, plot, runs, load)
     if as_json:
         emit_json(
             {
@@ -295,19 +307,20 @@ def compare_command(
             }
         )
         return
-    _print_table(rows)
+    _print_table(rows, runs)
     if load is not None and load > cpu_count():
         info(f"note: {busy_note(load)}")
     if plot is not None:
         info(f"plot written to {plot}")
 
 
-def _print_table(rows: list[Row]) -> None:
+def _print_table(rows: list[Row], runs: int) -> None:
     header = (
         "comparison",
         "algorithm",
         "parameters",
         "time ms",
+        f"range of {runs} ms",
         "CPU ms",
         "memory MiB",
         "filled GiB/s",
@@ -318,6 +331,7 @@ def _print_table(rows: list[Row]) -> None:
             row.algorithm,
             row.parameters,
             f"{row.seconds * 1000:.1f}",
+            f"{row.timing.fastest * 1000:.1f}-{row.timing.slowest * 1000:.1f}",
             f"{row.timing.cpu_seconds * 1000:.1f}",
             f"{row.memory_bytes / (1 << 20):.1f}",
             f"{row.fill_rate / (1 << 30):.2f}",
@@ -333,7 +347,8 @@ def _print_table(rows: list[Row]) -> None:
         click.echo("  ".join(cells).rstrip())
 
 
-def _plot(rows: list[Row], path: str) -> None:
+def _pyplot() -> Any:
+    """Return matplotlib's pyplot on the file-only Agg backend, or refuse without matplotlib."""
     try:
         import matplotlib
 
@@ -341,18 +356,103 @@ def _plot(rows: list[Row], path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UsageFailure("--plot needs matplotlib (pip install 'twocats[bench]')") from None
+    return plt
+
+
+def _check_plot_target(path: str) -> None:
+    """Refuse a --plot that cannot be drawn or written, before anything is measured."""
+    _pyplot()
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise UsageFailure(f"--plot: cannot write into the folder {folder}")
+
+
+#: Bar labels of the plot: the algorithm names on two lines where they are long.
+_PLOT_LABELS: Final = {
+    "twocats": "TwoCats",
+    "twocats-fresh-memory": "TwoCats\n(fresh memory\neach call)",
+    "argon2id": "argon2id\n(t=1)",
+    "scrypt": "scrypt\n(r=8, p=1)",
+}
+
+_PLOT_COLOURS: Final = {
+    "twocats": "#1f77b4",
+    "twocats-fresh-memory": "#9ecae1",
+    "argon2id": "#ff7f0e",
+    "scrypt": "#2ca02c",
+}
+
+
+def _bars(axis: Any, rows: list[Row], values: list[float], labels: list[str], ranges: bool) -> None:
+    """Draw one horizontal bar per row with its value written past its end.
+
+    With `ranges`, a black line across each bar spans the row's fastest to slowest run.
+    """
+    names = [_PLOT_LABELS.get(row.algorithm, row.algorithm) for row in rows]
+    positions = list(range(len(rows)))[::-1]
+    colours = [_PLOT_COLOURS.get(row.algorithm, "#7f7f7f") for row in rows]
+    axis.barh(positions, values, color=colours, height=0.6)
+    axis.set_yticks(positions, names)
+    ends = list(values)
+    if ranges:
+        for index, (position, row) in enumerate(zip(positions, rows, strict=True)):
+            low, high = row.timing.fastest * 1000, row.timing.slowest * 1000
+            axis.plot([low, high], [position, position], color="black", linewidth=1.5)
+            ends[index] = max(values[index], high)
+    top = max(ends)
+    for position, end, label in zip(positions, ends, labels, strict=True):
+        axis.text(end + top * 0.02, position, label, va="center", fontsize=9)
+    axis.set_xlim(0, top * 1.45)
+    axis.spines[["top", "right"]].set_visible(False)
+
+
+def _plot(rows: list[Row], path: str, runs: int, load: float | None) -> None:
+    plt = _pyplot()
     equal_memory = [row for row in rows if row.comparison == "equal memory"]
     equal_time = [row for row in rows if row.comparison == "equal time"]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.bar([row.algorithm for row in equal_memory], [row.seconds * 1000 for row in equal_memory])
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2))
     memory_mib = equal_memory[0].memory_bytes / (1 << 20)
-    left.set_title(f"Equal memory ({memory_mib:g} MiB): time per hash")
-    left.set_ylabel("milliseconds (lower is cheaper for the server)")
-    right.bar(
-        [row.algorithm for row in equal_time], [row.memory_bytes / (1 << 20) for row in equal_time]
+    times = [row.seconds * 1000 for row in equal_memory]
+    _bars(
+        left,
+        equal_memory,
+        times,
+        [
+            f"{row.seconds * 1000:.0f} ms\n(runs {row.timing.fastest * 1000:.0f}-"
+            f"{row.timing.slowest * 1000:.0f} ms)"
+            for row in equal_memory
+        ],
+        ranges=True,
     )
-    right.set_title(f"Equal time ({equal_time[0].seconds * 1000:.0f} ms): memory per hash")
-    right.set_ylabel("MiB (higher costs an attacker more)")
-    figure.tight_layout()
+    left.set_title(f"Equal memory: each hashes {memory_mib:g} MiB", fontsize=12)
+    left.set_xlabel("milliseconds per hash, median and range (shorter is cheaper for the server)")
+    target = equal_time[0].seconds * 1000
+    _bars(
+        right,
+        equal_time,
+        [row.memory_bytes / (1 << 20) for row in equal_time],
+        [
+            f"{row.memory_bytes / (1 << 20):.0f} MiB\nin {row.seconds * 1000:.0f} ms"
+            for row in equal_time
+        ],
+        ranges=False,
+    )
+    right.set_title(f"Equal time: as much memory as fits in {target:.0f} ms", fontsize=12)
+    right.set_xlabel("MiB per hash (longer costs an attacker more per guess)")
+    figure.text(
+        0.5,
+        0.015,
+        "Equal memory: every algorithm hashes the same amount of memory; the bar is its median "
+        f"time over {runs} runs, the black line the fastest to slowest run.\nEqual time: every "
+        "algorithm gets the "
+        f"time TwoCats took ({target:.0f} ms) and the largest memory that fits in it (scrypt in "
+        "powers of two, so it may use less time)."
+        + ("" if load is None else f"  Load average {load:.1f} on {os.cpu_count()} cores."),
+        ha="center",
+        va="bottom",
+        fontsize=9,
+        wrap=True,
+    )
+    figure.tight_layout(rect=(0, 0.09, 1, 1))
     figure.savefig(path, dpi=120)
     plt.close(figure)

@@ -11,14 +11,16 @@ import base64
 import binascii
 import dataclasses
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from twocats.cli._common import (
+    StoredLimits,
     UsageFailure,
     backend_option,
     build_params,
+    check_limits,
     emit_json,
     info,
     json_option,
@@ -28,12 +30,74 @@ from twocats.cli._common import (
     password_stdin_option,
     read_password,
     read_secret_file,
+    size_argument,
+    stored_limits,
+    verification_memory,
 )
+
+if TYPE_CHECKING:
+    from twocats.params import Params
+    from twocats.phc import PHCHash
 
 _PEPPER_HELP = (
     "File holding a secret pepper (TwoCats' data input). Every byte of the file is the pepper, "
-    "a trailing newline included. Hashes made with a pepper verify only with the same pepper."
+    "a trailing newline included; an empty file is refused. Hashes made with a pepper verify "
+    "only with the same pepper."
 )
+
+_LIMITS_HELP = "1 GiB, the limit 'twocats verify' applies by default"
+
+
+def _decode_argument(hash_string: str) -> PHCHash:
+    """Decode a HASH argument, naming the likely cause when the shell or a copy mangled it."""
+    from twocats.exceptions import InvalidHashError
+    from twocats.phc import decode
+
+    hint = None
+    if hash_string != hash_string.strip():
+        hint = "HASH starts or ends with a space or a line break (copied with the newline?)"
+    elif "$" not in hash_string and "=" in hash_string:
+        hint = (
+            "HASH has no $ signs: inside double quotes the shell replaces $v, $m and the like "
+            "by (empty) variables; put HASH in single quotes"
+        )
+    try:
+        return decode(hash_string)
+    except InvalidHashError as error:
+        if hint is None:
+            raise
+        message = f"{error}; {hint}"
+    raise UsageFailure(message)
+
+
+def _check_verifiable(params: Params, limit: StoredLimits, what: str) -> None:
+    """Refuse to make a hash that 'twocats verify' would refuse with the limits in force."""
+    from twocats.exceptions import HashLimitError
+
+    needed_bytes = verification_memory(params)
+    # Parameters beyond what the machine can give are refused as such, whatever the limit.
+    check_limits(params, stored_limits(needed_bytes), what=None)
+    try:
+        check_limits(params, limit, what=what)
+    except HashLimitError as error:
+        message = str(error)
+    else:
+        return
+    needed = size_argument(needed_bytes)
+    raise UsageFailure(
+        f"{message}; 'twocats verify' would refuse it too: pass --max-memory {needed} here and "
+        "to 'twocats verify'"
+    )
+
+
+def _note_verification_memory(params: Params) -> None:
+    """Say which --max-memory verification needs when it is above verify's default."""
+    needed = verification_memory(params)
+    if needed > stored_limits(None).max_memory:
+        info(
+            f"note: verify this hash with 'twocats verify --max-memory {size_argument(needed)}' "
+            "(above the default limit)"
+        )
 
 
 @click.command("hash")
@@ -47,37 +111,56 @@ _PEPPER_HELP = (
 )
 @click.option("--pepper-file", type=click.Path(dir_okay=False), default=None, help=_PEPPER_HELP)
 @password_stdin_option
-@max_memory_option("1 GiB, or the parameters' need if larger")
+@max_memory_option(_LIMITS_HELP)
 @backend_option
 @json_option
 def hash_command(
     salt_len: int,
     pepper_file: str | None,
     password_stdin: bool,
+    allow_empty: bool,
     max_memory: int | None,
     backend: str | None,
     as_json: bool,
     **options: Any,
 ) -> None:
-    """Hash a password and print the PHC string to store."""
+    """Hash a password and print the PHC string to store.
+
+    Parameters that 'twocats verify' would refuse with the same --max-memory are refused here.
+    """
     from twocats.hasher import PasswordHasher
+    from twocats.profiles import CHEAPEST
 
     params = build_params(options)
+    limit = stored_limits(max_memory)
+    _check_verifiable(params, limit, "a hash with these parameters")
     hasher = PasswordHasher.from_params(
         params,
         salt_len=salt_len,
         secret=read_secret_file(pepper_file, "pepper") or None,
-        max_memory=max_memory,
+        max_memory=limit.max_memory,
         backend=backend,
     )
-    password = read_password(password_stdin, confirm=True)
+    password = read_password(password_stdin, confirm=True, allow_empty=allow_empty)
     started = time.perf_counter()
+    # Loading (or compiling) the kernels is start-up, timed apart from the hash itself: a hash
+    # at the cheapest parameters loads every kernel a hash uses.
+    PasswordHasher.from_params(CHEAPEST, backend=backend).hash(b"start-up")
+    loaded = time.perf_counter()
     encoded = hasher.hash(password)
-    seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - loaded
     if as_json:
-        emit_json({"hash": encoded, "params": params_document(params), "seconds": seconds})
+        emit_json(
+            {
+                "hash": encoded,
+                "params": params_document(params),
+                "seconds": seconds,
+                "startup_seconds": loaded - started,
+            }
+        )
     else:
         click.echo(encoded)
+    _note_verification_memory(params)
 
 
 @click.command("verify")
@@ -91,6 +174,7 @@ def verify_command(
     hash_string: str,
     pepper_file: str | None,
     password_stdin: bool,
+    allow_empty: bool,
     max_memory: int | None,
     backend: str | None,
     as_json: bool,
@@ -112,8 +196,9 @@ def verify_command(
         backend=backend,
     )
     # A malformed or oversized hash is refused before the prompt.
+    _decode_argument(hash_string)
     hasher.check_hash(hash_string)
-    password = read_password(password_stdin, confirm=False)
+    password = read_password(password_stdin, confirm=False, allow_empty=allow_empty)
     try:
         hasher.verify(hash_string, password)
     except VerifyMismatchError:
@@ -135,7 +220,7 @@ def verify_command(
     required=True,
     help="The new memory cost (memory 2**N KiB); must be above the stored one.",
 )
-@max_memory_option("the new memory cost's need")
+@max_memory_option(_LIMITS_HELP)
 @backend_option
 @json_option
 def upgrade_command(
@@ -148,19 +233,22 @@ def upgrade_command(
     """Raise the memory cost of a stored HASH without the password.
 
     The new hash verifies the same password, exactly as if it had been hashed at the new cost.
-    Put HASH in single quotes: it contains $ signs.
+    The stored hash and the upgraded one must both be within the limits 'twocats verify' applies
+    with the same --max-memory.  Put HASH in single quotes: it contains $ signs.
     """
     from twocats.hasher import PasswordHasher
-    from twocats.phc import decode
 
-    stored = decode(hash_string)
+    stored = _decode_argument(hash_string)
+    limit = stored_limits(max_memory)
+    check_limits(stored.params, limit, what="the stored hash")
     if mem_cost <= stored.params.mem_cost:
         raise UsageFailure(
             f"--mem-cost must be above the stored hash's mem_cost ({stored.params.mem_cost})"
         )
     target = dataclasses.replace(stored.params, mem_cost=mem_cost)
+    _check_verifiable(target, limit, "the upgraded hash")
     hasher = PasswordHasher.from_params(
-        target, salt_len=len(stored.salt), max_memory=max_memory, backend=backend
+        target, salt_len=len(stored.salt), max_memory=limit.max_memory, backend=backend
     )
     started = time.perf_counter()
     encoded = hasher.upgrade(hash_string)
@@ -176,6 +264,7 @@ def upgrade_command(
         )
     else:
         click.echo(encoded)
+    _note_verification_memory(target)
 
 
 @click.command("needs-rehash")
@@ -188,15 +277,22 @@ def upgrade_command(
     show_default=True,
     help="Salt length current hashes should have.",
 )
+@max_memory_option(_LIMITS_HELP)
 @json_option
-def needs_rehash_command(hash_string: str, salt_len: int, as_json: bool, **options: Any) -> None:
+def needs_rehash_command(
+    hash_string: str, salt_len: int, max_memory: int | None, as_json: bool, **options: Any
+) -> None:
     """Tell whether HASH was made with other parameters than the current ones.
 
     Prints "yes" or "no" (exit status 0 either way), and says when 'twocats upgrade' can bring the
-    hash up to date without the password.
+    hash up to date without the password.  A HASH that 'twocats verify' would refuse with the
+    same --max-memory is refused here too.
     """
     from twocats.hasher import PasswordHasher
 
+    stored = _decode_argument(hash_string)
+    limit = stored_limits(max_memory)
+    check_limits(stored.params, limit, what="the stored hash")
     params = build_params(options)
     hasher = PasswordHasher.from_params(params, salt_len=salt_len, max_memory=params.memory_bytes)
     needed = hasher.needs_rehash(hash_string)
@@ -206,9 +302,14 @@ def needs_rehash_command(hash_string: str, salt_len: int, as_json: bool, **optio
         return
     click.echo("yes" if needed else "no")
     if upgradable:
+        target = dataclasses.replace(stored.params, mem_cost=params.mem_cost)
+        verification = verification_memory(target)
+        raised = ""
+        if verification > limit.max_memory:
+            raised = f" --max-memory {size_argument(verification)}"
         info(
             f"it can be upgraded without the password: twocats upgrade HASH --mem-cost "
-            f"{params.mem_cost}"
+            f"{params.mem_cost}{raised}"
         )
 
 
@@ -252,6 +353,7 @@ def derive_command(
     length: int | None,
     output_format: str,
     password_stdin: bool,
+    allow_empty: bool,
     max_memory: int | None,
     backend: str | None,
     as_json: bool,
@@ -277,7 +379,7 @@ def derive_command(
     # an oversized request is refused before the password is asked for.
     engine = Engine(backend, max_memory=max_memory)
     engine.check_memory(params)
-    password = read_password(password_stdin, confirm=not password_stdin)
+    password = read_password(password_stdin, confirm=not password_stdin, allow_empty=allow_empty)
     started = time.perf_counter()
     key = engine.derive(password, salt, params, data=data)
     seconds = time.perf_counter() - started

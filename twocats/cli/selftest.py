@@ -1,7 +1,9 @@
 """``twocats selftest``: run known-answer vectors on a backend and report every failure.
 
-Standard output gets one ``FAIL`` line per failing vector and a closing ``N passed, M failed`` line
-(``, K skipped`` when ``--max-memory`` skips vectors); the exit status is 1 if any vector failed.
+Standard output gets one ``FAIL`` line per failing vector, one ``REFUSED`` line per vector over the
+memory or work limit (those of ``twocats verify``; ``--max-memory`` and ``--max-work`` raise them)
+and a closing ``N passed, M failed`` line (``, K refused`` when some were); the exit status is 1 if
+any vector failed.
 With ``--json`` the same counts and failures are one JSON document on standard output instead.
 A vector file that cannot be read or does not follow the schema is one ``Error:`` line and exit
 status 2.
@@ -18,16 +20,19 @@ from typing import TypeVar
 import click
 
 from twocats.cli._common import (
+    SIZE,
     Failure,
     UsageFailure,
     backend_option,
+    check_limits,
     emit_json,
     info,
     json_option,
     max_memory_option,
     progress_wanted,
+    stored_limits,
 )
-from twocats.exceptions import BackendError, TwoCatsError
+from twocats.exceptions import BackendError, HashLimitError, TwoCatsError
 
 __all__ = ["selftest"]
 
@@ -53,10 +58,21 @@ def _progress(items: list[T]) -> Iterator[Iterable[T]]:
     help="A JSON-lines vector file in the shared schema (default: the packaged vectors).",
 )
 @backend_option
-@max_memory_option("no limit; larger vectors are counted as skipped")
+@max_memory_option("1 GiB, as 'twocats verify'; larger vectors are refused and counted")
+@click.option(
+    "--max-work",
+    type=SIZE,
+    default=None,
+    help="Refuse vectors whose work is estimated above this many bytes of standard fill "
+    "(default: 8 times --max-memory, as 'twocats verify').",
+)
 @json_option
 def selftest(
-    vectors_file: Path | None, backend: str | None, max_memory: int | None, as_json: bool
+    vectors_file: Path | None,
+    backend: str | None,
+    max_memory: int | None,
+    max_work: int | None,
+    as_json: bool,
 ) -> None:
     """Check a backend against known-answer TwoCats vectors.
 
@@ -67,9 +83,10 @@ def selftest(
     from twocats.kdf.engine import Engine
     from twocats.kdf.vectors import VectorFormatError, load_vectors, selftest_vectors
 
+    limit = stored_limits(max_memory, max_work)
     try:
         vectors = load_vectors(vectors_file) if vectors_file is not None else selftest_vectors()
-        engine = Engine(backend, max_memory=max_memory)
+        engine = Engine(backend, max_memory=limit.max_memory)
     except (VectorFormatError, BackendError) as error:
         raise UsageFailure(str(error)) from None
     try:
@@ -79,16 +96,22 @@ def selftest(
     source = vectors_file.name if vectors_file is not None else "the packaged vectors"
     info(f"selftest: {len(vectors)} vectors from {source} on the {engine.backend} backend")
 
-    passed = failed = skipped = 0
+    passed = failed = refused = 0
     failures: list[dict[str, str]] = []
+    refusals: list[dict[str, str]] = []
     with _progress(vectors) as items:
         for item in items:
             try:
-                if max_memory is not None and item.memory_bytes() > max_memory:
-                    skipped += 1
-                    continue
+                for params, old_mem_cost in item.derivations():
+                    check_limits(params, limit, what=None, old_mem_cost=old_mem_cost)
                 ok = item.check(engine)
                 reason = "output differs from the expected value"
+            except HashLimitError as error:
+                refused += 1
+                refusals.append({"vector": str(item), "reason": str(error)})
+                if not as_json:
+                    click.echo(f"REFUSED {item}: {error}")
+                continue
             except TwoCatsError as error:
                 ok, reason = False, str(error)
             if ok:
@@ -99,8 +122,8 @@ def selftest(
                 if not as_json:
                     click.echo(f"FAIL {item}: {reason}")
     summary = f"{passed} passed, {failed} failed"
-    if skipped:
-        summary += f", {skipped} skipped"
+    if refused:
+        summary += f", {refused} refused (over the limits: raise --max-memory or --max-work)"
     if as_json:
         emit_json(
             {
@@ -108,8 +131,9 @@ def selftest(
                 "source": source,
                 "passed": passed,
                 "failed": failed,
-                "skipped": skipped,
+                "refused": refused,
                 "failures": failures,
+                "refusals": refusals,
             }
         )
     else:

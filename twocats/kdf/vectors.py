@@ -28,6 +28,7 @@ stored output's memory cost itself, so the reader subtracts one.
 from __future__ import annotations
 
 import hmac
+import io
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from twocats._bounded_io import read_file_bounded
 from twocats.exceptions import TwoCatsError
 from twocats.kdf import full_params, phs_params, simple_params
 from twocats.params import Params
@@ -95,6 +97,10 @@ SELFTEST_RESOURCE = "selftest.jsonl"
 
 #: The most characters of a value from the file quoted in an error message.
 SHOWN_CHARS = 40
+
+#: The largest vector file read, in bytes (the largest known file, the reference's, is 1.8 MB);
+#: the cap is checked while reading, so ``/dev/zero`` or a FIFO is refused with bounded memory.
+MAX_FILE_BYTES = 64 << 20
 
 
 def _shown(value: str) -> str:
@@ -166,6 +172,19 @@ class Vector:
             later = Engine.memory_required(self.update_params(), old_mem_cost=self.old_mem_cost)
             needed = max(needed, later)
         return needed
+
+    def derivations(self) -> list[tuple[Params, int | None]]:
+        """The parameters of each derivation this vector runs, with the old mem_cost of updates.
+
+        A ``server`` vector runs no derivation, only the final hashing.
+        """
+        if self.api == "server":
+            return []
+        if self.api == "update":
+            return [(self.params(), self.old_mem_cost)]
+        if self.api == "extended+update":
+            return [(self.params(), None), (self.update_params(), self.old_mem_cost)]
+        return [(self.params(), None)]
 
     def compute(self, engine: Engine) -> bytes:
         """Run the vector's entry point on ``engine`` and return its output."""
@@ -294,8 +313,10 @@ def parse_vector(raw: Mapping[str, Any], *, where: str = "vector") -> Vector:
     if not isinstance(raw, Mapping):
         raise VectorFormatError(f"{where}: a vector must be a JSON object")
     record = _Record(raw, where)
-    ident = record.text("id") if record.has("id") else where
-    record.where = f"{where} ({_shown(ident)})"
+    ident = where
+    if record.has("id"):
+        ident = record.text("id")
+        record.where = f"{where} ({_shown(ident)})"
     variant = _variant(record)
     api = _api(record)
     hash_type = record.text("hash_type")
@@ -381,15 +402,18 @@ def read_vectors(lines: Iterable[str], *, source: str = "vectors") -> list[Vecto
 
 
 def load_vectors(path: str | Path) -> list[Vector]:
-    """Read a JSON-lines vector file."""
+    """Read a JSON-lines vector file of at most :data:`MAX_FILE_BYTES` bytes."""
     path = Path(path)
     try:
-        with path.open(encoding="utf-8") as handle:
-            return read_vectors(handle, source=path.name)
+        raw = read_file_bounded(path, MAX_FILE_BYTES)
     except OSError as error:
         raise VectorFormatError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise VectorFormatError(f"{path}: is not UTF-8 text") from None
+    # Lines end as in a file opened in text mode: at \n, \r or \r\n.
+    return read_vectors(io.StringIO(text, newline=None), source=path.name)
 
 
 def selftest_vectors() -> list[Vector]:
