@@ -110,13 +110,14 @@ def test_hash_json() -> None:
     elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert set(document) == {"hash", "params", "seconds"}
+    assert set(document) == {"hash", "params", "seconds", "startup_seconds"}
     assert document["params"]["mem_cost"] == 0
     assert document["params"]["memory_bytes"] == 1024
     assert len(phc.decode(document["hash"]).salt) == 20
     assert PasswordHasher.from_params(CHEAPEST).verify(document["hash"], "pw")
-    # The time measured inside the command lies within the command (consistency, not speed).
+    # The times measured inside the command lie within the command (consistency, not speed).
     assert 0 < document["seconds"] < elapsed
+    assert 0 <= document["startup_seconds"] < elapsed - document["seconds"]
 
 
 def test_hash_with_parameter_options() -> None:
