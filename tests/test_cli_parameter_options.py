@@ -15,7 +15,8 @@ from twocats.profiles import CHEAPEST
 
 #: Every parameter option at a value other than the cheapest profile's.
 OPTIONS = [
-    "--profile", "cheapest", "--hash-type", "blake2b", "--mem-cost", "5", "--start-mem-cost", "3",
+    "--profile", "cheapest", "--insecure", "--hash-type", "blake2b", "--mem-cost", "5",
+    "--start-mem-cost", "3",
     "--block-size", "1024", "--sub-block-size", "128", "--overwrite-cost", "2",
     "--side-channel-resistant",
 ]  # fmt: skip
@@ -53,7 +54,9 @@ def test_derive_takes_every_parameter_option() -> None:
     result = run("derive", *OPTIONS, "--salt", "NaCl", "--password-stdin")
     assert result.exit_code == 0, result.output
     assert result.stdout == kdf.derive(b"pw", b"NaCl", EXPECTED).hex() + "\n"
-    plain = run("derive", "--profile", "cheapest", "--salt", "NaCl", "--password-stdin")
+    plain = run(
+        "derive", "--profile", "cheapest", "--insecure", "--salt", "NaCl", "--password-stdin"
+    )
     assert plain.stdout != result.stdout
 
 
@@ -61,7 +64,7 @@ def test_derive_reads_associated_data_from_a_file(tmp_path: Path) -> None:
     """--data-file supplies every byte of the file as the associated data, as --data-hex does."""
     data = tmp_path / "data"
     data.write_bytes(b"\x00associated\xff\n")
-    args = ["derive", "--profile", "cheapest", "--salt", "NaCl", "--password-stdin"]
+    args = ["derive", "--profile", "cheapest", "--insecure", "--salt", "NaCl", "--password-stdin"]
     from_file = run(*args, "--data-file", str(data))
     assert from_file.exit_code == 0, from_file.output
     expected = kdf.derive(b"pw", b"NaCl", CHEAPEST, data=b"\x00associated\xff\n")
@@ -81,7 +84,7 @@ def test_debug_shows_the_traceback_of_an_unexpected_error(
 
     monkeypatch.setattr(PasswordHasher, "hash", broken)
     monkeypatch.setenv("TWOCATS_DEBUG", "1")
-    result = run("hash", "--profile", "cheapest", "--password-stdin")
+    result = run("hash", "--profile", "cheapest", "--insecure", "--password-stdin")
     assert result.exit_code == 1
     assert result.stderr.startswith("Traceback (most recent call last):\n")
     assert "RuntimeError: internal detail\n" in result.stderr
@@ -89,6 +92,6 @@ def test_debug_shows_the_traceback_of_an_unexpected_error(
         "Error: unexpected RuntimeError; set TWOCATS_DEBUG=1 to see the details\n"
     )
     monkeypatch.delenv("TWOCATS_DEBUG")
-    quiet = run("hash", "--profile", "cheapest", "--password-stdin")
+    quiet = run("hash", "--profile", "cheapest", "--insecure", "--password-stdin")
     assert quiet.exit_code == 1
     assert "Traceback" not in quiet.stderr

@@ -216,8 +216,8 @@ def test_compare_human_output() -> None:
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     assert lines[0].split() == [
-        "comparison", "algorithm", "parameters", "time", "ms", "CPU", "ms", "memory", "MiB",
-        "filled", "GiB/s",
+        "comparison", "algorithm", "parameters", "time", "ms", "range", "of", "1", "ms", "CPU",
+        "ms", "memory", "MiB", "filled", "GiB/s",
     ]  # fmt: skip
     rows = [line.split() for line in lines[1:]]
     assert [(" ".join(row[:2]), row[2]) for row in rows] == COMPARE_ROWS
@@ -225,7 +225,10 @@ def test_compare_human_output() -> None:
     assert rows[2][3] == "t=1,m=1024,p=2"
     assert rows[3][3] == "N=2^10,r=8,p=1"
     for row in rows:
-        assert all(float(value) >= 0 for value in row[4:]), row
+        low, high = (float(value) for value in row[5].split("-"))
+        # One run: the range is that run's time, as the time column shows it.
+        assert low == high == float(row[4]), row
+        assert all(float(value) >= 0 for value in row[6:]), row
     start = lines[0].index("algorithm")
     assert all(line[start:].startswith(row[2]) for line, row in zip(lines[1:], rows, strict=True))
     assert "{" not in result.stdout
