@@ -358,9 +358,7 @@ class PasswordHasher:
         wanted = own if max_memory is None else max(own, stored.max_memory)
         budget = self._budget(params, wanted, max_total_memory)
         if max_memory is None and stored.max_memory > budget:
-            stored = dataclasses.replace(
-                stored, max_memory=budget, memory_name="max_total_memory"
-            )
+            stored = dataclasses.replace(stored, max_memory=budget, memory_name="max_total_memory")
         elif stored.max_memory > budget:
             raise InvalidParametersError(
                 f"max_memory ({format_size(stored.max_memory)}) is more than max_total_memory "
@@ -622,9 +620,7 @@ class PasswordHasher:
         """
         self._run(self._unknown_job(password), timeout)
 
-    async def averify_unknown(
-        self, password: str | bytes, *, timeout: float | None = None
-    ) -> None:
+    async def averify_unknown(self, password: str | bytes, *, timeout: float | None = None) -> None:
         """:meth:`verify_unknown` for asyncio."""
         await self._arun(self._unknown_job(password), timeout)
 

@@ -210,8 +210,6 @@ def memory_limit_error(mem_cost: int, needed: int, limit: int, source: str) -> M
     )
 
 
-
-
 @dataclasses.dataclass(frozen=True)
 class WorkUnits:
     """What a derivation asks of the seam, counted from its level plan."""
