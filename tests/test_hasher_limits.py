@@ -417,3 +417,23 @@ def test_the_stored_limits_object_is_frozen() -> None:
     assert stored.max_memory == 2 * MODERATE.memory_bytes
     with pytest.raises(dataclasses.FrozenInstanceError):
         stored.max_work = 0  # type: ignore[misc]
+
+
+def test_kdf_entry_points_take_the_same_work_limit() -> None:
+    """derive, client, update and Engine refuse work above max_work with the same message."""
+    planted = PLANTED["2014, time_cost 20"]
+    target = dataclasses.replace(planted, mem_cost=1)
+    calls = {
+        "derive": lambda: kdf.derive(PASSWORD, SALT, planted, max_work=10**8),
+        "client": lambda: kdf.client(PASSWORD, SALT, planted, max_work=10**8),
+        "update": lambda: kdf.update(bytes(32), target, 0, max_work=10**8),
+        "Engine": lambda: kdf.Engine().derive(PASSWORD, SALT, planted, max_work=10**8),
+    }
+    for call in calls.values():
+        with pytest.raises(
+            HashLimitError, match=r"the derivation is refused: .* more than max_work"
+        ):
+            call()
+    assert kdf.derive(PASSWORD, SALT, CHEAPEST, max_work=10**8) == kdf.derive(
+        PASSWORD, SALT, CHEAPEST
+    )

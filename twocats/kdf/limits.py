@@ -345,15 +345,17 @@ class StoredLimits:
         *,
         old_mem_cost: int | None = None,
         subject: str = "the stored hash",
+        memory: bool = True,
     ) -> None:
         """Refuse ``params`` if they need more memory or work than these limits allow.
 
         Raises :class:`~twocats.exceptions.HashMemoryLimitError` or
         :class:`~twocats.exceptions.HashLimitError`, before anything is allocated; ``subject``
-        names what is refused in the message.
+        names what is refused in the message.  ``memory=False`` checks the work only (for a
+        caller that checks memory against a limit of its own).
         """
         needed = 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
-        if needed > self.max_memory:
+        if memory and needed > self.max_memory:
             error = memory_limit_error(params.mem_cost, needed, self.max_memory, self.memory_name)
             raise HashMemoryLimitError(f"{subject} is refused: {error}")
         work = self.work_of(params, old_mem_cost=old_mem_cost)
