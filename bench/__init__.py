@@ -20,4 +20,5 @@ SUITES: dict[str, str] = {
     "threads": "bench.threads",
     "modes": "bench.modes",
     "load": "bench.load",
+    "work": "bench.work",
 }

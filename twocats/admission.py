@@ -75,7 +75,6 @@ class Admission:
     def _reset(self) -> None:
         """Start empty: no call in flight, nobody waiting, no idle engine."""
         self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
         self._queue: collections.deque[_Ticket] = collections.deque()
         self._free: list[Engine] = []
         self._in_flight = 0
@@ -109,7 +108,9 @@ class Admission:
     @contextlib.contextmanager
     def slot(self, need: int, timeout: float | None) -> Iterator[Engine]:
         """Wait for a slot and ``need`` bytes of the budget; lend an engine for the block."""
-        ticket = _Ticket(need, self._notify_all)
+        # Each waiter sleeps on a condition of its own, so that a grant wakes only its caller.
+        admitted = threading.Condition(self._lock)
+        ticket = _Ticket(need, admitted.notify)
         deadline = None if timeout is None else time.monotonic() + timeout
         evicted: list[Engine] = []
         with self._lock:
@@ -119,7 +120,7 @@ class Admission:
                     remaining = None if deadline is None else deadline - time.monotonic()
                     if remaining is not None and remaining <= 0:
                         raise self._busy(ticket, timeout)
-                    self._changed.wait(remaining)
+                    admitted.wait(remaining)
             except BaseException:
                 # A timeout or an interrupt while waiting: leave the queue, or give back a slot
                 # granted in the meantime.
@@ -128,9 +129,6 @@ class Admission:
             finally:
                 _release_all(evicted)
         yield from self._lend(ticket)
-
-    def _notify_all(self) -> None:
-        self._changed.notify_all()
 
     # -- asyncio callers ---------------------------------------------------------------------------
 
