@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from twocats import phc
-from twocats.exceptions import HasherBusyError, VerifyMismatchError
+from twocats.exceptions import HasherBusyError, HashMemoryLimitError, VerifyMismatchError
 from twocats.hasher import PasswordHasher
 from twocats.kdf import limits
 from twocats.kdf.engine import Engine
@@ -371,3 +371,15 @@ def test_verify_unknown_spends_a_verify_and_always_fails(probe: Probe) -> None:
             await hasher.averify_unknown(b"any password")
 
     asyncio.run(main())
+
+
+def test_a_planted_hash_is_refused_without_waiting(probe: Probe) -> None:
+    """Limits are checked before admission: a refused hash never joins the queue."""
+    hasher = PasswordHasher.from_params(CHEAPEST, max_concurrency=1)
+    thread = holder(hasher, probe)
+    planted = phc.encode(dataclasses.replace(CHEAPEST, mem_cost=12), bytes(16), bytes(32))
+    with pytest.raises(HashMemoryLimitError):
+        hasher.verify(planted, b"pw", timeout=5)
+    assert hasher._pool.waiting == 0
+    probe.release.set()
+    thread.join()
