@@ -82,6 +82,7 @@ from twocats.exceptions import InvalidParametersError, VerifyMismatchError
 from twocats.kdf import geometry, limits
 from twocats.kdf.limits import StoredLimits, format_size
 from twocats.params import Params
+from twocats.params import _fail as fail
 from twocats.profiles import DEFAULT
 
 if TYPE_CHECKING:
@@ -154,18 +155,16 @@ def _need(params: Params, old_mem_cost: int | None = None) -> int:
 
 def _positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParametersError(f"{name} must be a whole number >= 1; got {value!r}"[:160])
+        fail(name, "a whole number >= 1", value)
     return value
 
 
-def _timeout(value: object, name: str = "timeout") -> float | None:
+def _timeout(value: object) -> float | None:
     """Check a timeout in seconds: None or math.inf wait for ever."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise InvalidParametersError(
-            f"{name} must be None or a number of seconds above 0; got {value!r}"[:160]
-        )
+        fail("timeout", "None or a number of seconds above 0", value)
     return None if math.isinf(value) else float(value)
 
 
