@@ -383,3 +383,44 @@ def test_a_planted_hash_is_refused_without_waiting(probe: Probe) -> None:
     assert hasher._pool.waiting == 0
     probe.release.set()
     thread.join()
+
+
+def test_usable_cpus_follow_the_cgroup_quota(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cgroup CPU quota lowers the usable CPUs below the affinity, rounded up."""
+    settings = {"/sys/fs/cgroup/cpu.max": "150000 100000"}
+    monkeypatch.setattr(limits, "_read_setting", settings.get)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
+    assert limits.usable_cpus() == 2
+    settings["/sys/fs/cgroup/cpu.max"] = "max 100000"
+    assert limits.usable_cpus() == 8
+    del settings["/sys/fs/cgroup/cpu.max"]
+    settings["/sys/fs/cgroup/cpu/cpu.cfs_quota_us"] = "300000"
+    settings["/sys/fs/cgroup/cpu/cpu.cfs_period_us"] = "100000"
+    assert limits.usable_cpus() == 3
+
+
+def test_hasher_busy_error_is_a_twocats_error() -> None:
+    """HasherBusyError is exported by twocats and belongs to the one hierarchy."""
+    import twocats
+
+    assert twocats.HasherBusyError is HasherBusyError
+    assert issubclass(HasherBusyError, twocats.TwoCatsError)
+
+
+def test_async_callers_share_the_admission_with_threads(probe: Probe) -> None:
+    """Tasks and threads together never run more than max_concurrency hashes at once."""
+    hasher = PasswordHasher.from_params(SHARED, max_concurrency=2)
+    stored = hasher.hash(PASSWORDS[0])
+
+    async def main() -> None:
+        calls = [hasher.averify(stored, PASSWORDS[0]) for _ in range(16)]
+        assert all(await asyncio.gather(*calls))
+
+    threads = [threading.Thread(target=hasher.hash, args=(pw,)) for pw in PASSWORDS[:8]]
+    for thread in threads:
+        thread.start()
+    asyncio.run(main())
+    for thread in threads:
+        thread.join()
+    assert 1 <= probe.peak <= 2
+    assert (hasher._pool.in_flight, hasher._pool.waiting) == (0, 0)
