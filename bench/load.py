@@ -47,6 +47,7 @@ GOALS = {
 
 CALLERS = (1, 2, 8, 32, 128)
 LAG_TASKS = 64
+PAIRED_ROUNDS = 3
 PASSWORD = b"correct horse battery staple"
 MIB = 1 << 20
 
@@ -167,6 +168,25 @@ def run_one(library: str, mode: str, callers: int, each: int, smoke: bool) -> di
     return row
 
 
+def paired(callers: int, rounds: int, smoke: bool) -> dict[str, Any]:
+    """Alternate bursts of 1 caller and of ``callers`` threads in one process, ``rounds`` times.
+
+    Each round verifies 8 times from one thread, then once from each of ``callers`` threads;
+    the ratio of the two rates within a round compares moments a few seconds apart, which is
+    as close as a shared machine allows.  Returns the median ratio and every round's rates.
+    """
+    verify, _, _ = _verifier("twocats", smoke)
+    verify()
+    ratios, rounds_seen = [], []
+    for _ in range(rounds):
+        one_wall, one = _threads(verify, 1, 8)
+        many_wall, many = _threads(verify, callers, 1)
+        single, loaded = len(one) / one_wall, len(many) / many_wall
+        ratios.append(loaded / single)
+        rounds_seen.append({"one_caller": single, "loaded": loaded})
+    return {"callers": callers, "ratio": statistics.median(ratios), "rounds": rounds_seen}
+
+
 def _child(library: str, mode: str, callers: int, each: int, smoke: bool) -> dict[str, Any]:
     command = [sys.executable, "-m", "bench.load", "--one", library, mode, str(callers), str(each)]
     if smoke:
@@ -177,6 +197,17 @@ def _child(library: str, mode: str, callers: int, each: int, smoke: bool) -> dic
     row["load_before"] = before
     row["load_after"] = os.getloadavg()[0]
     return row
+
+
+def _paired(callers: int, rounds: int, smoke: bool) -> dict[str, Any]:
+    """Run :func:`paired` in a fresh process and print its ratio."""
+    command = [sys.executable, "-m", "bench.load", "--paired", str(callers), str(rounds)]
+    if smoke:
+        command.append("--smoke")
+    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"    twocats paired: {callers} callers at {result['ratio']:.0%} of 1 caller", flush=True)
+    return result
 
 
 def _available_memory() -> int:
@@ -223,6 +254,7 @@ def run(callers: Sequence[int], verifies: int, *, smoke: bool = False) -> dict[s
         after = _unloaded_rate("twocats", verifies, smoke)
         rows[-1]["unloaded_rate"] = (previous + after) / 2 if previous else after
         previous = after
+    pairs = [_paired(count, 2 if smoke else PAIRED_ROUNDS, smoke) for count in callers if count > 8]
     for count in callers:
         rows.append(_row("twocats", "asyncio", count, verifies, smoke))
     rows.append(_row("twocats", "asyncio", LAG_TASKS, LAG_TASKS, smoke))
@@ -242,6 +274,7 @@ def run(callers: Sequence[int], verifies: int, *, smoke: bool = False) -> dict[s
         "load_average_start": started_load,
         "load_average_end": os.getloadavg(),
         "rows": rows,
+        "paired": pairs,
         "summary": _summary(rows),
         "goals": GOALS,
         "notes": notes,
@@ -330,6 +363,13 @@ def markdown(document: dict[str, Any]) -> str:
                     f"* {count} callers keep {kept:.0%} of it (goal 90%: {met}); CPU time per "
                     f"verify {mine['cpu_kept'][count]:.0%} as efficient as unloaded."
                 )
+        for pair in document.get("paired", []):
+            met = "met" if pair["ratio"] >= GOALS["throughput_kept"] else "NOT met"
+            lines.append(
+                f"* Paired in one process ({len(pair['rounds'])} rounds of 1 caller, then "
+                f"{pair['callers']}): {pair['callers']} callers at {pair['ratio']:.0%} of the "
+                f"1-caller rate, median of the rounds (goal 90%: {met})."
+            )
         if "128" in mine["peak_rss_mib"]:
             rss = mine["peak_rss_mib"]["128"] / 1024
             met = "met" if rss <= GOALS["peak_rss_128_gib"] else "NOT met"
@@ -369,7 +409,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--one", nargs=4, metavar=("LIBRARY", "MODE", "CALLERS", "EACH"))
+    parser.add_argument("--paired", nargs=2, type=int, metavar=("CALLERS", "ROUNDS"))
     args = parser.parse_args(list(argv or []))
+    if args.paired:
+        print(json.dumps(paired(*args.paired, args.smoke)))
+        return 0
     if args.one:
         library, mode, count, each = args.one
         print(json.dumps(run_one(library, mode, int(count), int(each), args.smoke)))
