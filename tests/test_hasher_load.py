@@ -23,6 +23,7 @@ from twocats.profiles import CHEAPEST, MODERATE
 #: Two MiB in two regions: slices large enough for the shared fill threads.
 SHARED = Params(mem_cost=11, multiplies=1, parallelism=2, block_size=1024)
 
+PASSWORD = b"correct horse battery staple"
 PASSWORDS = [f"password {i}".encode() for i in range(16)]
 SALTS = [bytes([i]) * 16 for i in range(16)]
 
@@ -424,3 +425,17 @@ def test_async_callers_share_the_admission_with_threads(probe: Probe) -> None:
         thread.join()
     assert 1 <= probe.peak <= 2
     assert (hasher._pool.in_flight, hasher._pool.waiting) == (0, 0)
+
+
+def test_idle_work_areas_make_room_for_a_larger_call() -> None:
+    """An idle engine's memory counts in the budget and is let go when a call needs it."""
+    own = SHARED.memory_bytes
+    hasher = PasswordHasher.from_params(
+        SHARED, max_concurrency=2, max_total_memory=2 * own, max_work=10**9
+    )
+    hasher.hash(PASSWORD)
+    assert [engine.buffer_bytes for engine in hasher._pool._free] == [own]
+    bigger = PasswordHasher.from_params(dataclasses.replace(SHARED, mem_cost=12))
+    assert hasher.verify(bigger.hash(PASSWORD), PASSWORD, timeout=30)
+    assert all(engine.buffer_bytes <= own for engine in hasher._pool._free)
+    assert hasher._pool.charged_bytes == 0

@@ -113,21 +113,23 @@ class Admission:
         ticket = _Ticket(need, admitted.notify)
         deadline = None if timeout is None else time.monotonic() + timeout
         evicted: list[Engine] = []
-        with self._lock:
-            self._enqueue(ticket, evicted)
-            try:
-                while not ticket.granted:
-                    remaining = None if deadline is None else deadline - time.monotonic()
-                    if remaining is not None and remaining <= 0:
-                        raise self._busy(ticket, timeout)
-                    admitted.wait(remaining)
-            except BaseException:
-                # A timeout or an interrupt while waiting: leave the queue, or give back a slot
-                # granted in the meantime.
-                self._withdraw(ticket, evicted)
-                raise
-            finally:
-                _release_all(evicted)
+        try:
+            with self._lock:
+                self._enqueue(ticket, evicted)
+                try:
+                    while not ticket.granted:
+                        remaining = None if deadline is None else deadline - time.monotonic()
+                        if remaining is not None and remaining <= 0:
+                            raise self._busy(ticket, timeout)
+                        admitted.wait(remaining)
+                except BaseException:
+                    # A timeout or an interrupt while waiting: leave the queue, or give back a
+                    # slot granted in the meantime.
+                    self._withdraw(ticket, evicted)
+                    raise
+        finally:
+            # Engines let go for the budget are released outside the lock (wiping takes time).
+            _release_all(evicted)
         yield from self._lend(ticket)
 
     # -- asyncio callers ---------------------------------------------------------------------------
