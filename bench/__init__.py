@@ -21,4 +21,6 @@ SUITES: dict[str, str] = {
     "modes": "bench.modes",
     "adapters": "bench.adapters",
     "tune": "bench.tune_runs",
+    "load": "bench.load",
+    "work": "bench.work",
 }

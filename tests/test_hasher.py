@@ -235,10 +235,10 @@ def test_own_parameters_over_limit_are_refused() -> None:
 
 
 def test_default_memory_limit() -> None:
-    """The default limit is 1 GiB, or the hasher's own memory when that is larger."""
-    assert PasswordHasher.from_params(CHEAPEST).max_memory == 1 << 30
-    big = PasswordHasher.from_params(Params(mem_cost=21))
-    assert big.max_memory == 2 << 30
+    """The default limit is twice the hasher's own memory, within the memory budget."""
+    assert PasswordHasher.from_params(CHEAPEST).max_memory == 2 << 10
+    big = PasswordHasher.from_params(Params(mem_cost=21), max_total_memory=3 << 30)
+    assert big.max_memory == 3 << 30
 
 
 def test_constructor_arguments() -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import (
     BackendError,
+    HasherBusyError,
     HashingError,
     HashLimitError,
     HashMemoryLimitError,
@@ -40,6 +41,7 @@ __all__ = [
     "BackendError",
     "HashLimitError",
     "HashMemoryLimitError",
+    "HasherBusyError",
     "HashingError",
     "InvalidHashError",
     "InvalidParametersError",

@@ -4,6 +4,10 @@ Every error the library raises on purpose is a :class:`TwoCatsError`.  Errors ab
 also ``ValueError`` so that callers who only know the standard library can still catch them.  No
 message ever contains a password, a salt, associated data or a derived key.
 
+No exception twocats raises carries a secret anywhere in its chain either: errors about an input
+are raised outside the handler of the error that detected them, so ``__context__`` and
+``__cause__`` never hold a codec error quoting a password.
+
 A stored hash that is well formed but asks for more memory or work than the verifier allows is a
 :class:`HashLimitError`, which is an :class:`InvalidHashError`: a server cannot use it, exactly as
 it cannot use a corrupt one.  The memory case, :class:`HashMemoryLimitError`, is also a
@@ -16,6 +20,7 @@ __all__ = [
     "BackendError",
     "HashLimitError",
     "HashMemoryLimitError",
+    "HasherBusyError",
     "HashingError",
     "InvalidHashError",
     "InvalidParametersError",
@@ -78,3 +83,12 @@ class HashingError(TwoCatsError):
 
 class BackendError(TwoCatsError, ValueError):
     """An unknown or unavailable compute backend was requested."""
+
+
+class HasherBusyError(TwoCatsError):
+    """A hasher's admission control did not grant a slot within the caller's ``timeout``.
+
+    The message names the limit that held the caller back (``max_concurrency`` or
+    ``max_total_memory``) and how long it waited.  Nothing was computed; the caller may retry
+    or answer "try again later".  Without a timeout no call ever raises it.
+    """

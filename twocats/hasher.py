@@ -17,104 +17,119 @@ login as bcrypt, scrypt and argon2 require.  No other widely used password libra
 The secret pepper (if any) only enters at the start of the computation, so upgrading does not need
 it either.
 
-Thread safety
--------------
-A :class:`PasswordHasher` is immutable apart from a small, locked pool of work areas, one per
-concurrent call: any number of threads may share one hasher, and two running hashes never share a
-buffer.  At most :data:`POOL_SIZE` idle work areas are kept for reuse between calls (reusing memory
-saves the operating system's cost of mapping fresh pages, which is comparable to the hashing itself
-at a GiB); each holds the memory of the largest hash it has computed.  The compiled fill releases
-the GIL, so threads hash in parallel: when each hash keeps one core busy (parallelism 1, or
-``TWOCATS_THREADS=1``), two threads can do twice the work of one on two free cores.
-
-Hostile hash strings
---------------------
-A stored hash is untrusted input.  :meth:`PasswordHasher.verify` and
-:meth:`PasswordHasher.check_hash` accept only canonical strings (:mod:`twocats.phc`) and refuse,
-before allocating or computing anything, a string that asks for more memory than
+Limits for stored hashes
+------------------------
+A stored hash is untrusted input.  :meth:`PasswordHasher.verify`, :meth:`~PasswordHasher.upgrade`
+and :meth:`~PasswordHasher.check_hash` accept only canonical strings (:mod:`twocats.phc`) and
+refuse, before waiting, allocating or computing anything, a string that asks for more memory than
 :attr:`PasswordHasher.max_memory` (:class:`~twocats.exceptions.HashMemoryLimitError`) or more work
-than :attr:`PasswordHasher.max_work` (:class:`~twocats.exceptions.HashLimitError`, for example a
-``time_cost`` of 30 or 32-byte blocks at a large memory cost).  Both are
+than :attr:`PasswordHasher.max_work` (:class:`~twocats.exceptions.HashLimitError`).  Both limits
+are relative to the hasher's own parameters by default
+(:meth:`twocats.kdf.limits.StoredLimits.relative_to`): twice their memory and 2.5 times their
+estimated work, so that no stored hash, whatever its shape, costs more than a few of the hasher's
+own verifications.  An operator who accepts costlier stored hashes says so with ``max_memory``
+(the work limit then follows a default-profile hash of that size) or ``max_work``.
+:func:`twocats.kdf.limits.check_stored_params` makes the same check for parameters from anywhere
+else (the command line, a vector file, a bulk upgrade).  Both errors are
 :class:`~twocats.exceptions.InvalidHashError`, so one ``except InvalidHashError`` handles every
-stored hash this server cannot use; the memory error is also a
-:class:`~twocats.exceptions.MemoryLimitError`.
+stored hash this server cannot use.
+
+Hashes a hasher makes always pass its own limits.  A hash made with parameters above another
+verifier's limits is refused there: :func:`verify_limits_for` gives the ``max_memory`` and
+``max_work`` a verifier needs to accept it.
+
+Under load
+----------
+A hasher admits at most :attr:`~PasswordHasher.max_concurrency` hashes (hash, verify, upgrade)
+at once, and at most :attr:`~PasswordHasher.max_total_memory` of work memory for all of them
+together; further callers wait in first-in, first-out order (see :mod:`twocats.admission`).  The
+defaults keep the usable CPUs busy without oversubscribing them (the CPUs divided by the
+parallelism of the hasher's parameters) and the memory within half of what the machine can
+give, so memory stays bounded whatever the number of callers.  ``timeout`` (per hasher, or per
+call) makes a waiting caller give up with :class:`~twocats.exceptions.HasherBusyError`.  All
+hashes of the process share one pool of fill threads, sized to the usable CPUs.  The work areas
+of finished calls are kept in idle engines for reuse, since mapping fresh pages costs about as
+much as the hashing itself; :meth:`~PasswordHasher.release` lets them go.  A dropped hasher frees
+them at once (it is part of no reference cycle).  Any number of threads and asyncio tasks
+(:meth:`~PasswordHasher.ahash`, :meth:`~PasswordHasher.averify`,
+:meth:`~PasswordHasher.aupgrade`) may share one hasher; the results never depend on scheduling.
+
+Unknown users
+-------------
+:meth:`PasswordHasher.verify_unknown` spends the time and memory of a real verification and always
+raises :class:`~twocats.exceptions.VerifyMismatchError`: call it when a login names a user that
+does not exist, so that response times do not tell which user names are registered.
 
 Secrets
 -------
-Passwords, salts and the pepper never appear in a ``repr`` or an error message, and the library
-writes no logs.  ``wipe=True`` zeroes the work memory after every hash (see :class:`PasswordHasher`
-for its cost).
+Passwords, salts and the pepper never appear in a ``repr``, an error message or an exception
+chain, and the library writes no logs.  ``wipe=True`` zeroes the work memory after every hash
+(see :class:`PasswordHasher` for its cost).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hmac
-import os
+import math
 import secrets
-import threading
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Final, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Generic, Literal, TypeVar
 
 from twocats import phc
-from twocats.exceptions import (
-    HashLimitError,
-    HashMemoryLimitError,
-    InvalidParametersError,
-    VerifyMismatchError,
-)
-from twocats.kdf import limits
-from twocats.kdf.limits import format_size
+from twocats.admission import Admission
+from twocats.exceptions import InvalidParametersError, VerifyMismatchError
+from twocats.kdf import geometry, limits
+from twocats.kdf.limits import StoredLimits, format_size
 from twocats.params import Params
+from twocats.params import _fail as fail
 from twocats.profiles import DEFAULT
 
 if TYPE_CHECKING:
-    from twocats.kdf import Engine
+    from twocats.kdf.engine import Engine
 
 __all__ = [
-    "DEFAULT_MAX_MEMORY",
     "DEFAULT_SALT_LEN",
-    "POOL_SIZE",
-    "WORK_PER_MEMORY",
+    "TOTAL_MEMORY_SHARE",
     "PasswordHasher",
     "format_size",
+    "verify_limits_for",
 ]
 
 #: Salt length of new hashes, in bytes (the PHC recommendation).
 DEFAULT_SALT_LEN: Final = 16
 
-#: The memory limit when none is given: stored hashes asking for more are refused.  A hasher whose
-#: own parameters need more raises the limit to its own need.
-DEFAULT_MAX_MEMORY: Final = 1 << 30
-
-#: The number of idle work areas a hasher keeps for reuse (one per core is enough to serve a thread
-#: pool the size of the machine).
-POOL_SIZE: Final = max(1, os.cpu_count() or 1)
-
-#: The work limit for stored hashes, in bytes of standard fill per byte of ``max_memory``
-#: (see :func:`twocats.kdf.limits.estimated_work`): a standard hash at ``max_memory`` rates about
-#: 1 (1.4 with 3 multiplies), so a stored hash may cost up to six to eight standard hashes at the
-#: memory limit, but not ``time_cost=30`` or 32-byte blocks at a large memory cost.
-WORK_PER_MEMORY: Final = 8
+#: The default ``max_total_memory`` is the machine's memory (:func:`limits.machine_memory`)
+#: divided by this.
+TOTAL_MEMORY_SHARE: Final = 2
 
 # Parameters that an upgrade can change: every other one must already match the hasher's.
 _UPGRADABLE: Final = frozenset({"mem_cost", "start_mem_cost"})
 
+_R = TypeVar("_R")
+
 
 def _password_bytes(password: str | bytes) -> bytes:
     if isinstance(password, str):
-        try:
-            return password.encode("utf-8")
-        except UnicodeEncodeError:
-            # The codec's own message would quote the offending character of the password.
+        encoded = _utf8(password)
+        if encoded is None:
+            # Raised outside the codec's handler: its error holds the password.
             raise InvalidParametersError(
                 "password is not valid Unicode text (it holds an unpaired surrogate); "
                 "pass bytes to hash arbitrary byte strings"
-            ) from None
+            )
+        return encoded
     if isinstance(password, (bytes, bytearray)):
         return bytes(password)
     raise TypeError(f"password must be str or bytes, not {type(password).__name__}")
+
+
+def _utf8(text: str) -> bytes | None:
+    """Return ``text`` in UTF-8, or None if it holds a lone surrogate."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
 
 
 def _differences(stored: Params, wanted: Params) -> list[str]:
@@ -133,34 +148,54 @@ def _start(params: Params) -> int:
     return params.mem_cost if params.start_mem_cost is None else params.start_mem_cost
 
 
-class _EnginePool:
-    """A locked free-list of KDF engines; each engine serves one call at a time."""
+def _need(params: Params, old_mem_cost: int | None = None) -> int:
+    """Return the bytes of work memory a derivation (or an update) needs."""
+    return 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
 
-    __slots__ = ("_factory", "_free", "_lock")
 
-    def __init__(self, factory: Callable[[], Engine]) -> None:
-        self._factory = factory
-        self._free: list[Engine] = []
-        self._lock = threading.Lock()
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        fail(name, "a whole number >= 1", value)
+    return value
 
-    @contextlib.contextmanager
-    def engine(self) -> Iterator[Engine]:
-        with self._lock:
-            engine = self._free.pop() if self._free else None
-        if engine is None:
-            engine = self._factory()
-        yield engine
-        # An engine whose call raised (including KeyboardInterrupt) is dropped, not reused.
-        with self._lock:
-            if len(self._free) < POOL_SIZE:
-                self._free.append(engine)
 
-    def clear(self) -> None:
-        """Let go of every idle engine and its memory (zeroed first if the engine wipes)."""
-        with self._lock:
-            idle, self._free = self._free, []
-        for engine in idle:
-            engine.release()
+def _timeout(value: object) -> float | None:
+    """Check a timeout in seconds: None or math.inf wait for ever."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        fail("timeout", "None or a number of seconds above 0", value)
+    return None if math.isinf(value) else float(value)
+
+
+def _engine_factory(backend: str | None, max_memory: int, wipe: bool) -> Callable[[], Engine]:
+    """Return a maker of engines that holds no reference to the hasher."""
+
+    def new_engine() -> Engine:
+        from twocats.kdf.engine import Engine
+
+        return Engine(backend, max_memory=max_memory, wipe=wipe)
+
+    return new_engine
+
+
+def verify_limits_for(params: Params) -> tuple[int, int]:
+    """Return the ``max_memory`` and ``max_work`` a verifier needs to accept hashes of `params`.
+
+    A hash made by a hasher with `params` always verifies on that hasher; another verifier
+    (a server with other parameters, the command line) needs at least these limits.
+    """
+    plain = StoredLimits(0, 0)
+    return _need(params), plain.work_of(params)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Job(Generic[_R]):
+    """One admitted call: its memory, its work on an engine, and what to make of the output."""
+
+    need: int
+    work: Callable[[Engine], bytes]
+    finish: Callable[[bytes], _R]
 
 
 class PasswordHasher:
@@ -174,12 +209,21 @@ class PasswordHasher:
     :param secret: an optional pepper, passed to TwoCats as its ``data`` input.  It is kept out of
         the database, so a leaked database alone cannot be attacked; every hash made with a pepper
         verifies only with the same pepper.  It never appears in a ``repr`` or an error message.
-    :param max_memory: the most memory, in bytes, one hash may use.  Stored hashes asking for more
-        are refused with :class:`~twocats.exceptions.HashMemoryLimitError` before anything is
-        allocated, so a planted hash string cannot exhaust the server.  The default is
-        :data:`DEFAULT_MAX_MEMORY` or the hasher's own need if that is larger, and never more than
-        the machine can give (:func:`twocats.kdf.limits.machine_memory`).  It also sets the work
-        limit :attr:`max_work`.
+    :param max_memory: the most work memory, in bytes, a stored hash may ask for.  Stored hashes
+        asking for more are refused with :class:`~twocats.exceptions.HashMemoryLimitError` before
+        anything is allocated.  Default: twice the hasher's own need, and never more than
+        `max_total_memory` or the machine can give.
+    :param max_work: the most work (units of :func:`twocats.kdf.limits.estimated_work`, about a
+        nanosecond of CPU each) a stored hash may ask for.  Default: 2.5 times the hasher's own
+        work, or 2.5 times a default-profile hash at `max_memory` if that was given and is more.
+    :param max_concurrency: the most hashes (hash, verify, upgrade) running at once; further
+        callers wait in order.  Default: the usable CPUs (affinity and cgroup quota) divided by
+        the parameters' parallelism, at least 1, and no more than `max_total_memory` holds.
+    :param max_total_memory: the most work memory, in bytes, of all running hashes and of the
+        work areas kept for reuse together.  Default: half of what the machine can give
+        (:data:`TOTAL_MEMORY_SHARE`), at least the hasher's own need.
+    :param timeout: how long a caller waits for admission, in seconds, before
+        :class:`~twocats.exceptions.HasherBusyError` (None: for ever).  Each call may override it.
     :param backend: the compute backend (``"reference"``, ``"scalar"`` or ``"simd"``; None chooses
         through ``TWOCATS_BACKEND``, then ``"simd"``).
     :param wipe: zero the work area after every hash, so the blocks derived from the password do
@@ -188,20 +232,19 @@ class PasswordHasher:
         with other jobs), :data:`~twocats.profiles.MODERATE` took 285 ms without and 375 ms with
         wiping (121 and 154 ms of CPU), :data:`~twocats.profiles.SENSITIVE` 488 and 612 ms.
 
-    Raises :class:`~twocats.exceptions.InvalidParametersError` for invalid arguments and
-    :class:`~twocats.exceptions.MemoryLimitError` if the hasher's own parameters need more memory
-    than the limit allows.
+    Raises :class:`~twocats.exceptions.InvalidParametersError` for invalid arguments (naming
+    the argument) and :class:`~twocats.exceptions.MemoryLimitError` if the hasher's own
+    parameters need more memory than the limits allow.
     """
 
     __slots__ = (
         "_backend",
-        "_limit_name",
-        "_max_memory",
-        "_max_work",
+        "_limits",
         "_params",
         "_pool",
         "_salt_len",
         "_secret",
+        "_timeout",
         "_wipe",
     )
 
@@ -214,6 +257,10 @@ class PasswordHasher:
         salt_len: int = DEFAULT_SALT_LEN,
         secret: bytes | None = None,
         max_memory: int | None = None,
+        max_work: int | None = None,
+        max_concurrency: int | None = None,
+        max_total_memory: int | None = None,
+        timeout: float | None = None,
         backend: str | None = None,
         wipe: bool = False,
     ) -> None:
@@ -224,7 +271,18 @@ class PasswordHasher:
             params = dataclasses.replace(params, multiplies=multiplies)
         if parallelism is not None:
             params = dataclasses.replace(params, parallelism=parallelism)
-        self._setup(params, salt_len, secret, max_memory, backend, wipe)
+        self._setup(
+            params,
+            salt_len=salt_len,
+            secret=secret,
+            max_memory=max_memory,
+            max_work=max_work,
+            max_concurrency=max_concurrency,
+            max_total_memory=max_total_memory,
+            timeout=timeout,
+            backend=backend,
+            wipe=wipe,
+        )
 
     @classmethod
     def from_params(
@@ -234,6 +292,10 @@ class PasswordHasher:
         salt_len: int = DEFAULT_SALT_LEN,
         secret: bytes | None = None,
         max_memory: int | None = None,
+        max_work: int | None = None,
+        max_concurrency: int | None = None,
+        max_total_memory: int | None = None,
+        timeout: float | None = None,
         backend: str | None = None,
         wipe: bool = False,
     ) -> PasswordHasher:
@@ -241,15 +303,31 @@ class PasswordHasher:
         if not isinstance(params, Params):
             raise TypeError(f"params must be a twocats.Params, not {type(params).__name__}")
         hasher = cls.__new__(cls)
-        hasher._setup(params, salt_len, secret, max_memory, backend, wipe)
+        hasher._setup(
+            params,
+            salt_len=salt_len,
+            secret=secret,
+            max_memory=max_memory,
+            max_work=max_work,
+            max_concurrency=max_concurrency,
+            max_total_memory=max_total_memory,
+            timeout=timeout,
+            backend=backend,
+            wipe=wipe,
+        )
         return hasher
 
     def _setup(
         self,
         params: Params,
+        *,
         salt_len: int,
         secret: bytes | None,
         max_memory: int | None,
+        max_work: int | None,
+        max_concurrency: int | None,
+        max_total_memory: int | None,
+        timeout: float | None,
         backend: str | None,
         wipe: bool,
     ) -> None:
@@ -262,60 +340,79 @@ class PasswordHasher:
             )
         if secret is not None and not isinstance(secret, (bytes, bytearray)):
             raise TypeError("secret must be bytes or None")
+        problem = phc.strict_problem(params)
+        if problem is not None:
+            # Every hash of a hasher is stored, and such parameters cannot be.
+            raise InvalidParametersError(
+                f"params made with strict=False fail strict validation ({problem}); a "
+                "PasswordHasher stores its hashes and needs parameters that pass it"
+            )
         if params.variant == "2014-03" and (params.hash_size or 0) < phc.MIN_OUTPUT_BYTES:
             raise InvalidParametersError(
                 f"hash_size must be at least {phc.MIN_OUTPUT_BYTES} bytes to store hashes"
             )
-        if max_memory is None:
-            wanted = max(DEFAULT_MAX_MEMORY, params.memory_bytes)
-        elif isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory <= 0:
-            raise InvalidParametersError("max_memory must be a positive number of bytes")
-        else:
-            wanted = max_memory
-        limit, limit_name = limits.effective_limit(wanted)
+        own = _need(params)
+        stored = StoredLimits.relative_to(params, max_memory=max_memory, max_work=max_work)
+        # An explicit max_memory raises the default budget to it.
+        wanted = own if max_memory is None else max(own, stored.max_memory)
+        budget = self._budget(params, wanted, max_total_memory)
+        if max_memory is None and stored.max_memory > budget:
+            stored = dataclasses.replace(stored, max_memory=budget, memory_name="max_total_memory")
+        elif stored.max_memory > budget:
+            raise InvalidParametersError(
+                f"max_memory ({format_size(stored.max_memory)}) is more than max_total_memory "
+                f"({format_size(budget)}): a hash that large could never be admitted"
+            )
+        if own > stored.max_memory:
+            raise limits.memory_limit_error(
+                params.mem_cost, own, stored.max_memory, stored.memory_name
+            )
+        if max_work is not None and stored.work_of(params) > stored.max_work:
+            raise InvalidParametersError(
+                f"max_work ({max_work}) is below the work of the hasher's own parameters "
+                f"({stored.work_of(params)})"
+            )
         self._params = params
         self._salt_len = salt_len
         self._secret = bytes(secret) if secret is not None else b""
-        self._max_memory = wanted if limit is None else limit
-        self._limit_name = limit_name
+        self._limits = stored
+        self._timeout = _timeout(timeout)
         self._backend = backend
         self._wipe = wipe
-        self._check_memory(params, stored=False)
-        self._max_work = max(WORK_PER_MEMORY * self._max_memory, limits.estimated_work(params))
-        self._pool = _EnginePool(self._new_engine)
-
-    def _new_engine(self) -> Engine:
-        from twocats.kdf import Engine
-
-        return Engine(self._backend, max_memory=self._max_memory, wipe=self._wipe)
-
-    def _check_memory(self, params: Params, *, stored: bool) -> None:
-        """Refuse parameters needing more memory than the limit (stored: a hash string's)."""
-        needed = params.memory_bytes
-        if needed <= self._max_memory:
-            return
-        error = limits.memory_limit_error(
-            params.mem_cost, needed, self._max_memory, self._limit_name
+        self._pool = Admission(
+            max_concurrency=self._concurrency(params, own, budget, max_concurrency),
+            max_total_memory=budget,
+            own_memory=own,
+            new_engine=_engine_factory(backend, stored.max_memory, wipe),
         )
-        if stored:
-            raise HashMemoryLimitError(f"the stored hash is refused: {error}")
-        raise error
 
-    def _check_stored(self, params: Params) -> None:
-        """Refuse a stored hash's parameters that exceed the memory or the work limit."""
-        self._check_memory(params, stored=True)
-        work = limits.estimated_work(params)
-        if work > self._max_work:
-            settings = ", ".join(
-                f"{name}={getattr(params, name)}"
-                for name in ("mem_cost", "time_cost", "block_size", "lanes", "multiplies")
-                if getattr(params, name) is not None
-            )
-            raise HashLimitError(
-                f"the stored hash is refused: its work is estimated at {format_size(work)} of "
-                f"standard fill ({settings}), more than max_work ({format_size(self._max_work)}, "
-                f"{WORK_PER_MEMORY} times max_memory)"
-            )
+    @staticmethod
+    def _budget(params: Params, least: int, max_total_memory: int | None) -> int:
+        """Return the memory budget, checked or by default (see the class documentation).
+
+        The default is never below ``least``; an explicit budget below the hasher's own need
+        is refused.
+        """
+        if max_total_memory is None:
+            machine = limits.machine_memory()
+            share = 4 * least if machine is None else machine // TOTAL_MEMORY_SHARE
+            return max(least, share)
+        budget = _positive_int("max_total_memory", max_total_memory)
+        own = _need(params)
+        if own > budget:
+            raise limits.memory_limit_error(params.mem_cost, own, budget, "max_total_memory")
+        return budget
+
+    @staticmethod
+    def _concurrency(params: Params, own: int, budget: int, wanted: int | None) -> int:
+        """Return the concurrency limit, checked or by default (see the class documentation)."""
+        if wanted is not None:
+            return _positive_int("max_concurrency", wanted)
+        cpus = limits.usable_cpus()
+        by_cpus = cpus // min(params.parallelism, cpus)
+        return max(1, min(by_cpus, budget // max(own, 1)))
+
+    # -- properties --------------------------------------------------------------------------------
 
     @property
     def params(self) -> Params:
@@ -329,17 +426,33 @@ class PasswordHasher:
 
     @property
     def max_memory(self) -> int:
-        """The effective memory limit in bytes (see the class documentation)."""
-        return self._max_memory
+        """The memory limit for stored hashes, in bytes (see the class documentation)."""
+        return self._limits.max_memory
 
     @property
     def max_work(self) -> int:
-        """The work limit for stored hashes, in bytes of standard fill.
+        """The work limit for stored hashes (see :func:`twocats.kdf.limits.estimated_work`)."""
+        return self._limits.max_work
 
-        :data:`WORK_PER_MEMORY` times :attr:`max_memory`, or the work of the hasher's own
-        parameters if that is larger (see :func:`twocats.kdf.limits.estimated_work`).
-        """
-        return self._max_work
+    @property
+    def limits(self) -> StoredLimits:
+        """The limits stored hashes are checked against."""
+        return self._limits
+
+    @property
+    def max_concurrency(self) -> int:
+        """The most hashes running at once."""
+        return self._pool.max_concurrency
+
+    @property
+    def max_total_memory(self) -> int:
+        """The memory budget of all running hashes and kept work areas, in bytes."""
+        return self._pool.max_total_memory
+
+    @property
+    def timeout(self) -> float | None:
+        """How long a caller waits for admission by default, in seconds (None: for ever)."""
+        return self._timeout
 
     @property
     def backend(self) -> str | None:
@@ -358,8 +471,85 @@ class PasswordHasher:
         pepper = "<set>" if self._secret else "None"
         return (
             f"PasswordHasher(params={self._params!r}, salt_len={self._salt_len}, secret={pepper}, "
-            f"max_memory={self._max_memory}, backend={self._backend!r})"
+            f"max_memory={self.max_memory}, max_work={self.max_work}, "
+            f"max_concurrency={self.max_concurrency}, max_total_memory={self.max_total_memory}, "
+            f"timeout={self._timeout}, backend={self._backend!r})"
         )
+
+    # -- running under admission control -----------------------------------------------------------
+
+    def _wait(self, timeout: float | None) -> float | None:
+        return self._timeout if timeout is None else _timeout(timeout)
+
+    def _run(self, job: _Job[_R], timeout: float | None) -> _R:
+        with self._pool.slot(job.need, self._wait(timeout)) as engine:
+            output = job.work(engine)
+        return job.finish(output)
+
+    async def _arun(self, job: _Job[_R], timeout: float | None) -> _R:
+        async with self._pool.aslot(job.need, self._wait(timeout)) as lease:
+            output = await lease.run(job.work)
+        return job.finish(output)
+
+    # -- the jobs ----------------------------------------------------------------------------------
+
+    def _hash_job(self, password: str | bytes, salt: bytes | None) -> _Job[str]:
+        secret = _password_bytes(password)
+        if salt is None:
+            salt = secrets.token_bytes(self._salt_len)
+        elif not isinstance(salt, (bytes, bytearray)):
+            raise TypeError("salt must be bytes")
+        elif not phc.MIN_SALT_BYTES <= len(salt) <= phc.MAX_SALT_BYTES:
+            raise InvalidParametersError(
+                f"salt must be {phc.MIN_SALT_BYTES} to {phc.MAX_SALT_BYTES} bytes long"
+            )
+        salt = bytes(salt)
+        params = self._params
+        pepper = self._secret
+
+        def work(engine: Engine) -> bytes:
+            return engine.derive(secret, salt, params, data=pepper)
+
+        return _Job(_need(params), work, lambda digest: phc.encode(params, salt, digest))
+
+    def _verify_job(self, hash: str | bytes, password: str | bytes) -> _Job[Literal[True]]:
+        secret = _password_bytes(password)
+        stored = phc.decode(hash)
+        self._limits.check(stored.params)
+        pepper = self._secret
+
+        def work(engine: Engine) -> bytes:
+            return engine.derive(secret, stored.salt, stored.params, data=pepper)
+
+        return _Job(_need(stored.params), work, lambda digest: _match(digest, stored.digest))
+
+    def _unknown_job(self, password: str | bytes) -> _Job[Literal[True]]:
+        job = self._hash_job(password, None)
+        decoy = secrets.token_bytes(self._params.output_size)
+        return _Job(job.need, job.work, lambda digest: _match(digest, decoy, always_fail=True))
+
+    def _upgrade_job(self, hash: str | bytes) -> _Job[str] | str:
+        stored = phc.decode(hash)
+        old = stored.params
+        differing = _differences(old, self._params)
+        if differing:
+            raise InvalidParametersError(
+                f"cannot upgrade without the password: the stored hash differs in "
+                f"{', '.join(differing)}; rehash it when the user next logs in"
+            )
+        if old.mem_cost >= self._params.mem_cost:
+            return stored.encode()
+        new = dataclasses.replace(old, mem_cost=self._params.mem_cost)
+        self._limits.check(new, old_mem_cost=old.mem_cost, subject="the upgrade")
+
+        def work(engine: Engine) -> bytes:
+            return engine.update(stored.digest, new, old.mem_cost)
+
+        return _Job(
+            _need(new, old.mem_cost), work, lambda digest: phc.encode(new, stored.salt, digest)
+        )
+
+    # -- the public calls --------------------------------------------------------------------------
 
     def check_hash(self, hash: str | bytes) -> Params:
         """Return the parameters of `hash` if this hasher can verify it, without any hashing.
@@ -371,30 +561,29 @@ class PasswordHasher:
         password.
         """
         params = phc.decode(hash).params
-        self._check_stored(params)
+        self._limits.check(params)
         return params
 
-    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+    def hash(
+        self, password: str | bytes, *, salt: bytes | None = None, timeout: float | None = None
+    ) -> str:
         """Hash `password` (``str`` is encoded as UTF-8) and return the PHC string.
 
         `salt` is for reproducing known answers only: leave it out and a fresh random salt of
-        :attr:`salt_len` bytes is used, as every stored password needs.
+        :attr:`salt_len` bytes is used, as every stored password needs.  `timeout` overrides the
+        hasher's (``math.inf``: wait for ever); see :class:`PasswordHasher`.
         """
-        secret = _password_bytes(password)
-        if salt is None:
-            salt = secrets.token_bytes(self._salt_len)
-        elif not isinstance(salt, (bytes, bytearray)):
-            raise TypeError("salt must be bytes")
-        elif not phc.MIN_SALT_BYTES <= len(salt) <= phc.MAX_SALT_BYTES:
-            raise InvalidParametersError(
-                f"salt must be {phc.MIN_SALT_BYTES} to {phc.MAX_SALT_BYTES} bytes long"
-            )
-        salt = bytes(salt)
-        with self._pool.engine() as engine:
-            digest = engine.derive(secret, salt, self._params, data=self._secret)
-        return phc.encode(self._params, salt, digest)
+        return self._run(self._hash_job(password, salt), timeout)
 
-    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+    async def ahash(
+        self, password: str | bytes, *, salt: bytes | None = None, timeout: float | None = None
+    ) -> str:
+        """:meth:`hash` for asyncio: waits without blocking the event loop."""
+        return await self._arun(self._hash_job(password, salt), timeout)
+
+    def verify(
+        self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
+    ) -> Literal[True]:
         """Return True if `password` matches the stored `hash`, else raise.
 
         The output is recomputed with exactly the parameters in the string and compared in constant
@@ -405,16 +594,34 @@ class PasswordHasher:
         :attr:`max_memory`, :class:`~twocats.exceptions.HashLimitError` if it asks for more work
         than :attr:`max_work`.  A ``str`` password that is not valid Unicode raises
         :class:`~twocats.exceptions.InvalidParametersError`, a password of another type
-        ``TypeError``.
+        ``TypeError``; a caller that waited `timeout` seconds in vain
+        :class:`~twocats.exceptions.HasherBusyError`.
         """
-        secret = _password_bytes(password)
-        stored = phc.decode(hash)
-        self._check_stored(stored.params)
-        with self._pool.engine() as engine:
-            digest = engine.derive(secret, stored.salt, stored.params, data=self._secret)
-        if not hmac.compare_digest(digest, stored.digest):
-            raise VerifyMismatchError("The password does not match the supplied hash")
-        return True
+        return self._run(self._verify_job(hash, password), timeout)
+
+    async def averify(
+        self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
+    ) -> Literal[True]:
+        """:meth:`verify` for asyncio: waits without blocking the event loop.
+
+        Cancelling the awaiting task is safe: a call still waiting leaves the queue, and one
+        already running finishes in its thread and gives its slot and work area back.
+        """
+        return await self._arun(self._verify_job(hash, password), timeout)
+
+    def verify_unknown(self, password: str | bytes, *, timeout: float | None = None) -> None:
+        """Spend a real verification's time and memory, then raise VerifyMismatchError.
+
+        Call it when a login names a user that does not exist, instead of answering at once, so
+        that the response time does not reveal which user names exist.  It hashes `password`
+        with the hasher's own parameters and a fresh salt under the same admission control as
+        :meth:`verify`, and always raises :class:`~twocats.exceptions.VerifyMismatchError`.
+        """
+        self._run(self._unknown_job(password), timeout)
+
+    async def averify_unknown(self, password: str | bytes, *, timeout: float | None = None) -> None:
+        """:meth:`verify_unknown` for asyncio."""
+        await self._arun(self._unknown_job(password), timeout)
 
     def needs_rehash(self, hash: str | bytes) -> bool:
         """Return True if `hash` was not made with this hasher's parameters and salt length.
@@ -422,7 +629,7 @@ class PasswordHasher:
         A hash upgraded to this hasher's memory cost (its start level is then below the hasher's)
         does not need rehashing: it did all the work of a fresh hash and more.  Use
         :meth:`can_upgrade` to see whether :meth:`upgrade` can bring a hash up to date without the
-        password.
+        password.  It only decodes the string and computes nothing.
         """
         stored = phc.decode(hash)
         if len(stored.salt) < self._salt_len or _differences(stored.params, self._params):
@@ -444,7 +651,7 @@ class PasswordHasher:
             and stored.params.mem_cost < self._params.mem_cost
         )
 
-    def upgrade(self, hash: str | bytes) -> str:
+    def upgrade(self, hash: str | bytes, *, timeout: float | None = None) -> str:
         """Raise the memory cost of a stored hash to this hasher's, without the password.
 
         Returns the new hash string; it verifies the same password as the old one, and equals the
@@ -455,20 +662,21 @@ class PasswordHasher:
         Raises :class:`~twocats.exceptions.InvalidParametersError` if the stored hash differs in any
         other parameter (those can only change by rehashing the password at the next login),
         :class:`~twocats.exceptions.InvalidHashError` for a malformed string, and
-        :class:`~twocats.exceptions.MemoryLimitError` if the new cost exceeds :attr:`max_memory`.
+        :class:`~twocats.exceptions.HashLimitError` if the upgrade needs more memory or work than
+        the limits allow (the same limits and messages as :meth:`verify`).
         """
-        stored = phc.decode(hash)
-        old = stored.params
-        differing = _differences(old, self._params)
-        if differing:
-            raise InvalidParametersError(
-                f"cannot upgrade without the password: the stored hash differs in "
-                f"{', '.join(differing)}; rehash it when the user next logs in"
-            )
-        if old.mem_cost >= self._params.mem_cost:
-            return stored.encode()
-        new = dataclasses.replace(old, mem_cost=self._params.mem_cost)
-        self._check_memory(new, stored=False)
-        with self._pool.engine() as engine:
-            digest = engine.update(stored.digest, new, old.mem_cost)
-        return phc.encode(new, stored.salt, digest)
+        job = self._upgrade_job(hash)
+        return job if isinstance(job, str) else self._run(job, timeout)
+
+    async def aupgrade(self, hash: str | bytes, *, timeout: float | None = None) -> str:
+        """:meth:`upgrade` for asyncio: waits without blocking the event loop."""
+        job = self._upgrade_job(hash)
+        return job if isinstance(job, str) else await self._arun(job, timeout)
+
+
+def _match(digest: bytes, expected: bytes, *, always_fail: bool = False) -> Literal[True]:
+    """Compare in constant time; raise VerifyMismatchError unless equal."""
+    equal = hmac.compare_digest(digest, expected)
+    if always_fail or not equal:
+        raise VerifyMismatchError("The password does not match the supplied hash")
+    return True

@@ -71,6 +71,7 @@ __all__ = [
     "encode",
     "encode_params",
     "extract_parameters",
+    "strict_problem",
 ]
 
 #: The PHC function identifier.
@@ -165,16 +166,24 @@ def _b64encode(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii").rstrip("=")
 
 
+def _decode_base64(padded: str) -> bytes | None:
+    """Return the bytes of padded base64 text, or None if it is not valid."""
+    try:
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
 def _b64decode(text: str, what: str) -> bytes:
     """Decode canonical unpadded base64, rejecting every other spelling of the same bytes."""
     if _B64.fullmatch(text) is None:
         raise InvalidHashError(f"the {what} is not unpadded standard base64 (A-Z a-z 0-9 + /)")
     if len(text) % 4 == 1:
         raise InvalidHashError(f"the {what} has an impossible base64 length")
-    try:
-        raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        raise InvalidHashError(f"the {what} is not valid base64") from None
+    raw = _decode_base64(text + "=" * (-len(text) % 4))
+    if raw is None:
+        # Raised outside the handler, so that no exception holding the input is chained to it.
+        raise InvalidHashError(f"the {what} is not valid base64")
     if _b64encode(raw) != text:
         raise InvalidHashError(f"the {what} has non-zero unused bits in its last base64 character")
     return raw
@@ -222,10 +231,9 @@ def encode(params: Params, salt: bytes, digest: bytes) -> str:
     """
     if not params.strict:
         # A string must decode again, and decoding validates strictly.
-        try:
-            dataclasses.replace(params, strict=True)
-        except ValueError as exc:
-            raise InvalidHashError(f"these parameters cannot be stored: {exc}") from None
+        problem = strict_problem(params)
+        if problem is not None:
+            raise InvalidHashError(f"these parameters cannot be stored: {problem}")
     if not MIN_SALT_BYTES <= len(salt) <= MAX_SALT_BYTES:
         raise InvalidHashError(
             f"salt length must be {MIN_SALT_BYTES} to {MAX_SALT_BYTES} bytes, got {len(salt)}"
@@ -240,12 +248,24 @@ def encode(params: Params, salt: bytes, digest: bytes) -> str:
     return f"{encode_params(params)}${_b64encode(salt)}${_b64encode(digest)}"
 
 
+def strict_problem(params: Params) -> str | None:
+    """Return why ``params`` fail strict validation, or None if they pass (or are strict)."""
+    if params.strict:
+        return None
+    try:
+        dataclasses.replace(params, strict=True)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def _as_text(encoded: object) -> str:
     if isinstance(encoded, (bytes, bytearray, memoryview)):
-        try:
-            encoded = bytes(encoded).decode("ascii")
-        except UnicodeDecodeError:
-            raise InvalidHashError("a twocats hash string is ASCII text") from None
+        raw = bytes(encoded)
+        # Checked without a codec, whose error would hold the input (a password pasted here).
+        if not raw.isascii():
+            raise InvalidHashError("a twocats hash string is ASCII text")
+        encoded = raw.decode("ascii")
     if not isinstance(encoded, str):
         raise InvalidHashError(
             f"a twocats hash string must be str or bytes, not {type(encoded).__name__}"
@@ -312,11 +332,20 @@ def _parse_params(version: str, segment: str) -> Params:
         if key in allowed:
             default = values["m"] if key == "s" else _DEFAULTS.get(key)
             kwargs[name] = values.get(key, default)
+    params, problem = _build_params(kwargs)
+    if params is None:
+        # Params names the parameter and its allowed range; raised outside the handler so that
+        # nothing is chained to it.
+        raise InvalidHashError(f"parameters out of range: {problem}")
+    return params
+
+
+def _build_params(kwargs: dict[str, Any]) -> tuple[Params | None, str]:
+    """Return the Params of ``kwargs``, or None and the validation message."""
     try:
-        return Params(**kwargs)
+        return Params(**kwargs), ""
     except ValueError as exc:
-        # Params names the parameter and its allowed range; no secret is involved here.
-        raise InvalidHashError(f"parameters out of range: {exc}") from None
+        return None, str(exc)
 
 
 def decode_params(encoded: str | bytes) -> Params:

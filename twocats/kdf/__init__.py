@@ -118,15 +118,21 @@ def derive(
     data: bytes = b"",
     backend: str | None = None,
     max_memory: int | None = None,
+    max_work: int | None = None,
 ) -> bytes:
     """Derive the TwoCats output of ``password`` and ``salt`` (the reference's extended API).
 
     ``data`` is the associated data (secondary key) hashed with them.  The output has
     ``params.output_size`` bytes.  ``max_memory`` (bytes) refuses a derivation that needs more
     work memory before anything is allocated; without it the limit is the machine's memory.
+    ``max_work`` refuses a costlier derivation (:class:`~twocats.exceptions.HashLimitError`,
+    see :func:`twocats.kdf.limits.estimated_work`); pass it, or check with
+    :func:`twocats.kdf.limits.check_stored_params`, whenever ``params`` come from storage.
     """
     engine = default_engine(backend)
-    return engine.derive(password, salt, params, data=data, max_memory=max_memory)
+    return engine.derive(
+        password, salt, params, data=data, max_memory=max_memory, max_work=max_work
+    )
 
 
 def client(
@@ -137,10 +143,13 @@ def client(
     data: bytes = b"",
     backend: str | None = None,
     max_memory: int | None = None,
+    max_work: int | None = None,
 ) -> bytes:
     """Derive the client half of server relief: ``derive`` without its final hash."""
     engine = default_engine(backend)
-    return engine.client(password, salt, params, data=data, max_memory=max_memory)
+    return engine.client(
+        password, salt, params, data=data, max_memory=max_memory, max_work=max_work
+    )
 
 
 def server(client_output: bytes, params: Params) -> bytes:
@@ -157,6 +166,7 @@ def update(
     *,
     backend: str | None = None,
     max_memory: int | None = None,
+    max_work: int | None = None,
 ) -> bytes:
     """Raise the memory cost of a stored ``derive`` output without the password.
 
@@ -164,9 +174,10 @@ def update(
     one (larger).  The result equals ``derive`` with ``params`` and ``start_mem_cost`` of the
     stored output; only the levels above ``old_mem_cost`` are computed.  (The reference's
     ``UpdatePassword`` takes ``oldMemCost = old_mem_cost + 1`` instead.)  ``max_memory`` is as
-    for :func:`derive`.
+    for :func:`derive`, and so is ``max_work``.
     """
-    return default_engine(backend).update(stored, params, old_mem_cost, max_memory=max_memory)
+    engine = default_engine(backend)
+    return engine.update(stored, params, old_mem_cost, max_memory=max_memory, max_work=max_work)
 
 
 # -- the reference's convenience APIs --------------------------------------------------------------

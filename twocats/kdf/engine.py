@@ -53,6 +53,13 @@ def _check_limit(max_memory: object) -> int | None:
     return max_memory
 
 
+def _check_work(params: Params, max_work: int | None, old_mem_cost: int | None = None) -> None:
+    """Refuse a call whose estimated work is above ``max_work`` (None: no work limit)."""
+    if max_work is not None:
+        allowed = limits.StoredLimits.relative_to(params, max_work=max_work)
+        allowed.check(params, old_mem_cost=old_mem_cost, subject="the derivation", memory=False)
+
+
 class Engine:
     """Derive TwoCats outputs on one backend, reusing one work buffer across calls.
 
@@ -161,13 +168,18 @@ class Engine:
         *,
         data: bytes = b"",
         max_memory: int | None = None,
+        max_work: int | None = None,
     ) -> bytes:
         """Derive the final output (``params.output_size`` bytes) from a password and salt.
 
-        ``max_memory`` lowers the engine's memory limit for this call.
+        ``max_memory`` lowers the engine's memory limit for this call; ``max_work`` (work units
+        of :func:`twocats.kdf.limits.estimated_work`) refuses costlier parameters with
+        :class:`~twocats.exceptions.HashLimitError`, as a hasher refuses a stored hash: pass
+        it whenever the parameters come from storage or a file.
         """
         params = core.check_params(params)
         self.check_memory(params, max_memory=max_memory)
+        _check_work(params, max_work)
         return core.derive_output(
             params, password, salt, data, self.fill_slice(), self._memory_for(params, max_memory)
         )
@@ -180,10 +192,12 @@ class Engine:
         *,
         data: bytes = b"",
         max_memory: int | None = None,
+        max_work: int | None = None,
     ) -> bytes:
         """Derive the client half of server relief (everything except the final hash)."""
         params = core.check_params(params)
         self.check_memory(params, max_memory=max_memory)
+        _check_work(params, max_work)
         return core.client_output(
             params, password, salt, data, self.fill_slice(), self._memory_for(params, max_memory)
         )
@@ -193,7 +207,13 @@ class Engine:
         return core.server_output(core.check_params(params), client_output)
 
     def update(
-        self, stored: bytes, params: Params, old_mem_cost: int, *, max_memory: int | None = None
+        self,
+        stored: bytes,
+        params: Params,
+        old_mem_cost: int,
+        *,
+        max_memory: int | None = None,
+        max_work: int | None = None,
     ) -> bytes:
         """Raise the memory cost of a stored output from ``old_mem_cost`` to ``params.mem_cost``.
 
@@ -202,6 +222,7 @@ class Engine:
         """
         params = core.check_params(params)
         self.check_memory(params, old_mem_cost=old_mem_cost, max_memory=max_memory)
+        _check_work(params, max_work, old_mem_cost)
         return core.update_output(
             params, stored, old_mem_cost, self.fill_slice(), self._memory_for(params, max_memory)
         )

@@ -9,43 +9,75 @@ those are smaller.  A request within the limit that the operating system still c
 becomes a :class:`~twocats.exceptions.HashingError` when the allocator reports it.
 
 Memory alone does not bound the time a stored hash string can demand: ``time_cost`` repeats
-slices (2014) or every block hash (March 2014) up to ``2**30`` times, and 32-byte blocks cost
-about thirty times more per byte than 16 KiB ones.  :func:`estimated_work` therefore rates a
-derivation in *bytes of standard fill*: the bytes a derivation with the reference layout (16 KiB
-blocks, 8 lanes, 2 multiplies, no repetitions) would fill in the same time on the compiled
-backends.  A standard 2015 derivation at memory M rates about M (1.4 M with 3 multiplies; a
-``start_mem_cost`` below ``mem_cost`` adds the lower levels, up to twice as much).  The figures of
-the model were measured on the project machine and are good to within a factor of two, which is
-all a limit needs.
+slices (2014) or every block hash (March 2014) up to ``2**30`` times, 32-byte blocks cost about
+thirty times more per byte than 16 KiB ones, and each block's state hash costs more with the
+SHA-2 hash types.  :func:`work_units` therefore counts, from the level plan alone, what a
+derivation does at the seam (``fill_slice`` calls, blocks, sub-blocks, lane rows and multiply
+steps), and :func:`estimated_work` weighs those counts by their measured CPU cost: the result is
+in *work units*, one nanosecond of CPU time of one core of the project machine on the compiled
+``simd`` backend.  ``tests/test_hasher_limits.py`` checks the counts against a seam that counts
+what the orchestration really asks of it, for every variant, hash type and block shape, and
+``python -m bench work`` measures the estimate against CPU time.
+
+:class:`StoredLimits` is the one place that decides whether stored or file-supplied parameters
+may run: :func:`check_stored_params` is what :class:`~twocats.PasswordHasher`, the command line
+and bulk upgraders call.  Its defaults are relative to the caller's own parameters (see
+:meth:`StoredLimits.relative_to`), so that a planted hash cannot cost a server more than a few of
+its own verifications, whatever its shape.
 
 This module imports neither numpy nor numba.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import TYPE_CHECKING, Final
 
-from twocats.exceptions import MemoryLimitError
+from twocats.exceptions import HashLimitError, HashMemoryLimitError, MemoryLimitError
 from twocats.kdf import geometry
+from twocats.params import _fail as fail
 
 if TYPE_CHECKING:
     from twocats.params import Params
 
 __all__ = [
-    "BLOCK_OVERHEAD_BYTES",
     "MACHINE",
     "MAX_MEMORY_NAME",
+    "MEMORY_RATIO",
+    "WORK_RATIO",
+    "StoredLimits",
+    "WorkUnits",
+    "check_stored_params",
     "effective_limit",
     "estimated_work",
     "format_size",
+    "format_work",
     "machine_memory",
     "memory_limit_error",
+    "usable_cpus",
+    "work_units",
 ]
 
-#: The fixed cost of one block (its state hash and addressing) in bytes of standard fill: a
-#: 32-byte block costs about as much as 800 bytes of a 16 KiB block.
-BLOCK_OVERHEAD_BYTES: Final = 768
+#: By default a stored hash may estimate at most this many times the work of the reference
+#: parameters (a hasher's own): an upgraded hash, whose lower levels add up to one more
+#: verification, stays well within it.
+WORK_RATIO: Final = 2.5
+
+#: By default a stored hash may need at most this many times the memory of the reference
+#: parameters: one memory cost above them.
+MEMORY_RATIO: Final = 2
+
+# Measured CPU cost of each counted unit, in picoseconds (simd backend, one thread, the project
+# machine: ``python -m bench work``).  Where a cost varied with the memory size the largest
+# figure is kept: an estimate may run high, never low.
+_CALL_PS: Final = 1_500_000
+_BLOCK_PS: Final = (250_000, 300_000, 220_000, 340_000)  # by hash code: the state hash
+_SUB_BLOCK_PS: Final = 700
+_ROW_PS: Final = {1: 1_850, 2: 1_850, 4: 1_570, 8: 1_740, 16: 3_020}  # by lanes
+_MULTIPLY_ROW_PS: Final = (0, 1_060, 3_440, 5_910, 9_250, 11_830, 14_400, 16_980, 19_550)
+_MULTIPLY_2014_03_PS: Final = 720  # per multiply of the March 2014 chain, which is shorter
+_FRESH_BYTE_PS: Final = 450  # first touch of memory the operating system has to map
 
 #: How a limit set by the caller is named in error messages.
 MAX_MEMORY_NAME: Final = "max_memory"
@@ -72,6 +104,12 @@ def format_size(nbytes: int) -> str:
     raise AssertionError("unreachable")
 
 
+def format_work(units: int) -> str:
+    """Format work units (nanoseconds of reference CPU time) as seconds, e.g. ``0.18 s``."""
+    seconds = units / 1e9
+    return f"{seconds:.0f} s" if seconds >= 100 else f"{seconds:.3g} s"
+
+
 def _physical_memory() -> int | None:
     try:
         pages = os.sysconf("SC_PHYS_PAGES")
@@ -85,12 +123,8 @@ def _physical_memory() -> int | None:
 
 def _cgroup_limit() -> int | None:
     for path in _CGROUP_LIMITS:
-        try:
-            with open(path, encoding="ascii") as handle:
-                text = handle.read().strip()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if text.isdigit() and 0 < int(text) < _NO_CGROUP_LIMIT:
+        text = _read_setting(path)
+        if text is not None and text.isdigit() and 0 < int(text) < _NO_CGROUP_LIMIT:
             return int(text)
     return None
 
@@ -120,6 +154,38 @@ def machine_memory() -> int | None:
     return min(known) if known else None
 
 
+def _read_setting(path: str) -> str | None:
+    """Return the stripped text of a small system file, or None if it cannot be read."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            return handle.read(256).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _cgroup_cpu_quota() -> int | None:
+    """Return the CPUs a cgroup's quota allows (rounded up), or None without a quota."""
+    text = _read_setting("/sys/fs/cgroup/cpu.max")
+    if text is not None:
+        quota, _, period = text.partition(" ")
+    else:
+        quota = _read_setting("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") or ""
+        period = _read_setting("/sys/fs/cgroup/cpu/cpu.cfs_period_us") or ""
+    if quota.isdigit() and period.isdigit() and int(period) > 0:
+        return max(1, -(-int(quota) // int(period)))
+    return None
+
+
+def usable_cpus() -> int:
+    """Return the CPUs this process may use: its affinity, lowered by a cgroup CPU quota."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        cpus = os.cpu_count() or 1
+    quota = _cgroup_cpu_quota()
+    return max(1, cpus if quota is None else min(cpus, quota))
+
+
 def effective_limit(max_memory: int | None) -> tuple[int | None, str]:
     """Return the limit in force for ``max_memory`` and its name for error messages.
 
@@ -144,26 +210,204 @@ def memory_limit_error(mem_cost: int, needed: int, limit: int, source: str) -> M
     )
 
 
-def estimated_work(params: Params, *, old_mem_cost: int | None = None) -> int:
-    """Return the estimated work of a derivation (or an update) in bytes of standard fill.
+@dataclasses.dataclass(frozen=True)
+class WorkUnits:
+    """What a derivation asks of the seam, counted from its level plan."""
 
-    Each level that fills memory counts its bytes, scaled by the lane count (fewer lanes hash
-    fewer bytes per step: ``8 / lanes``) and the multiply chain (``(1 + multiplies) / 3``), plus
-    :data:`BLOCK_OVERHEAD_BYTES` per block, times its repetitions: ``2**time_cost`` for every
-    block of the March 2014 version, and for the 2014 version ``(3 + 2**time_cost) / 4`` on the
-    main levels, whose last slice runs ``2**time_cost`` times.
+    calls: int = 0
+    blocks: int = 0
+    sub_blocks: int = 0
+    rows: int = 0
+    multiplies: int = 0
+
+
+def work_units(params: Params, *, old_mem_cost: int | None = None) -> WorkUnits:
+    """Count the seam calls, blocks, sub-blocks, lane rows and multiply steps of a derivation.
+
+    A row is one step of the lane loop (``lanes`` words); March 2014 repeats every block hash
+    ``2**time_cost`` times (its state hash once), the 2014 version the last slice of every main
+    level.  The first data-independent slice of a level expands its block 0 instead of hashing
+    it.
     """
-    total = 0
+    calls = blocks = sub_blocks = rows = multiplies = 0
+    time_cost = params.time_cost or 0
+    inner = 1 << time_cost if params.variant == "2014-03" else 1
     for plan in geometry.plan(params, old_mem_cost=old_mem_cost):
         if not plan.fills:
             continue
-        blocks = plan.parallelism * plan.blocks_per_region
-        fill = 4 * plan.words * 8 * (1 + params.multiplies) // (3 * params.lanes)
-        level = fill + blocks * BLOCK_OVERHEAD_BYTES
-        time_cost = params.time_cost or 0
-        if params.variant == "2014-03":
-            level <<= time_cost
-        elif params.variant == "2014" and plan.main:
-            level = level * (3 + (1 << time_cost)) // 4
-        total += level
-    return total
+        for s in range(4):
+            dependent = s >= plan.resistant_slices
+            sub_blocklen = plan.sub_blocklen if dependent else plan.blocklen
+            repeats = 1 << time_cost if params.variant == "2014" and plan.main and s == 3 else 1
+            hashed = plan.per_slice - (0 if dependent or s else 1)
+            count = repeats * plan.parallelism * max(hashed, 0)
+            calls += repeats
+            blocks += count
+            sub_blocks += count * inner * (plan.blocklen // sub_blocklen)
+            level_rows = count * inner * (plan.blocklen // params.lanes)
+            rows += level_rows
+            multiplies += level_rows * params.multiplies
+    return WorkUnits(calls, blocks, sub_blocks, rows, multiplies)
+
+
+def estimated_work(params: Params, *, old_mem_cost: int | None = None) -> int:
+    """Return the estimated work of a derivation (or an update), in work units (CPU ns).
+
+    The counts of :func:`work_units` weighed by their measured costs; fresh memory is not
+    included (see :meth:`StoredLimits.work_of`).
+    """
+    units = work_units(params, old_mem_cost=old_mem_cost)
+    if params.variant == "2014-03":
+        row = _ROW_PS[params.lanes] + _MULTIPLY_2014_03_PS * params.multiplies
+    else:
+        row = _ROW_PS[params.lanes] + _MULTIPLY_ROW_PS[params.multiplies]
+    picoseconds = (
+        units.calls * _CALL_PS
+        + units.blocks * _BLOCK_PS[params.hash_code]
+        + units.sub_blocks * _SUB_BLOCK_PS
+        + (units.rows * row)
+    )
+    return picoseconds // 1000
+
+
+def _memory_cost(memory: int) -> int:
+    """Return the mem_cost whose memory (``2**m`` KiB) is the largest not above ``memory``."""
+    return max(0, min(30, (memory >> 10).bit_length() - 1))
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredLimits:
+    """The memory and work that stored or file-supplied parameters may ask for.
+
+    ``max_memory`` and ``max_work`` are the limits (bytes, work units); ``memory_name`` names the
+    memory limit in messages, ``work_basis`` says where ``max_work`` comes from, and
+    ``pooled_bytes`` is the memory a caller already holds for reuse: a request above it also
+    pays for mapping fresh memory, which :meth:`work_of` adds.
+    """
+
+    max_memory: int
+    max_work: int
+    memory_name: str = MAX_MEMORY_NAME
+    work_basis: str = "set by the caller"
+    pooled_bytes: int = 0
+
+    @classmethod
+    def relative_to(
+        cls,
+        reference: Params,
+        *,
+        max_memory: int | None = None,
+        max_work: int | None = None,
+    ) -> StoredLimits:
+        """Return the limits for a caller whose own parameters are ``reference``.
+
+        Without ``max_memory`` the limit is :data:`MEMORY_RATIO` times the reference's memory;
+        without ``max_work`` it is :data:`WORK_RATIO` times the reference's work, or times the
+        work of the default profile's layout at ``max_memory`` where that is more (an operator
+        who raises ``max_memory`` accepts ordinary hashes of that size).  Either limit is
+        lowered to what the machine can give.  Raises
+        :class:`~twocats.exceptions.InvalidParametersError` for a limit that is not a positive
+        integer.
+        """
+        from twocats.profiles import DEFAULT
+
+        own_memory = reference.memory_bytes
+        if max_memory is None:
+            wanted, name = MEMORY_RATIO * own_memory, MAX_MEMORY_NAME
+        else:
+            wanted, name = _positive("max_memory", max_memory), MAX_MEMORY_NAME
+        machine, machine_name = effective_limit(wanted)
+        if machine is not None and machine < wanted:
+            wanted, name = machine, machine_name
+        if max_work is not None:
+            work, basis = _positive("max_work", max_work), "set by the caller"
+        else:
+            work = estimated_work(reference)
+            basis = f"{WORK_RATIO:g} times the work of the own parameters"
+            if max_memory is not None:
+                at_limit = _scaled(DEFAULT, _memory_cost(max_memory))
+                standard = cls(wanted, 0, pooled_bytes=own_memory).work_of(at_limit)
+                if standard > work:
+                    work = standard
+                    basis = f"{WORK_RATIO:g} times the work of a default-profile hash at max_memory"
+            work = int(WORK_RATIO * work)
+        return cls(wanted, work, name, basis, own_memory)
+
+    def work_of(self, params: Params, *, old_mem_cost: int | None = None) -> int:
+        """Return the work of ``params``, with the first touch of memory beyond ``pooled_bytes``."""
+        needed = 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
+        fresh = max(0, needed - self.pooled_bytes)
+        return estimated_work(params, old_mem_cost=old_mem_cost) + fresh * _FRESH_BYTE_PS // 1000
+
+    def check(
+        self,
+        params: Params,
+        *,
+        old_mem_cost: int | None = None,
+        subject: str = "the stored hash",
+        memory: bool = True,
+    ) -> None:
+        """Refuse ``params`` if they need more memory or work than these limits allow.
+
+        Raises :class:`~twocats.exceptions.HashMemoryLimitError` or
+        :class:`~twocats.exceptions.HashLimitError`, before anything is allocated; ``subject``
+        names what is refused in the message.  ``memory=False`` checks the work only (for a
+        caller that checks memory against a limit of its own).
+        """
+        needed = 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
+        if memory and needed > self.max_memory:
+            error = memory_limit_error(params.mem_cost, needed, self.max_memory, self.memory_name)
+            raise HashMemoryLimitError(f"{subject} is refused: {error}")
+        work = self.work_of(params, old_mem_cost=old_mem_cost)
+        if work > self.max_work:
+            settings = ", ".join(
+                f"{name}={getattr(params, name)}"
+                for name in (
+                    "hash_type",
+                    "mem_cost",
+                    "time_cost",
+                    "multiplies",
+                    "lanes",
+                    "parallelism",
+                    "block_size",
+                    "sub_block_size",
+                )
+                if getattr(params, name) is not None
+            )
+            raise HashLimitError(
+                f"{subject} is refused: its work is estimated at {format_work(work)} of CPU "
+                f"({settings}), more than max_work ({format_work(self.max_work)}, "
+                f"{self.work_basis})"
+            )
+
+
+def check_stored_params(
+    params: Params,
+    reference: Params,
+    *,
+    max_memory: int | None = None,
+    max_work: int | None = None,
+    old_mem_cost: int | None = None,
+    subject: str = "the stored hash",
+) -> None:
+    """Refuse stored or file-supplied ``params`` that cost more than a caller should run.
+
+    ``reference`` is the caller's own parameters (a command without any uses
+    :data:`twocats.profiles.DEFAULT`); the limits are :meth:`StoredLimits.relative_to` it, and
+    ``old_mem_cost`` checks an upgrade from that cost instead of a derivation.  The same check,
+    with the same defaults and messages, guards :meth:`twocats.PasswordHasher.verify`,
+    :meth:`~twocats.PasswordHasher.upgrade` and :meth:`~twocats.PasswordHasher.check_hash`.
+    """
+    limits = StoredLimits.relative_to(reference, max_memory=max_memory, max_work=max_work)
+    limits.check(params, old_mem_cost=old_mem_cost, subject=subject)
+
+
+def _scaled(params: Params, mem_cost: int) -> Params:
+    """Return ``params`` at another memory cost (start level included; weak sizes allowed)."""
+    return dataclasses.replace(params, mem_cost=mem_cost, start_mem_cost=mem_cost, strict=False)
+
+
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        fail(name, "a positive integer", value)
+    return value
