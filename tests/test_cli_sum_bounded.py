@@ -1,0 +1,143 @@
+"""twocats sum reads every input with bounded memory: /dev/zero, FIFOs, huge sparse files and
+hostile checksum files, each run in a subprocess under a memory limit."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from twocats.cli import _file_digests, main
+
+#: Address-space limit of the subprocess: far below what reading an endless input whole takes.
+MEMORY_LIMIT = 768 << 20
+
+#: Peak resident memory a bounded run must stay under.
+PEAK_LIMIT = 200 << 20
+
+#: Seconds an endless input is read before the subprocess is stopped.
+ENDLESS_SECONDS = 4.0
+
+COMMAND = [sys.executable, "-c", "from twocats.cli import main; main()", "sum"]
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_limited(
+    args: list[str], *, seconds: float | None = None, feed: Path | None = None
+) -> tuple[int | None, bytes, bytes, int]:
+    """Run ``twocats sum ARGS`` under MEMORY_LIMIT; return (status, stdout, stderr, peak RSS).
+
+    With ``seconds`` the run is stopped after that long and the status is None (it was still
+    running); ``feed`` is a FIFO into which 256 MiB of zeros are written while the command reads.
+    """
+    process = subprocess.Popen(
+        [*COMMAND, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_limit_memory,
+    )
+    stdout, stderr = process.stdout, process.stderr
+    assert stdout is not None
+    assert stderr is not None
+    outputs: dict[str, bytes] = {}
+    readers = [
+        threading.Thread(target=lambda: outputs.__setitem__("out", stdout.read())),
+        threading.Thread(target=lambda: outputs.__setitem__("err", stderr.read())),
+    ]
+    if feed is not None:
+        readers.append(threading.Thread(target=_feed_fifo, args=(feed,)))
+    for reader in readers:
+        reader.start()
+    stopper = threading.Timer(seconds or 120.0, process.kill)
+    stopper.start()
+    # wait4 reaps this very child and gives its own peak resident set size.
+    _, wait_status, usage = os.wait4(process.pid, 0)
+    stopper.cancel()
+    for reader in readers:
+        reader.join()
+    process.returncode = os.waitstatus_to_exitcode(wait_status)
+    stdout.close()
+    stderr.close()
+    killed = os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) == signal.SIGKILL
+    status = None if killed else process.returncode
+    return status, outputs["out"], outputs["err"], usage.ru_maxrss << 10
+
+
+def _feed_fifo(path: Path) -> None:
+    with path.open("wb") as fifo:
+        for _ in range(256):
+            fifo.write(bytes(1 << 20))
+
+
+@pytest.mark.parametrize("algorithm", ["sha256", "blake2b"])
+def test_dev_zero_is_streamed(algorithm: str) -> None:
+    """`twocats sum /dev/zero` reads on in constant memory until stopped (no size from stat)."""
+    status, stdout, stderr, peak = run_limited(
+        ["-a", algorithm, "/dev/zero"], seconds=ENDLESS_SECONDS
+    )
+    assert status is None, stderr
+    assert stdout == b""
+    assert peak < PEAK_LIMIT
+
+
+def test_fifo_is_streamed(tmp_path: Path) -> None:
+    """A FIFO delivering 256 MiB is hashed in bounded memory, with the right digest."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    status, stdout, stderr, peak = run_limited([str(fifo)], feed=fifo)
+    assert status == 0, stderr
+    expected = hashlib.sha256()
+    for _ in range(256):
+        expected.update(bytes(1 << 20))
+    assert stdout == f"{expected.hexdigest()}  {fifo}\n".encode()
+    assert peak < PEAK_LIMIT
+
+
+def test_check_file_naming_dev_zero(tmp_path: Path) -> None:
+    """A hostile checksum file naming /dev/zero is checked in constant memory until stopped."""
+    sums = tmp_path / "SUMS"
+    sums.write_text(f"{'0' * 64}  /dev/zero\n")
+    status, _, stderr, peak = run_limited(["--check", str(sums)], seconds=ENDLESS_SECONDS)
+    assert status is None, stderr
+    assert peak < PEAK_LIMIT
+
+
+def test_check_file_that_is_dev_zero() -> None:
+    """`sum --check /dev/zero` (one endless line) is read in constant memory until stopped."""
+    status, _, stderr, peak = run_limited(["--check", "/dev/zero"], seconds=ENDLESS_SECONDS)
+    assert status is None, stderr
+    assert peak < PEAK_LIMIT
+
+
+def test_sparse_3_gib_file(tmp_path: Path) -> None:
+    """A 3 GiB sparse file is hashed in bounded memory and gives hashlib's digest."""
+    sparse = tmp_path / "sparse"
+    with sparse.open("wb") as handle:
+        handle.truncate(3 << 30)
+    status, stdout, stderr, peak = run_limited(["-a", "blake2b", str(sparse)])
+    assert status == 0, stderr
+    expected = hashlib.blake2b()
+    zeros = bytes(1 << 20)
+    for _ in range(3 << 10):
+        expected.update(zeros)
+    assert stdout == f"{expected.hexdigest()}  {sparse}\n".encode()
+    assert peak < PEAK_LIMIT
+
+
+def test_lane_mode_without_streaming_caps_dev_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mode that reads files whole stops /dev/zero at its cap, checked while reading."""
+    monkeypatch.setattr(_file_digests, "WHOLE_FILE_LIMIT", 4 << 20)
+    result = CliRunner().invoke(main, ["sum", "-a", "blake2sp", "/dev/zero"])
+    assert result.exit_code == 1
+    assert "/dev/zero: File too large: this algorithm has no streaming form" in result.stderr
