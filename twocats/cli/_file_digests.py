@@ -309,11 +309,11 @@ def file_digests(
                 pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
                 in_flight += batch_bytes
                 batch_names, batch, batch_bytes = [], [], 0
-            # Write out whatever is complete, and wait while too much data is in flight.
-            while pending and (pending[0][2].done() or in_flight > PENDING * BATCH_BYTES):
-                done_names, done_bytes, future = pending.popleft()
-                in_flight -= done_bytes
-                yield from zip(done_names, future.result(), strict=True)
+                # Write out whatever is complete, and wait while too much data is in flight.
+                while pending and (pending[0][2].done() or in_flight > PENDING * BATCH_BYTES):
+                    done_names, done_bytes, future = pending.popleft()
+                    in_flight -= done_bytes
+                    yield from zip(done_names, future.result(), strict=True)
         if batch:
             pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
         while pending:

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -45,6 +46,10 @@ MAX_LINE: Final = 64 << 10
 
 #: Checksum lines read and checked together.
 CHECK_GROUP: Final = 4096
+
+#: Output is written in pieces of this many bytes, or after this many seconds.
+OUTPUT_BUFFER: Final = 64 << 10
+OUTPUT_DELAY: Final = 0.1
 
 if TYPE_CHECKING:
     # click.ParamType is generic only from click 8.2 on; subscript it for the type checker only.
@@ -77,7 +82,7 @@ _LINE: Final = re.compile(rb"(\\?)([0-9a-fA-F]+) ([ *])(.+)", re.DOTALL)
 
 def escape_name(name: str) -> tuple[str, str]:
     """Return (prefix, name) as coreutils writes them; the prefix is ``\\`` for escaped names."""
-    if not any(char in name for char in _ESCAPES):
+    if "\\" not in name and "\n" not in name and "\r" not in name:
         return "", name
     return "\\", "".join(_ESCAPES.get(char, char) for char in name)
 
@@ -206,24 +211,37 @@ def _error_text(exc: OSError) -> str:
 
 
 class _Output:
-    """Lines on standard output through one buffer (a write per line would cost a system call);
-    flushed before every message on standard error so that the two stay in order."""
+    """Lines on standard output, gathered into writes of up to OUTPUT_BUFFER bytes (standard
+    output may be unbuffered, e.g. with PYTHONUNBUFFERED, and a write per line is a system call);
+    written out at least every OUTPUT_DELAY seconds, and before every message on standard error
+    so that the two stay in order."""
 
     def __init__(self) -> None:
         self._stream = sys.stdout.buffer
+        self._lines: list[bytes] = []
+        self._size = 0
+        self._written = time.monotonic()
 
     def line(self, text: str) -> None:
-        """Write one line; names that are not UTF-8 keep their original bytes."""
-        self._stream.write(os.fsencode(text) + b"\n")
+        """Add one line; names that are not UTF-8 keep their original bytes."""
+        data = os.fsencode(text + "\n")
+        self._lines.append(data)
+        self._size += len(data)
+        if self._size >= OUTPUT_BUFFER or time.monotonic() - self._written >= OUTPUT_DELAY:
+            self.flush()
 
     def error(self, name: str, exc: OSError) -> None:
         """Report a file that could not be read, its name quoted as coreutils does."""
-        self._stream.flush()
+        self.flush()
         info(f"twocats sum: {quote_name(name)}: {_error_text(exc)}")
 
     def flush(self) -> None:
-        """Write out what is buffered."""
+        """Write out the gathered lines."""
+        if self._lines:
+            self._stream.write(b"".join(self._lines))
+            self._lines, self._size = [], 0
         self._stream.flush()
+        self._written = time.monotonic()
 
 
 class _JsonDocument:
