@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Final
 
@@ -111,19 +112,17 @@ def _twocats() -> list[str]:
 
 def _run(argv: list[str], folder: Path, timeout: float = 600.0) -> Run:
     """Run a command in ``folder``; measure its wall and CPU time with wait4."""
-    with tempfile.TemporaryFile() as out:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(argv, cwd=folder, stdout=out, stderr=subprocess.PIPE)
+        process = subprocess.Popen(argv, cwd=folder, stdout=out, stderr=err)
         timer = _Killer(process, timeout)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         timer.cancel()
         process.returncode = os.waitstatus_to_exitcode(status)
-        stderr = process.stderr.read() if process.stderr else b""
-        if process.stderr:
-            process.stderr.close()
         if process.returncode != 0:
-            raise RuntimeError(f"{argv[:4]} failed ({process.returncode}): {stderr[-500:]!r}")
+            err.seek(0)
+            raise RuntimeError(f"{argv[:4]} failed ({process.returncode}): {err.read()[-500:]!r}")
         out.seek(0)
         return Run(wall, usage.ru_utime + usage.ru_stime, out.read())
 
@@ -150,10 +149,10 @@ def make_tree(folder: Path, count: int, median: int | None) -> tuple[list[str], 
         sizes = np.minimum(drawn.astype(np.int64), LARGEST)
     pool = rng.integers(0, 256, int(sizes.max()) + 4096, dtype=np.uint8).tobytes()
     names = []
+    # Short names in one folder: 100,000 of them must fit in one command line (ARG_MAX).
+    width = len(str(count - 1))
     for index, size in enumerate(sizes.tolist()):
-        name = f"d{index // 1000:03d}/f{index:06d}"
-        if index % 1000 == 0:
-            (folder / name).parent.mkdir()
+        name = f"f{index:0{width}d}"
         start = index % 4096
         (folder / name).write_bytes(pool[start : start + size])
         names.append(name)
@@ -330,8 +329,8 @@ def bench_cycles(report: Report, count: int, repeats: int, min_time: float) -> N
         ):
             raise AssertionError(f"hash_many_fixed({algorithm}) disagrees with hashlib")
         calls: dict[str, Callable[[], object]] = {
-            "lanes (hash_many_fixed)": lambda name=algorithm: hash_many_fixed(rows, name),
-            "hashlib, one stream": lambda new=constructor: new(stream).digest(),
+            "lanes (hash_many_fixed)": partial(hash_many_fixed, rows, algorithm),
+            "hashlib, one stream": partial(constructor, stream),
         }
         timings = measure_group(calls, repeats=repeats, min_time=min_time)
         for method, timing in timings.items():

@@ -75,15 +75,16 @@ HASH_THREADS: Final = 2
 #: a longer file fails with a clear message instead of exhausting the machine.
 WHOLE_FILE_LIMIT: Final = 1 << 30
 
-#: Job size (bytes) from which loading the lane kernels (about 0.3 s of numba import and kernel
-#: loading) is repaid by their speed over hashlib, measured with ``python -m bench sum``:
-#: hashlib / lanes on 8 KiB files is 1.4 / 3.4 GB/s for BLAKE2b, 0.85 / 3.3 GB/s for BLAKE2s,
-#: 2.1 / 2.7 GB/s for SHA-256 (SHA-NI) and 1.0 / 1.5 GB/s for SHA-512.
+#: Job size (bytes) from which loading the lane kernels (about 0.5 s of CPU for the numba import
+#: and the kernels) is repaid by their speed, measured with ``python -m bench sum``: on 8 KiB
+#: messages, one core, hashlib / lanes run at 0.74 / 3.3 GB/s for BLAKE2s, 1.27 / 3.3 for BLAKE2b,
+#: 1.73 / 2.37 for SHA-256 (SHA-NI) and 1.0 / 2.7 for SHA-512; the CPU time of whole runs over 112
+#: MB and 819 MB of 8 KiB files breaks even at about 0.7 GB for BLAKE2b and 1.3 GB for SHA-256.
 LANES_PAY_BYTES: Final = {
     "blake2s": 400 << 20,
-    "blake2b": 800 << 20,
-    "sha256": 3 << 30,
-    "sha512": 1 << 30,
+    "blake2b": 640 << 20,
+    "sha256": 1280 << 20,
+    "sha512": 576 << 20,
 }
 
 
