@@ -11,6 +11,7 @@ import pytest
 
 from twocats.cli import _file_digests
 from twocats.cli._file_digests import LaneLoader, file_digests, method_for
+from twocats.exceptions import BackendError
 
 # Runs `twocats sum` in a fresh interpreter, then reports whether numba and numpy were imported.
 PROBE = """
@@ -96,3 +97,30 @@ def test_lanes_are_loaded_when_the_job_repays_them(
     assert RecordingLoader.started is lanes_used
     # The load itself hashes one empty message; the batches after the first go to the lanes.
     assert (RecordingLoader.batches > 1) is lanes_used
+
+
+class BrokenLoader(LaneLoader):
+    """A loader whose kernels cannot be loaded (as without numba, or with a broken cache)."""
+
+    def hash(self, messages: list[bytes]) -> list[bytes]:
+        """Fail as a missing backend would."""
+        raise BackendError("the lane kernels are not available here")
+
+
+def test_failed_lane_loading_leaves_hashlib_in_charge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the background load fails, every batch is still hashed, by hashlib, with no error."""
+    monkeypatch.setattr(_file_digests, "LANES_PAY_BYTES", {"sha256": 1})
+    monkeypatch.setattr(_file_digests, "BATCH_FILES", 2)
+    names = []
+    for index in range(9):
+        path = tmp_path / f"f{index}"
+        path.write_bytes(bytes(index * 100))
+        names.append(str(path))
+    loader = BrokenLoader(method_for("sha256"), None)
+    got = dict(file_digests(names, "sha256", loader=loader))
+    loader.start()
+    loader._load()
+    assert not loader.ready()
+    assert got == {name: hashlib.sha256(Path(name).read_bytes()).digest() for name in names}

@@ -127,8 +127,12 @@ class LaneLoader:
             threading.Thread(target=self._load, name="twocats-lanes", daemon=True).start()
 
     def _load(self) -> None:
-        # One empty message imports numba and loads (or compiles) the kernel.
-        self.hash([b""])
+        # One empty message imports numba and loads (or compiles) the kernel.  If that fails
+        # (no numba, a broken kernel cache), hashlib simply keeps every batch.
+        try:
+            self.hash([b""])
+        except Exception:
+            return
         self._ready.set()
 
     def ready(self) -> bool:
