@@ -71,6 +71,10 @@ PENDING: Final = 4
 #: Worker threads hashing batches while the calling thread reads.
 HASH_THREADS: Final = 2
 
+#: hashlib releases the GIL only for inputs of at least this many bytes; shorter files are
+#: hashed by the reading thread itself while hashlib is in charge.
+HASHLIB_GIL_BYTES: Final = 2048
+
 #: Lane modes without a streaming implementation read a whole file into memory, up to this size;
 #: a longer file fails with a clear message instead of exhausting the machine.
 WHOLE_FILE_LIMIT: Final = 1 << 30
@@ -262,10 +266,21 @@ class _Scheduler:
         if threshold is not None and bytes_done * files_total >= threshold * files_done:
             self._loader.start()
 
+    def lanes_active(self) -> bool:
+        """True if batches go to the lanes now."""
+        return self._loader is not None and (self._lanes_now or self._loader.ready())
+
+    def short(self, data: bytes) -> Entry:
+        """Settle a short input at once while hashlib is in charge: hashlib keeps the GIL for
+        inputs under HASHLIB_GIL_BYTES, so a worker thread would only hold up the reading."""
+        if len(data) >= HASHLIB_GIL_BYTES or self.lanes_active():
+            return data
+        assert self._method.stream is not None
+        return _Done(_hashlib_batch(self._method.stream, [data])[0])
+
     def submit(self, entries: list[Entry]) -> Future[list[bytes | OSError]]:
         """Hash the file contents of one batch on a worker thread."""
-        lanes = self._loader is not None and (self._lanes_now or self._loader.ready())
-        return self._pool.submit(self._hash, entries, lanes)
+        return self._pool.submit(self._hash, entries, self.lanes_active())
 
     def _hash(self, entries: list[Entry], lanes: bool) -> list[bytes | OSError]:
         messages = [entry for entry in entries if not isinstance(entry, _Done)]
@@ -297,20 +312,22 @@ def file_digests(
     pending: deque[tuple[list[str], int, Future[list[bytes | OSError]]]] = deque()
     batch_names: list[str] = []
     batch: list[Entry] = []
-    batch_bytes = bytes_done = in_flight = 0
+    batch_bytes = bytes_read = in_flight = 0
     try:
         for index, name in enumerate(names):
             try:
                 entry = _read_name(name, method)
             except OSError as exc:
                 entry = _Done(_error(exc, name))
+            if isinstance(entry, bytes):
+                bytes_read += len(entry)
+                entry = scheduler.short(entry)
+                if isinstance(entry, bytes):
+                    batch_bytes += len(entry)
             batch_names.append(name)
             batch.append(entry)
-            if isinstance(entry, bytes):
-                batch_bytes += len(entry)
             if batch_bytes >= BATCH_BYTES or len(batch) >= BATCH_FILES:
-                bytes_done += batch_bytes
-                scheduler.consider_lanes(bytes_done, index + 1, len(names))
+                scheduler.consider_lanes(bytes_read, index + 1, len(names))
                 pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
                 in_flight += batch_bytes
                 batch_names, batch, batch_bytes = [], [], 0
