@@ -4,6 +4,7 @@ hostile checksum files, each run in a subprocess under a memory limit."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import resource
 import signal
@@ -22,6 +23,10 @@ MEMORY_LIMIT = 768 << 20
 
 #: Peak resident memory a bounded run must stay under.
 PEAK_LIMIT = 200 << 20
+
+#: Peak resident memory of checking 400,000 lines (reading them whole would take several times
+#: as much).
+LINES_PEAK_LIMIT = 120 << 20
 
 #: Seconds an endless input is read before the subprocess is stopped.
 ENDLESS_SECONDS = 4.0
@@ -118,6 +123,30 @@ def test_check_file_that_is_dev_zero() -> None:
     status, _, stderr, peak = run_limited(["--check", "/dev/zero"], seconds=ENDLESS_SECONDS)
     assert status is None, stderr
     assert peak < PEAK_LIMIT
+
+
+def test_endless_checksum_stream_through_a_fifo(tmp_path: Path) -> None:
+    """400,000 valid lines through a FIFO are checked, and --json written, in bounded memory."""
+    target = tmp_path / "small"
+    target.write_bytes(b"checked many times")
+    line = f"{hashlib.sha256(target.read_bytes()).hexdigest()}  {target}\n".encode()
+    fifo = tmp_path / "sums"
+    os.mkfifo(fifo)
+
+    def write_lines() -> None:
+        with fifo.open("wb") as handle:
+            for _ in range(400):
+                handle.write(line * 1000)
+
+    writer = threading.Thread(target=write_lines)
+    writer.start()
+    status, stdout, stderr, peak = run_limited(["--check", "--json", str(fifo)])
+    writer.join()
+    assert status == 0, stderr
+    document = json.loads(stdout)
+    assert len(document["files"]) == 400_000
+    assert document["mismatched"] == document["unreadable"] == 0
+    assert peak < LINES_PEAK_LIMIT
 
 
 def test_sparse_3_gib_file(tmp_path: Path) -> None:
