@@ -366,10 +366,11 @@ def sum_command(
 
     The output is line for line what sha256sum (or sha512sum, b2sum) prints, and --check reads
     their files.  Files are hashed by hashlib, and by SIMD lanes when the job is large enough to
-    repay loading them (--backend: lanes from the start).  Every input is read in 1 MiB pieces:
-    files up to 1 MiB are hashed together in batches of up to 8 MiB, longer ones (and standard
-    input, '-') are streamed, so memory use stays bounded whatever the inputs, /dev/zero and pipes
-    included.  Exit status 1 if any file cannot be read or, with --check, does not match.
+    repay loading them (--backend: lanes from the start).  Every input is read in pieces, its
+    size never taken from the file system: files that end within 1 MiB are hashed together in
+    batches of up to 8 MiB, longer ones (and pipes, devices, standard input) are streamed, so
+    memory use stays bounded whatever the inputs, /dev/zero included.  Exit status 1 if any file
+    cannot be read or, with --check, does not match.
     """
     names = list(files) or ["-"]
     if check:
