@@ -367,8 +367,8 @@ def sum_command(
     The output is line for line what sha256sum (or sha512sum, b2sum) prints, and --check reads
     their files.  Files are hashed by hashlib, and by SIMD lanes when the job is large enough to
     repay loading them (--backend: lanes from the start).  Every input is read in pieces, its
-    size never taken from the file system: files that end within 1 MiB are hashed together in
-    batches of up to 8 MiB, longer ones (and pipes, devices, standard input) are streamed, so
+    size never taken from the file system: inputs (files, pipes, devices, standard input) that
+    end within 1 MiB are hashed together in batches of up to 8 MiB, longer ones are streamed, so
     memory use stays bounded whatever the inputs, /dev/zero included.  Exit status 1 if any file
     cannot be read or, with --check, does not match.
     """
