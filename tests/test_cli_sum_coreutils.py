@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twocats.cli import _file_digests, main
+from twocats.cli import _file_digests, checksum, main
 from twocats.cli._file_digests import LaneLoader, Method
 from twocats.cli.checksum import display_name, quote_name
 
@@ -70,6 +70,7 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ite
         return loaders[-1]
 
     monkeypatch.setattr(_file_digests, "LaneLoader", loader)
+    monkeypatch.setattr(checksum, "LaneLoader", loader)
     yield request.param
     lane_batches = sum(item.lane_batches for item in loaders)
     if request.param == "hashlib":

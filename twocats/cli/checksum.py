@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any, Final
 import click
 
 from twocats.cli._common import backend_option, info, json_option, progress_wanted
-from twocats.cli._file_digests import ALGORITHMS, file_digests, method_for, stdin_reader
+from twocats.cli._file_digests import (
+    ALGORITHMS,
+    LaneLoader,
+    file_digests,
+    method_for,
+    stdin_reader,
+)
 
 __all__ = [
     "ALGORITHMS",
@@ -45,7 +51,7 @@ __all__ = [
 MAX_LINE: Final = 64 << 10
 
 #: Checksum lines read and checked together.
-CHECK_GROUP: Final = 4096
+CHECK_GROUP: Final = 16384
 
 #: Output is written in pieces of this many bytes, or after this many seconds.
 OUTPUT_BUFFER: Final = 64 << 10
@@ -484,12 +490,15 @@ def _check(
     sum_files: list[str], algorithm: str, quiet: bool, backend: str | None, as_json: bool
 ) -> None:
     """Check the lines of every file in `sum_files`; exit status 1 on any failure."""
-    digest_size = method_for(algorithm).digest_size
+    method = method_for(algorithm)
+    # One loader for every group, so that the lanes load at most once.
+    loader = LaneLoader(method, backend)
     tally = _Tally()
     document = _JsonDocument(as_json, algorithm)
     out = _Output()
-    for group in _parsed_groups(sum_files, digest_size, tally, out):
-        outcomes = file_digests([item.name for item in group], algorithm, backend)
+    for group in _parsed_groups(sum_files, method.digest_size, tally, out):
+        names = [item.name for item in group]
+        outcomes = file_digests(names, algorithm, backend, loader=loader)
         for item, (name, outcome) in zip(group, outcomes, strict=True):
             tally.checked += 1
             if isinstance(outcome, OSError):
