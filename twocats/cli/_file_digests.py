@@ -3,9 +3,11 @@
 Files are read on the calling thread with a cap checked while reading (never a size from
 ``stat``): a file that ends within :data:`SMALL_FILE` bytes joins a batch, a longer one is
 streamed through hashlib in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless FIFO runs in
-constant memory.  Batches are hashed on :data:`HASH_THREADS` worker threads while the next files
-are read (hashlib and the lane kernels release the GIL), with at most :data:`PENDING` batches in
-flight.
+constant memory (a lane mode with no streaming form reads up to :data:`WHOLE_FILE_LIMIT` and
+refuses more).  Batches are hashed on :data:`HASH_THREADS` worker threads while the next files
+are read (hashlib and the lane kernels release the GIL), with at most :data:`PENDING` batches'
+worth of data in flight; files under :data:`HASHLIB_GIL_BYTES` are hashed by the reading thread
+while hashlib is in charge.  Memory use is therefore about (PENDING + 2) x BATCH_BYTES at most.
 
 A batch is hashed by hashlib (OpenSSL's SHA-NI code, nothing to load) until the lane kernels are
 loaded.  They are loaded on a background thread only when the job looks large enough to repay
