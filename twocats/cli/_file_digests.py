@@ -7,7 +7,9 @@ constant memory (a lane mode with no streaming form reads up to :data:`WHOLE_FIL
 refuses more).  Batches are hashed on :data:`HASH_THREADS` worker threads while the next files
 are read (hashlib and the lane kernels release the GIL), with at most :data:`PENDING` batches'
 worth of data in flight; files under :data:`HASHLIB_GIL_BYTES` are hashed by the reading thread
-while hashlib is in charge.  Memory use is therefore about (PENDING + 2) x BATCH_BYTES at most.
+while hashlib is in charge.  File data in memory therefore stays under about
+(PENDING + 2 + HASH_THREADS) x BATCH_BYTES (in flight, the batch being filled, and the lanes'
+joined copies), 64 MiB, whatever the inputs.
 
 A batch is hashed by hashlib (OpenSSL's SHA-NI code, nothing to load) until the lane kernels are
 loaded.  They are loaded on a background thread only when the job looks large enough to repay
