@@ -39,6 +39,7 @@ __all__ = [
     "ALGORITHMS",
     "MAX_LINE",
     "CheckLine",
+    "display_name",
     "escape_name",
     "parse_check_line",
     "quote_name",
