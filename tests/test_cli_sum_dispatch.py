@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from twocats.cli import _file_digests
+from twocats.cli import _file_digests, main
 from twocats.cli._file_digests import LaneLoader, file_digests, method_for
 from twocats.exceptions import BackendError
 
@@ -124,3 +125,22 @@ def test_failed_lane_loading_leaves_hashlib_in_charge(
     loader._load()
     assert not loader.ready()
     assert got == {name: hashlib.sha256(Path(name).read_bytes()).digest() for name in names}
+
+
+def test_options_anywhere_and_double_dash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Options may follow the files, `--` makes the rest file names, values attach either way."""
+    monkeypatch.chdir(tmp_path)
+    Path("-a").write_bytes(b"a file named -a")
+    Path("plain").write_bytes(b"plain")
+    blake = hashlib.blake2b(b"plain").hexdigest()
+    runner = CliRunner()
+    assert runner.invoke(main, ["sum", "plain", "-a", "blake2b"]).stdout == f"{blake}  plain\n"
+    assert runner.invoke(main, ["sum", "--algorithm=blake2b", "plain"]).stdout.startswith(blake)
+    assert runner.invoke(main, ["sum", "-ablake2b", "plain"]).stdout.startswith(blake)
+    dashed = runner.invoke(main, ["sum", "--", "-a", "plain"])
+    assert dashed.stdout.splitlines()[0] == f"{hashlib.sha256(b'a file named -a').hexdigest()}  -a"
+    Path("SUMS").write_text(f"{blake}  plain\n")
+    assert runner.invoke(main, ["sum", "-ca", "blake2b", "SUMS"]).stdout == "plain: OK\n"
+    missing = runner.invoke(main, ["sum", "plain", "-a"])
+    assert missing.exit_code == 2
+    assert "requires an argument" in missing.stderr

@@ -308,8 +308,10 @@ class _SumCommand(click.Command):
                     not arg.startswith("--") and _short_cluster_wants_value(arg, valued)
                 ):
                     value = next(rest, None)
-                    if value is not None:
-                        options.append(value)
+                    if value is None:
+                        # Let click report the missing value.
+                        return super().parse_args(ctx, options)
+                    options.append(value)
             else:
                 names.append(arg)
         return super().parse_args(ctx, [*options, "--", *names] if names else options)
