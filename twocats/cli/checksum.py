@@ -51,8 +51,9 @@ __all__ = [
 #: are improperly formatted; they are skipped without being held in memory.
 MAX_LINE: Final = 64 << 10
 
-#: Checksum lines read and checked together.
+#: Checksum lines read and checked together: this many, or lines of this many bytes in all.
 CHECK_GROUP: Final = 16384
+CHECK_GROUP_BYTES: Final = 4 << 20
 
 #: Output is written in pieces of this many bytes, or after this many seconds.
 OUTPUT_BUFFER: Final = 64 << 10
@@ -466,8 +467,10 @@ class _Tally:
 def _parsed_groups(
     sum_files: list[str], digest_size: int, tally: _Tally, out: _Output
 ) -> Iterator[list[CheckLine]]:
-    """The properly formatted lines of every checksum file, CHECK_GROUP at a time."""
+    """The properly formatted lines of every checksum file, CHECK_GROUP (or CHECK_GROUP_BYTES
+    of names) at a time."""
     group: list[CheckLine] = []
+    group_bytes = 0
     for sum_file in sum_files:
         try:
             for raw in _check_lines(sum_file):
@@ -475,13 +478,14 @@ def _parsed_groups(
                 if line == b"":
                     continue
                 parsed = None if line is None else parse_check_line(line, digest_size)
-                if parsed is None:
+                if line is None or parsed is None:
                     tally.improper += 1
                     continue
                 group.append(parsed)
-                if len(group) >= CHECK_GROUP:
+                group_bytes += len(line)
+                if len(group) >= CHECK_GROUP or group_bytes >= CHECK_GROUP_BYTES:
                     yield group
-                    group = []
+                    group, group_bytes = [], 0
         except OSError as exc:
             tally.unopened += 1
             out.error(sum_file, exc)
