@@ -86,13 +86,15 @@ WHOLE_FILE_LIMIT: Final = 1 << 30
 #: Job size (bytes) from which loading the lane kernels (about 0.5 s of CPU for the numba import
 #: and the kernels) is repaid by their speed, measured with ``python -m bench sum``: on 8 KiB
 #: messages, one core, hashlib / lanes run at 0.74 / 3.3 GB/s for BLAKE2s, 1.27 / 3.3 for BLAKE2b,
-#: 1.73 / 2.37 for SHA-256 (SHA-NI) and 1.0 / 2.7 for SHA-512; the CPU time of whole runs over 112
-#: MB and 819 MB of 8 KiB files breaks even at about 0.7 GB for BLAKE2b and 1.3 GB for SHA-256.
+#: 1.73 / 2.37 for SHA-256 (SHA-NI) and 1.0 / 2.7 for SHA-512; whole runs with the lanes from the
+#: start break even at about 0.7 GB for BLAKE2b and 1.3 GB for SHA-256.  Loading on a background
+#: thread competes with the reading and leaves the first batches to hashlib, so each threshold
+#: is about 1.5 times the break-even size.
 LANES_PAY_BYTES: Final = {
-    "blake2s": 400 << 20,
-    "blake2b": 640 << 20,
-    "sha256": 1280 << 20,
-    "sha512": 576 << 20,
+    "blake2s": 600 << 20,
+    "blake2b": 1 << 30,
+    "sha256": 2 << 30,
+    "sha512": 900 << 20,
 }
 
 
