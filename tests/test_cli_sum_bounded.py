@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from twocats.cli import _file_digests, main
+from twocats.cli import _file_digests, checksum, main
 
 #: Address-space limit of the subprocess: far below what reading an endless input whole takes.
 MEMORY_LIMIT = 768 << 20
@@ -170,3 +170,21 @@ def test_lane_mode_without_streaming_caps_dev_zero(monkeypatch: pytest.MonkeyPat
     result = CliRunner().invoke(main, ["sum", "-a", "blake2sp", "/dev/zero"])
     assert result.exit_code == 1
     assert "/dev/zero: File too large: this algorithm has no streaming form" in result.stderr
+
+
+@pytest.mark.parametrize("max_line", [80, 4096, 1 << 16])
+def test_overlong_lines_are_skipped_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, max_line: int
+) -> None:
+    """A line over MAX_LINE counts as improper; the lines around it are still checked."""
+    monkeypatch.chdir(tmp_path)
+    # The line limit is also the read size: lines span reads, and long ones span several.
+    monkeypatch.setattr(checksum, "MAX_LINE", max_line)
+    Path("good").write_bytes(b"good")
+    line = f"{hashlib.sha256(b'good').hexdigest()}  good".encode()
+    long_line = b"x" * (3 * max_line + 5)
+    Path("SUMS").write_bytes(line + b"\r\n" + long_line + b"\n" + line + b"\n" + long_line + line)
+    result = CliRunner().invoke(main, ["sum", "--check", "SUMS"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "good: OK\ngood: OK\n"
+    assert "2 lines are improperly formatted" in result.stderr
