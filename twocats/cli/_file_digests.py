@@ -285,7 +285,11 @@ class _Scheduler:
         return _Done(_hashlib_batch(self._method.stream, [data])[0])
 
     def submit(self, entries: list[Entry]) -> Future[list[bytes | OSError]]:
-        """Hash the file contents of one batch on a worker thread."""
+        """Hash the file contents of one batch on a worker thread (none if all are settled)."""
+        if all(isinstance(entry, _Done) for entry in entries):
+            settled: Future[list[bytes | OSError]] = Future()
+            settled.set_result(_settle(entries, []))
+            return settled
         return self._pool.submit(self._hash, entries, self.lanes_active())
 
     def _hash(self, entries: list[Entry], lanes: bool) -> list[bytes | OSError]:
