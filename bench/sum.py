@@ -9,8 +9,9 @@ kernels' cycles per byte.
   ``twocats sum -a blake2b``, and the twocats commands with ``--backend simd``: lanes from the
   first batch) runs once per round, in rotation, for N rounds; the best wall time counts, and its
   CPU time (user + system, from ``wait4``) is shown beside it.  Each ratio is given on best wall
-  times and on least CPU times: on a shared machine the second says what the first cannot.  Every twocats output is checked
-  byte for byte against the coreutils output of the same algorithm.
+  times and on least CPU times: on a shared machine the second says what the first cannot.
+  Every twocats output is checked byte for byte against the coreutils output of the same
+  algorithm.
 * **One small file**: the start-up cost of each command.
 * **65,536 messages of 64 B on one thread**: a hashlib loop, ``hash_many`` (list of bytes),
   ``hash_many_array`` (one contiguous digest array) and ``hash_many_fixed`` (2-D array in and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,25 @@ def test_options_anywhere_and_double_dash(tmp_path: Path, monkeypatch: pytest.Mo
     missing = runner.invoke(main, ["sum", "plain", "-a"])
     assert missing.exit_code == 2
     assert "requires an argument" in missing.stderr
+
+
+def test_background_loader_hands_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real loader, started by a large-looking job, loads on its thread; digests stay right
+    before, during and after the hand-over."""
+    monkeypatch.setattr(_file_digests, "LANES_PAY_BYTES", {"blake2b": 1})
+    monkeypatch.setattr(_file_digests, "BATCH_FILES", 3)
+    names = []
+    for index in range(30):
+        path = tmp_path / f"f{index}"
+        path.write_bytes(bytes((i + index) % 256 for i in range(2048 + index * 7)))
+        names.append(str(path))
+    expected = {name: hashlib.blake2b(Path(name).read_bytes()).digest() for name in names}
+    loader = LaneLoader(method_for("blake2b"), None)
+    assert dict(file_digests(names, "blake2b", loader=loader)) == expected
+    # The load takes a second or so; poll for it (a generous bound, not a timing assertion).
+    for _ in range(1200):
+        if loader.ready():
+            break
+        time.sleep(0.1)
+    assert loader.ready()
+    assert dict(file_digests(names, "blake2b", loader=loader)) == expected
