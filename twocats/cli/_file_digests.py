@@ -19,6 +19,7 @@ their loading time (:data:`LANES_PAY_BYTES`); batches are handed to them from th
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sys
@@ -185,9 +186,11 @@ def _settle(entries: list[Entry], hashed: list[bytes]) -> list[bytes | OSError]:
 
 
 def _too_large(name: str) -> OSError:
-    limit = WHOLE_FILE_LIMIT >> 30
-    reason = f"File too large: this algorithm has no streaming form (limit {limit} GiB)"
-    return OSError(27, reason, name)
+    from twocats.kdf.limits import format_size
+
+    limit = format_size(WHOLE_FILE_LIMIT)
+    reason = f"File too large: this algorithm has no streaming form (limit {limit})"
+    return OSError(errno.EFBIG, reason, name)
 
 
 def _read_entry(read: Callable[[int], bytes], name: str, method: Method) -> Entry:
