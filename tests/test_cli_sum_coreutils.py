@@ -18,9 +18,10 @@ from twocats.cli import _file_digests, checksum, main
 from twocats.cli._file_digests import LaneLoader, Method
 from twocats.cli.checksum import display_name, quote_name
 
-TOOLS = {"sha256": "sha256sum", "blake2b": "b2sum"}
+TOOLS = {"sha256": "sha256sum", "sha512": "sha512sum", "blake2b": "b2sum"}
 
-# Empty, padding boundaries of SHA-256 (55/56/64) and BLAKE2b (128), and a file over SMALL_FILE.
+# Empty, padding boundaries of SHA-256 (55/56/64), SHA-512 (111/112/128) and BLAKE2b (128),
+# and a file over SMALL_FILE.
 SIZES = [0, 1, 55, 56, 63, 64, 65, 111, 112, 119, 120, 127, 128, 129, 255, 256, 257, 4096]
 
 NAMES = ["plain", "with space", "back\\slash", "new\nline", "tab\there", "star*", "it's"]
