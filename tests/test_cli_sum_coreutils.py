@@ -1,4 +1,4 @@
-"""twocats sum against the real sha256sum and b2sum: the same bytes on standard output and the
+"""twocats sum against the real sha256sum, sha512sum and b2sum: the same bytes on standard output
 same messages on standard error, through hashlib, through the lanes and across the hand-over."""
 
 from __future__ import annotations
