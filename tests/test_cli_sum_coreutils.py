@@ -1,5 +1,5 @@
-"""twocats sum against the real sha256sum, sha512sum and b2sum: the same bytes on standard output
-same messages on standard error, through hashlib, through the lanes and across the hand-over."""
+"""twocats sum against the real sha256sum, sha512sum and b2sum: the same standard output and
+the same messages on standard error, through hashlib, through the lanes and across the hand-over."""
 
 from __future__ import annotations
 
