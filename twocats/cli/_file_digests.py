@@ -70,7 +70,7 @@ CHUNK: Final = 1 << 20
 BATCH_BYTES: Final = 8 << 20
 BATCH_FILES: Final = 2048
 
-#: The most batches' worth of file data read but not yet written out.
+#: The most batches, and batches' worth of file data, read but not yet written out.
 PENDING: Final = 4
 
 #: Worker threads hashing batches while the calling thread reads.
@@ -344,8 +344,12 @@ def file_digests(
                 pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
                 in_flight += batch_bytes
                 batch_names, batch, batch_bytes = [], [], 0
-                # Write out whatever is complete, and wait while too much data is in flight.
-                while pending and (pending[0][2].done() or in_flight > PENDING * BATCH_BYTES):
+                # Write out whatever is complete, and wait while too much is in flight.
+                while pending and (
+                    pending[0][2].done()
+                    or in_flight > PENDING * BATCH_BYTES
+                    or len(pending) > PENDING
+                ):
                     done_names, done_bytes, future = pending.popleft()
                     in_flight -= done_bytes
                     yield from zip(done_names, future.result(), strict=True)
