@@ -23,4 +23,5 @@ SUITES: dict[str, str] = {
     "tune": "bench.tune_runs",
     "load": "bench.load",
     "work": "bench.work",
+    "sum": "bench.sum",
 }

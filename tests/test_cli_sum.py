@@ -15,7 +15,7 @@ from environment import need
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twocats.cli import checksum, main
+from twocats.cli import _file_digests, main
 from twocats.cli.checksum import ALGORITHMS, escape_name, parse_check_line, unescape_name
 
 # Lengths around the block boundaries of both hash families, and an empty file.
@@ -160,9 +160,10 @@ def test_missing_file_and_directory(files: list[str]) -> None:
 def test_large_files_are_streamed(files: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Files above the batch limit go through streaming hashlib and give the same digests."""
     whole = run("sum", *files).stdout
-    monkeypatch.setattr(checksum, "BATCH_FILE_LIMIT", 100)
-    monkeypatch.setattr(checksum, "CHUNK", 7)
-    monkeypatch.setattr(checksum, "BATCH_BYTES", 500)
+    monkeypatch.setattr(_file_digests, "SMALL_FILE", 100)
+    monkeypatch.setattr(_file_digests, "CHUNK", 7)
+    monkeypatch.setattr(_file_digests, "FIRST_READ", 5)
+    monkeypatch.setattr(_file_digests, "BATCH_BYTES", 500)
     assert run("sum", *files).stdout == whole
 
 

@@ -3,6 +3,7 @@
 Public names (loaded when first touched, so ``import twocats.simd`` stays cheap)::
 
     hash_many(messages, algorithm="sha256", *, backend=None, lanes=None) -> list[bytes]
+    hash_many_array(messages, algorithm="sha256", *, backend=None, lanes=None) -> np.ndarray
     hash_many_fixed(array, algorithm="sha256", *, backend=None, lanes=None) -> np.ndarray
     ALGORITHMS, DIGEST_SIZES                  # "blake2s", "blake2b", "sha256", "sha512"
     BACKENDS, resolve_backend, available_backends, simd_isa, describe_backends
@@ -19,7 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from twocats.simd import reference
-    from twocats.simd.multibuffer import ALGORITHMS, DIGEST_SIZES, hash_many, hash_many_fixed
+    from twocats.simd.multibuffer import (
+        ALGORITHMS,
+        DIGEST_SIZES,
+        hash_many,
+        hash_many_array,
+        hash_many_fixed,
+    )
     from twocats.simd.registry import (
         BACKENDS,
         available_backends,
@@ -32,6 +39,7 @@ _LAZY = {
     "ALGORITHMS": "twocats.simd.multibuffer",
     "DIGEST_SIZES": "twocats.simd.multibuffer",
     "hash_many": "twocats.simd.multibuffer",
+    "hash_many_array": "twocats.simd.multibuffer",
     "hash_many_fixed": "twocats.simd.multibuffer",
     "BACKENDS": "twocats.simd.registry",
     "available_backends": "twocats.simd.registry",
@@ -47,6 +55,7 @@ __all__ = [
     "available_backends",
     "describe_backends",
     "hash_many",
+    "hash_many_array",
     "hash_many_fixed",
     "reference",
     "resolve_backend",

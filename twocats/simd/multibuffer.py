@@ -6,6 +6,7 @@ Usage::
     from twocats.simd import hash_many, hash_many_fixed
 
     digests = hash_many([b"a", b"", b"x" * 1000], "blake2s")        # list of 32-byte digests
+    rows = hash_many_array([b"a", b"", b"x" * 1000], "blake2s")     # uint8 array (3, 32)
     table = hash_many_fixed(np.zeros((1000, 64), np.uint8), "sha256")  # uint8 array (1000, 32)
 
 ``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
@@ -43,6 +44,7 @@ __all__ = [
     "MAX_LANES",
     "MAX_THREADS",
     "hash_many",
+    "hash_many_array",
     "hash_many_fixed",
 ]
 
@@ -178,6 +180,49 @@ def _run(
     return words.view(np.uint8)
 
 
+def _lane_mode(algorithm: str, lanes: int | None, threads: int) -> Any:
+    """The lane mode called ``algorithm`` (``twocats.simd.modes``), or None for the primitives."""
+    if algorithm in DIGEST_SIZES:
+        return None
+    from twocats.simd.modes import MODES
+
+    mode = MODES.get(algorithm)
+    # The lane modes choose their own lane counts; one thread runs each call.
+    if mode is not None and (lanes is not None or threads != 1):
+        raise InvalidParametersError(
+            f"lanes and threads apply only to {', '.join(ALGORITHMS)}, not {algorithm!r}"
+        )
+    return mode
+
+
+def _digest_rows(
+    batch: list[bytes | bytearray | memoryview],
+    name: str,
+    backend: str,
+    lanes: int,
+    threads: int,
+) -> npt.NDArray[np.uint8]:
+    """Hash a non-empty batch with a compiled backend; return a (count, digest size) array.
+
+    The messages are joined into one buffer and their byte lengths read in one C-level pass
+    each; the digests land in one array, with no Python object per message.
+    """
+    import numpy as np
+
+    count = len(batch)
+    try:
+        joined = b"".join(batch)
+    except TypeError:
+        raise TypeError("messages must be bytes-like objects") from None
+    lengths = np.fromiter(map(len, batch), dtype=np.int64, count=count)
+    if int(lengths.sum()) != len(joined):
+        # Some buffer has items wider than a byte, so len() did not count bytes.
+        lengths = np.fromiter((memoryview(m).nbytes for m in batch), dtype=np.int64, count=count)
+    data = np.frombuffer(joined, dtype=np.uint8)
+    digests = _run(name, backend, data, lengths, -1, count, lanes, threads)
+    return digests.reshape(count, DIGEST_SIZES[name])
+
+
 def hash_many(
     messages: Iterable[bytes | bytearray | memoryview],
     algorithm: str = "sha256",
@@ -193,44 +238,67 @@ def hash_many(
     choose their own lane layout.
 
     ``threads`` > 1 splits a compiled run over that many threads (the reference backend ignores
-    it).
+    it).  :func:`hash_many_array` returns the same digests as one array, without building a
+    ``bytes`` object per message.
     """
-    if algorithm not in DIGEST_SIZES:
-        from twocats.simd.modes import MODES
-
-        mode = MODES.get(algorithm)
-        if mode is not None:
-            # The lane modes choose their own lane counts; one thread runs each call.
-            if lanes is not None or threads != 1:
-                raise InvalidParametersError(
-                    f"lanes and threads apply only to {', '.join(ALGORITHMS)}, not {algorithm!r}"
-                )
-            return mode.many(list(messages), backend=backend)
+    batch = messages if isinstance(messages, list) else list(messages)
+    mode = _lane_mode(algorithm, lanes, threads)
+    if mode is not None:
+        result: list[bytes] = mode.many(batch, backend=backend)
+        return result
     name = _check_algorithm(algorithm)
     chosen = resolve_backend(backend)
     width = _check_lanes(lanes, name)
     workers = _check_threads(threads)
-    batch = messages if isinstance(messages, list) else list(messages)
     if chosen == "reference":
         return [reference.digest(name, bytes(message)) for message in batch]
-    count = len(batch)
-    if count == 0:
+    if not batch:
         return []
+    rows = _digest_rows(batch, name, chosen, width, workers)
+    # A void view turns each row into one bytes object in a single C loop.
+    digests: list[bytes] = rows.view(f"V{DIGEST_SIZES[name]}").ravel().tolist()
+    return digests
+
+
+def hash_many_array(
+    messages: Iterable[bytes | bytearray | memoryview],
+    algorithm: str = "sha256",
+    *,
+    backend: str | None = None,
+    lanes: int | None = None,
+    threads: int = 1,
+) -> npt.NDArray[np.uint8]:
+    """Like :func:`hash_many`, but return the digests as one contiguous uint8 array.
+
+    Row ``i`` of the ``(len(messages), digest_size)`` result is the digest of message ``i``, a
+    view into one buffer (``bytes(row)`` or ``row.tobytes()`` copies it out): no Python object is
+    built per message, which is most of hash_many's time on short messages.
+    """
     import numpy as np
 
-    try:
-        joined = b"".join(batch)
-    except TypeError:
-        raise TypeError("messages must be bytes-like objects") from None
-    lengths = np.fromiter(map(len, batch), dtype=np.int64, count=count)
-    if int(lengths.sum()) != len(joined):
-        # Some buffer has items wider than a byte, so len() did not count bytes.
-        lengths = np.fromiter((memoryview(m).nbytes for m in batch), dtype=np.int64, count=count)
-    data = np.frombuffer(joined, dtype=np.uint8)
-    digests = _run(name, chosen, data, lengths, -1, count, width, workers)
-    # A void view turns each row into one bytes object in a single C loop.
-    result: list[bytes] = digests.view(f"V{DIGEST_SIZES[name]}").ravel().tolist()
-    return result
+    batch = messages if isinstance(messages, list) else list(messages)
+    mode = _lane_mode(algorithm, lanes, threads)
+    if mode is not None:
+        listed: list[bytes] = mode.many(batch, backend=backend)
+        return _rows_of(listed, mode.digest_size)
+    name = _check_algorithm(algorithm)
+    chosen = resolve_backend(backend)
+    width = _check_lanes(lanes, name)
+    workers = _check_threads(threads)
+    if chosen == "reference":
+        digests = [reference.digest(name, bytes(message)) for message in batch]
+        return _rows_of(digests, DIGEST_SIZES[name])
+    if not batch:
+        return np.empty((0, DIGEST_SIZES[name]), dtype=np.uint8)
+    return _digest_rows(batch, name, chosen, width, workers)
+
+
+def _rows_of(digests: list[bytes], size: int) -> npt.NDArray[np.uint8]:
+    """Digests given one by one, as rows of a fresh writable array."""
+    import numpy as np
+
+    rows: npt.NDArray[np.uint8] = np.frombuffer(b"".join(digests), dtype=np.uint8).copy()
+    return rows.reshape(len(digests), size)
 
 
 def hash_many_fixed(

@@ -1,0 +1,363 @@
+"""Digests of many files for ``twocats sum``: bounded reads, hashlib first, lanes where they pay.
+
+Files are read on the calling thread with a cap checked while reading (never a size from
+``stat``): a file that ends within :data:`SMALL_FILE` bytes joins a batch, a longer one is
+streamed through hashlib in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless FIFO runs in
+constant memory (a lane mode with no streaming form reads up to :data:`WHOLE_FILE_LIMIT` and
+refuses more).  Batches are hashed on :data:`HASH_THREADS` worker threads while the next files
+are read (hashlib and the lane kernels release the GIL), with at most :data:`PENDING` batches'
+worth of data in flight; files under :data:`HASHLIB_GIL_BYTES` are hashed by the reading thread
+while hashlib is in charge.  File data in memory therefore stays under about
+(PENDING + 2 + HASH_THREADS) x BATCH_BYTES (in flight, the batch being filled, and the lanes'
+joined copies), 64 MiB, whatever the inputs.
+
+A batch is hashed by hashlib (OpenSSL's SHA-NI code, nothing to load) until the lane kernels are
+loaded.  They are loaded on a background thread only when the job looks large enough to repay
+their loading time (:data:`LANES_PAY_BYTES`); batches are handed to them from then on.
+``--backend`` asks for the lanes from the first batch.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Final
+
+__all__ = [
+    "ALGORITHMS",
+    "CHUNK",
+    "FIRST_READ",
+    "LANES_PAY_BYTES",
+    "SMALL_FILE",
+    "WHOLE_FILE_LIMIT",
+    "LaneLoader",
+    "Method",
+    "file_digests",
+    "method_for",
+    "stdin_reader",
+]
+
+#: Algorithm name -> (multi-buffer algorithm or None, hashlib constructor, the coreutils tool).
+ALGORITHMS: Final[dict[str, tuple[str | None, Callable[[], Any], str]]] = {
+    "sha256": ("sha256", hashlib.sha256, "sha256sum"),
+    "sha512": ("sha512", hashlib.sha512, "sha512sum"),
+    "blake2b": ("blake2b", hashlib.blake2b, "b2sum"),
+    # BLAKE2b with a 32-byte digest is a different function from BLAKE2b-512 cut short (the digest
+    # length is hashed in); the lane kernels produce standard lengths only, so hashlib computes it.
+    "blake2b-256": (None, lambda: hashlib.blake2b(digest_size=32), "b2sum -l 256"),
+    # BLAKE2s has no coreutils tool; the BLAKE2 reference b2sum checks it with -a blake2s.
+    "blake2s": ("blake2s", hashlib.blake2s, "b2sum -a blake2s (BLAKE2 reference tool)"),
+}
+
+#: Files that end within this many bytes are batched; longer ones are streamed.
+SMALL_FILE: Final = 1 << 20
+
+#: Read size up to SMALL_FILE (small enough to come from the heap, not from a fresh mapping).
+FIRST_READ: Final = 64 << 10
+
+#: Read size for streamed files.
+CHUNK: Final = 1 << 20
+
+#: The most file data, and the most files, one batch holds.
+BATCH_BYTES: Final = 8 << 20
+BATCH_FILES: Final = 2048
+
+#: The most batches, and batches' worth of file data, read but not yet written out.
+PENDING: Final = 4
+
+#: Worker threads hashing batches while the calling thread reads.
+HASH_THREADS: Final = 2
+
+#: hashlib releases the GIL only for inputs of at least this many bytes; shorter files are
+#: hashed by the reading thread itself while hashlib is in charge.
+HASHLIB_GIL_BYTES: Final = 2048
+
+#: Lane modes without a streaming implementation read a whole file into memory, up to this size;
+#: a longer file fails with a clear message instead of exhausting the machine.
+WHOLE_FILE_LIMIT: Final = 1 << 30
+
+#: Job size (bytes) from which loading the lane kernels (about 0.5 s of CPU for the numba import
+#: and the kernels) is repaid by their speed, measured with ``python -m bench sum``: on 8 KiB
+#: messages, one core, hashlib / lanes run at 0.74 / 3.3 GB/s for BLAKE2s, 1.27 / 3.3 for BLAKE2b,
+#: 1.73 / 2.37 for SHA-256 (SHA-NI) and 1.0 / 2.7 for SHA-512; whole runs with the lanes from the
+#: start break even at about 0.7 GB for BLAKE2b and 1.3 GB for SHA-256.  Loading on a background
+#: thread competes with the reading and leaves the first batches to hashlib: on the 819 MB tree
+#: the hand-over cost more CPU than either hashlib alone or the lanes from the start, so each
+#: threshold is about 1.5 times the break-even size.
+LANES_PAY_BYTES: Final = {
+    "blake2s": 600 << 20,
+    "blake2b": 1 << 30,
+    "sha256": 2 << 30,
+    "sha512": 900 << 20,
+}
+
+
+@dataclass(frozen=True)
+class Method:
+    """How one algorithm is computed: a hashlib constructor, lane kernels, or both."""
+
+    name: str
+    lanes: str | None
+    stream: Callable[[], Any] | None
+    digest_size: int
+
+
+def method_for(algorithm: str) -> Method:
+    """Resolve a coreutils-style name or a lane-mode name (``twocats.simd.modes``)."""
+    if algorithm in ALGORITHMS:
+        lanes, stream, _ = ALGORITHMS[algorithm]
+        return Method(algorithm, lanes, stream, stream().digest_size)
+    from twocats.simd.modes import MODES
+
+    mode = MODES[algorithm]
+    name = mode.hashlib_name
+    streaming = None if name is None else (lambda: hashlib.new(name))
+    return Method(mode.name, mode.name, streaming, mode.digest_size)
+
+
+class LaneLoader:
+    """Loads the lane kernels of one method on a background thread, once asked to."""
+
+    def __init__(self, method: Method, backend: str | None) -> None:
+        self._method = method
+        self._backend = backend
+        self._ready = threading.Event()
+        self._started = False
+
+    def start(self) -> None:
+        """Begin loading (once); batches keep going to hashlib until :meth:`ready`."""
+        if not self._started:
+            self._started = True
+            threading.Thread(target=self._load, name="twocats-lanes", daemon=True).start()
+
+    def _load(self) -> None:
+        # One empty message imports numba and loads (or compiles) the kernel.  If that fails
+        # (no numba, a broken kernel cache), hashlib simply keeps every batch.
+        try:
+            self.hash([b""])
+        except Exception:
+            return
+        self._ready.set()
+
+    def ready(self) -> bool:
+        """Return True once batches may go to the lanes."""
+        return self._ready.is_set()
+
+    def hash(self, messages: list[bytes]) -> list[bytes]:
+        """Hash a batch in lanes (loading the kernels on first use)."""
+        assert self._method.lanes is not None
+        from twocats.simd import hash_many
+
+        return hash_many(messages, self._method.lanes, backend=self._backend)
+
+
+def _hashlib_batch(stream: Callable[[], Any], messages: list[bytes]) -> list[bytes]:
+    out = []
+    for message in messages:
+        hasher = stream()
+        hasher.update(message)
+        out.append(hasher.digest())
+    return out
+
+
+class _Done:
+    """A batch entry already settled while reading: a streamed digest or a read error."""
+
+    __slots__ = ("outcome",)
+
+    def __init__(self, outcome: bytes | OSError) -> None:
+        self.outcome = outcome
+
+
+Entry = bytes | _Done
+
+
+def _settle(entries: list[Entry], hashed: list[bytes]) -> list[bytes | OSError]:
+    """Put the digests of a batch's file contents in place of those contents."""
+    digests = iter(hashed)
+    return [entry.outcome if isinstance(entry, _Done) else next(digests) for entry in entries]
+
+
+def _too_large(name: str) -> OSError:
+    from twocats.kdf.limits import format_size
+
+    limit = format_size(WHOLE_FILE_LIMIT)
+    reason = f"File too large: this algorithm has no streaming form (limit {limit})"
+    return OSError(errno.EFBIG, reason, name)
+
+
+def _read_entry(read: Callable[[int], bytes], name: str, method: Method) -> Entry:
+    """Read one input with a cap checked while reading: its bytes if small, else its digest."""
+    # Most files end within the first read: the second, empty one confirms it.
+    first = read(FIRST_READ)
+    if not first:
+        return first
+    pieces = [first]
+    size = len(first)
+    while size <= SMALL_FILE:
+        piece = read(FIRST_READ)
+        if not piece:
+            return first if len(pieces) == 1 else b"".join(pieces)
+        pieces.append(piece)
+        size += len(piece)
+    if method.stream is None:
+        while size <= WHOLE_FILE_LIMIT:
+            piece = read(CHUNK)
+            if not piece:
+                return b"".join(pieces)
+            pieces.append(piece)
+            size += len(piece)
+        raise _too_large(name)
+    hasher = method.stream()
+    for piece in pieces:
+        hasher.update(piece)
+    del pieces
+    while piece := read(CHUNK):
+        hasher.update(piece)
+    return _Done(bytes(hasher.digest()))
+
+
+_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
+def stdin_reader() -> Callable[[int], bytes]:
+    """Read up to n bytes of standard input with at most one system call (``read1``)."""
+    stream = sys.stdin.buffer
+    read: Callable[[int], bytes] = getattr(stream, "read1", stream.read)
+    return read
+
+
+def _read_name(name: str, method: Method) -> Entry:
+    """Read a named file, or standard input for ``-``."""
+    if name == "-":
+        return _read_entry(stdin_reader(), name, method)
+    descriptor = os.open(name, _OPEN_FLAGS)
+    try:
+        return _read_entry(partial(os.read, descriptor), name, method)
+    finally:
+        os.close(descriptor)
+
+
+def _error(exc: OSError, name: str) -> OSError:
+    """The error with the file name a message needs (os.read errors carry none)."""
+    if exc.filename is None:
+        exc.filename = name
+    return exc
+
+
+class _Scheduler:
+    """Chooses hashlib or lanes for each batch and runs it on the worker threads."""
+
+    def __init__(self, method: Method, backend: str | None, loader: LaneLoader | None) -> None:
+        self._method = method
+        self._pool = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="twocats-sum")
+        if method.lanes is None:
+            self._loader = None
+        elif loader is not None:
+            self._loader = loader
+        else:
+            self._loader = LaneLoader(method, backend)
+        # Lanes from the first batch when asked for, or when hashlib cannot compute the method.
+        self._lanes_now = method.lanes is not None and (backend is not None or not method.stream)
+
+    def consider_lanes(self, bytes_done: int, files_done: int, files_total: int) -> None:
+        """Start loading the lanes if the job, extrapolated from the files read, repays them."""
+        if self._loader is None or files_done == 0:
+            return
+        threshold = LANES_PAY_BYTES.get(self._method.name)
+        if threshold is not None and bytes_done * files_total >= threshold * files_done:
+            self._loader.start()
+
+    def lanes_active(self) -> bool:
+        """True if batches go to the lanes now."""
+        return self._loader is not None and (self._lanes_now or self._loader.ready())
+
+    def short(self, data: bytes) -> Entry:
+        """Settle a short input at once while hashlib is in charge: hashlib keeps the GIL for
+        inputs under HASHLIB_GIL_BYTES, so a worker thread would only hold up the reading."""
+        if len(data) >= HASHLIB_GIL_BYTES or self.lanes_active():
+            return data
+        assert self._method.stream is not None
+        return _Done(_hashlib_batch(self._method.stream, [data])[0])
+
+    def submit(self, entries: list[Entry]) -> Future[list[bytes | OSError]]:
+        """Hash the file contents of one batch on a worker thread (none if all are settled)."""
+        if all(isinstance(entry, _Done) for entry in entries):
+            settled: Future[list[bytes | OSError]] = Future()
+            settled.set_result(_settle(entries, []))
+            return settled
+        return self._pool.submit(self._hash, entries, self.lanes_active())
+
+    def _hash(self, entries: list[Entry], lanes: bool) -> list[bytes | OSError]:
+        messages = [entry for entry in entries if not isinstance(entry, _Done)]
+        if lanes:
+            assert self._loader is not None
+            return _settle(entries, self._loader.hash(messages))
+        assert self._method.stream is not None
+        return _settle(entries, _hashlib_batch(self._method.stream, messages))
+
+    def close(self) -> None:
+        """Stop the worker threads (pending batches are abandoned)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def file_digests(
+    names: Sequence[str],
+    algorithm: str,
+    backend: str | None = None,
+    *,
+    loader: LaneLoader | None = None,
+) -> Iterator[tuple[str, bytes | OSError]]:
+    """Yield (name, digest or the error that stopped reading it) in the order of `names`.
+
+    ``backend`` (given on the command line) sends every batch to the lanes; else hashlib hashes
+    batches until ``loader`` (default: a :class:`LaneLoader`) has loaded the lanes.
+    """
+    method = method_for(algorithm)
+    scheduler = _Scheduler(method, backend, loader)
+    pending: deque[tuple[list[str], int, Future[list[bytes | OSError]]]] = deque()
+    batch_names: list[str] = []
+    batch: list[Entry] = []
+    batch_bytes = bytes_read = in_flight = 0
+    try:
+        for index, name in enumerate(names):
+            try:
+                entry = _read_name(name, method)
+            except OSError as exc:
+                entry = _Done(_error(exc, name))
+            if isinstance(entry, bytes):
+                bytes_read += len(entry)
+                entry = scheduler.short(entry)
+                if isinstance(entry, bytes):
+                    batch_bytes += len(entry)
+            batch_names.append(name)
+            batch.append(entry)
+            if batch_bytes >= BATCH_BYTES or len(batch) >= BATCH_FILES:
+                scheduler.consider_lanes(bytes_read, index + 1, len(names))
+                pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
+                in_flight += batch_bytes
+                batch_names, batch, batch_bytes = [], [], 0
+                # Write out whatever is complete, and wait while too much is in flight.
+                while pending and (
+                    pending[0][2].done()
+                    or in_flight > PENDING * BATCH_BYTES
+                    or len(pending) > PENDING
+                ):
+                    done_names, done_bytes, future = pending.popleft()
+                    in_flight -= done_bytes
+                    yield from zip(done_names, future.result(), strict=True)
+        if batch:
+            pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
+        while pending:
+            done_names, _, future = pending.popleft()
+            yield from zip(done_names, future.result(), strict=True)
+    finally:
+        scheduler.close()
