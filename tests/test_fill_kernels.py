@@ -18,13 +18,9 @@ from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash
 from twocats.simd import _jit
-from twocats.simd.fill import (
-    fill_kernel,
-    get_fill_slice,
-    kernel_asm,
-    state_hash,
-)
+from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm
 from twocats.simd.fillgen import LANES
+from twocats.simd.statehash import SCRATCH_WORDS, STATE_HASHES
 
 BACKENDS = ("scalar", "simd")
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python functions.
@@ -204,20 +200,16 @@ def test_state_hash_equals_reference(hash_type: int, big_endian: bool) -> None:
     """The kernels' allocation-free Hv equals the byte-level reference for every hash and order."""
     words = STATE_WORDS[hash_type]
     rng = np.random.default_rng(hash_type + 4 * big_endian)
-    scratch = (
-        np.empty(8, np.uint32), np.empty(16, np.uint32), np.empty(8, np.uint64),
-        np.empty(16, np.uint64),
-    )  # fmt: skip
+    scratch = (np.empty(SCRATCH_WORDS, np.uint32), np.empty(SCRATCH_WORDS, np.uint64))
     for count in (0, 1, words - 1, words):
         state = rng.integers(0, 1 << 32, size=words, dtype=np.uint32)
         value = int(rng.integers(0, 1 << 32))
         dest = np.zeros(words + 5, dtype=np.uint32)
         # Plain-Python runs (NUMBA_DISABLE_JIT) wrap uint32 sums as numpy scalars, on purpose.
         with np.errstate(over="ignore"):
-            state_hash(
-                hash_type, big_endian, state, np.uint64(value), dest, np.uint64(3),
-                np.uint64(count), *scratch,
-            )  # fmt: skip
+            STATE_HASHES[hash_type](
+                big_endian, state, np.uint64(value), dest, np.uint64(3), np.uint64(count), *scratch
+            )
         want = reference_state_hash(hash_type, state.tolist(), value, big_endian)[:count]
         assert dest[3 : 3 + count].tolist() == want
         assert not dest[:3].any()

@@ -637,9 +637,10 @@ class _Worker:
         methods = set()
         for lanes in lanes_list:
             started = time.perf_counter()
-            self.engine.derive(BENCH_PASSWORD, BENCH_SALT, _compile_params(lanes, "2015"))
+            params = _compile_params(lanes, "2015")
+            self.engine.derive(BENCH_PASSWORD, BENCH_SALT, params)
             compile_s[str(lanes)] = time.perf_counter() - started
-            asm, method = _kernel_asm(fill_kernel(lanes, backend))
+            asm, method = _kernel_asm(fill_kernel(lanes, backend, params.hash_code))
             methods.add(method)
             profile = profile_asm(asm)
             per_lanes[str(lanes)] = profile.to_dict()

@@ -55,6 +55,7 @@ Rules and facts that matter to kernel authors:
   runtime overlap checks (for a lane loop over 26 rows they cost about as much as a short call).
 * With ``NUMBA_DISABLE_JIT=1`` both decorators hand back plain Python functions (coverage runs).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -226,11 +227,7 @@ class _Locator(caching._CacheLocator):
     def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
         self._py_func = py_func
         self._cache_path = str(
-            cache_root()
-            / f"numba-{numba.__version__}"
-            / _isa_tag()
-            / mode.tag
-            / py_func.__module__
+            cache_root() / f"numba-{numba.__version__}" / _isa_tag() / mode.tag / py_func.__module__
         )
 
     def get_cache_path(self) -> str:
@@ -362,9 +359,7 @@ def jit(func: F, /) -> F: ...
 
 
 @overload
-def jit(
-    *, mode: str = "scalar", vector_width: int = 0, **options: Any
-) -> Callable[[F], F]: ...
+def jit(*, mode: str = "scalar", vector_width: int = 0, **options: Any) -> Callable[[F], F]: ...
 
 
 def jit(
@@ -405,6 +400,8 @@ class Variants:
         self._modes = {"simd": simd, "scalar": MODES["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
+        self._specialised: dict[str, Variants] = {}
+        self._settings = (slp, vector_width, vectorize)
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
         self.__module__ = func.__module__
@@ -444,6 +441,32 @@ class Variants:
             if build is None:
                 build = self._build(backend, mode)
         return build
+
+    def specialise(self, tag: str, **bindings: Any) -> Variants:
+        """Return this kernel with some module globals rebound, as a kernel of its own.
+
+        The copy is named ``<name>_<tag>`` (also in the disk cache) and sees ``bindings`` in
+        place of the module's globals of those names, for example the callee or the constants of
+        one hash type; each ``tag`` must always come with the same bindings.
+        """
+        found = self._specialised.get(tag)
+        if found is not None:
+            return found
+        source = self.py_func
+        name = f"{source.__name__}_{tag}"
+        clone = types.FunctionType(
+            source.__code__.replace(co_name=name),
+            {**source.__globals__, **bindings},
+            name,
+            source.__defaults__,
+            source.__closure__,
+        )
+        clone.__qualname__ = f"{source.__qualname__}_{tag}"
+        clone.__module__ = source.__module__
+        clone.__kwdefaults__ = source.__kwdefaults__
+        found = Variants(clone, *self._settings, self._options)
+        self._specialised[tag] = found
+        return found
 
     def _build(self, backend: str, mode: Mode) -> Any:
         source = self.py_func

@@ -11,7 +11,9 @@ Usage::
 The callable has exactly the seam's signature (see :mod:`twocats.kdf.core`) and the result equals
 :func:`twocats.kdf.reference.fill_slice` bit for bit.  One compiled call fills a whole slice of one
 or more regions: addressing, block hash, the multiply chain and the per-block state hash all run
-inside the kernel (``twocats/simd/_generated/fill_l*.py``, written by :mod:`twocats.simd.fillgen`).
+inside the kernel (``twocats/simd/_generated/fill_l*.py``, written by :mod:`twocats.simd.fillgen`),
+one kernel per lane count and block hash; the per-block state hash ``Hv`` is
+:func:`twocats.simd.statehash.state_hash`.
 
 Regions run on real threads: the kernels release the GIL, a persistent thread pool runs one share
 of the regions per thread, and the call returns only when every region has finished its slice (the
@@ -19,9 +21,7 @@ barrier).  Regions never read each other's blocks of the current slice, so the r
 depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
 cost more than it saves.
 
-The module also holds what the generated kernels call: ``state_hash``, the allocation-free ``Hv``
-on the compression functions, and the ``prefetch_read``/``prefetch_write`` intrinsics.  It imports
-numba; import it lazily.
+The module imports numba; import it lazily.
 """
 
 from __future__ import annotations
@@ -37,14 +37,10 @@ import numpy as np
 import numpy.typing as npt
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.hashes import HASHES
 from twocats.simd import _jit
-from twocats.simd.compiled import (
-    blake2b_compress,
-    blake2s_compress,
-    sha256_compress,
-    sha512_compress,
-)
-from twocats.simd.fillgen import LANES, module_name
+from twocats.simd.fillgen import CHAINS, LANES, kernel_name, module_name
+from twocats.simd.statehash import STATE_HASHES
 
 __all__ = [
     "FILL_BACKENDS",
@@ -53,9 +49,6 @@ __all__ = [
     "fill_kernel",
     "get_fill_slice",
     "kernel_asm",
-    "prefetch_read",
-    "prefetch_write",
-    "state_hash",
 ]
 
 #: The backends this module compiles (the pure-Python ``reference`` lives in ``twocats.kdf``).
@@ -67,155 +60,12 @@ THREADS_ENV = "TWOCATS_THREADS"
 # Slices smaller than this many words in total are filled on the calling thread.
 _INLINE_WORDS = 1 << 16
 
-# State words W per hash code (blake2s, blake2b, sha256, sha512).
-_STATE_WORDS = (8, 16, 8, 16)
+# State words W per hash code.
+_STATE_WORDS = tuple(facts.state_words for facts in HASHES)
 
 _MAX_TIME_COST = 30
 
 _UINT32 = np.dtype(np.uint32)
-
-
-def _prefetch_intrinsic(write: bool) -> Any:
-    """Build a kernel intrinsic ``f(array, index)`` that prefetches the line holding array[index].
-
-    It lowers to LLVM's ``llvm.prefetch`` (``prefetcht0`` or ``prefetchw`` on x86), a hint that
-    never faults, so an index just past the end of the array is harmless.
-    """
-    from llvmlite import ir
-    from numba import types
-    from numba.core.extending import intrinsic
-
-    def typer(typingctx: Any, array: Any, index: Any) -> Any:
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            data = context.make_array(signature.args[0])(context, builder, args[0]).data
-            address = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
-            i32 = ir.IntType(32)
-            hint = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
-            name = "llvm.prefetch.p0"
-            function = builder.module.globals.get(name) or ir.Function(builder.module, hint, name)
-            # Arguments: read (0) or write (1), locality 3 (keep in all cache levels), data cache.
-            flags = (int(write), 3, 1)
-            builder.call(function, [address, *(ir.Constant(i32, flag) for flag in flags)])
-            return context.get_dummy_value()
-
-        return types.void(array, index), codegen
-
-    typer.__name__ = "prefetch_write" if write else "prefetch_read"
-    return intrinsic(typer)
-
-
-def _no_prefetch(array: object, index: object) -> None:
-    """Plain-Python stand-in for the prefetch intrinsics (NUMBA_DISABLE_JIT runs)."""
-    del array, index
-
-
-if _jit.config.DISABLE_JIT:
-    prefetch_read: Any = _no_prefetch
-    prefetch_write: Any = _no_prefetch
-else:
-    prefetch_read = _prefetch_intrinsic(write=False)
-    prefetch_write = _prefetch_intrinsic(write=True)
-
-
-# Initial hash values: SHA-256's are BLAKE2s's, SHA-512's are BLAKE2b's.
-_IV32 = np.array(
-    [
-        0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A,
-        0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
-    ],
-    dtype=np.uint32,
-)  # fmt: skip
-_IV64 = np.array(
-    [
-        0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
-        0x510E527FADE682D1, 0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179,
-    ],
-    dtype=np.uint64,
-)  # fmt: skip
-
-
-@_jit.jit
-def _swap32(x: Any) -> Any:
-    """Reverse the byte order of a 32-bit word."""
-    return np.uint32(
-        ((x >> np.uint32(24)) & np.uint32(0xFF))
-        | ((x >> np.uint32(8)) & np.uint32(0xFF00))
-        | ((x << np.uint32(8)) & np.uint32(0xFF0000))
-        | ((x << np.uint32(24)) & np.uint32(0xFF000000))
-    )
-
-
-@_jit.jit
-def _message_word(x: Any, swap: Any) -> Any:
-    return _swap32(x) if swap else np.uint32(x)
-
-
-@_jit.jit
-def state_hash(
-    hash_type: Any,
-    big_endian: Any,
-    words: Any,
-    value: Any,
-    dest: Any,
-    offset: Any,
-    count: Any,
-    h32: Any,
-    m32: Any,
-    h64: Any,
-    m64: Any,
-) -> None:
-    """Kernel helper: write the first ``count`` words of ``Hv(words, value)`` to ``dest[offset:]``.
-
-    ``Hv`` hashes the W words of ``words`` and the 32-bit ``value`` (little-endian bytes, or
-    big-endian for the March 2014 version) and reads the digest back as words in the same order
-    (twocats.md §2).  The message is at most 68 bytes, one compression block for every hash, so it
-    is laid out straight into the block words: no byte buffer and no allocation (``h32``, ``m32``,
-    ``h64`` and ``m64`` are scratch arrays of 8, 16, 8 and 16 words).  ``dest`` may be ``words``.
-    """
-    sha = hash_type >= 2
-    # A word's bytes are read back by the hash in its own order (BLAKE2 little-, SHA big-endian).
-    swap = big_endian != sha
-    zero32 = np.uint32(0)
-    if hash_type == 0 or hash_type == 2:
-        for k in range(8):
-            m32[k] = _message_word(words[k], swap)
-        m32[8] = _message_word(np.uint32(value & np.uint64(0xFFFFFFFF)), swap)
-        for k in range(9, 16):
-            m32[k] = zero32
-        for k in range(8):
-            h32[k] = _IV32[k]
-        if sha:
-            m32[9] = np.uint32(0x80000000)
-            m32[15] = np.uint32(36 * 8)
-            sha256_compress(h32, m32)
-        else:
-            h32[0] = np.uint32(h32[0] ^ np.uint32(0x01010020))
-            blake2s_compress(h32, m32, np.uint64(36), np.uint32(0xFFFFFFFF))
-        for k in range(count):
-            dest[offset + k] = _message_word(h32[k], swap)
-    else:
-        for k in range(8):
-            lo = np.uint64(_message_word(words[2 * k], swap))
-            hi = np.uint64(_message_word(words[2 * k + 1], swap))
-            m64[k] = (lo << np.uint64(32)) | hi if sha else lo | (hi << np.uint64(32))
-        last = np.uint64(_message_word(np.uint32(value & np.uint64(0xFFFFFFFF)), swap))
-        for k in range(9, 16):
-            m64[k] = np.uint64(0)
-        for k in range(8):
-            h64[k] = _IV64[k]
-        if sha:
-            m64[8] = (last << np.uint64(32)) | np.uint64(0x80000000)
-            m64[15] = np.uint64(68 * 8)
-            sha512_compress(h64, m64)
-        else:
-            m64[8] = last
-            h64[0] = h64[0] ^ np.uint64(0x01010040)
-            blake2b_compress(h64, m64, np.uint64(68), np.uint64(0xFFFFFFFFFFFFFFFF))
-        for k in range(count):
-            digest = h64[k >> 1]
-            shift = np.uint64(32) * np.uint64((k & 1) ^ 1 if sha else k & 1)
-            half = np.uint32((digest >> shift) & np.uint64(0xFFFFFFFF))
-            dest[offset + k] = _message_word(half, swap)
 
 
 class FillSlice(Protocol):
@@ -257,22 +107,33 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def fill_kernel(lanes: int, backend: str) -> Any:
-    """Return the compiled region kernel for ``lanes`` lanes and ``backend`` ("scalar" or "simd").
+def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) -> Any:
+    """Return the compiled region kernel for ``lanes``, ``backend``, hash code and ``variant``.
 
-    The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its arguments are
-    ``(mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen, parallelism,
-    multiplies, dependent, hash_type, variant, time_cost)``.  It compiles on its first call.
+    ``backend`` is "scalar" or "simd"; ``variant`` 0 is the final/2014 block hash and 1 the March
+    2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
+    arguments are ``(mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen,
+    parallelism, multiplies, dependent)``, and for variant 1 also ``time_cost``.  Each kernel
+    links the state hash of its own hash type only, and compiles on its first call.
     """
     _check_backend(backend)
     if lanes not in LANES:
         raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
+    if not 0 <= hash_type < len(HASHES):
+        raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
+    if variant not in (0, 1):
+        raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
     module = importlib.import_module(f"twocats.simd._generated.{module_name(lanes)}")
-    return getattr(module, f"fill_region_l{lanes}").get(backend)
+    facts = HASHES[hash_type]
+    source = getattr(module, kernel_name(CHAINS[variant], lanes))
+    kernel = source.specialise(
+        facts.name, state_hash=STATE_HASHES[hash_type], N_WORDS=facts.state_words
+    )
+    return kernel.get(backend)
 
 
 def kernel_asm(lanes: int, backend: str) -> str:
-    """Return the assembly text of the compiled kernel for ``lanes`` and ``backend``.
+    """Return the assembly text of the compiled final/2014 kernel for ``lanes`` and ``backend``.
 
     The kernel is compiled (or loaded from the disk cache) by a tiny fill first.  numba does not
     print kernels loaded from its cache; for those the cached optimised LLVM module is turned into
@@ -281,7 +142,7 @@ def kernel_asm(lanes: int, backend: str) -> str:
     kernel = fill_kernel(lanes, backend)
     mem = np.zeros(64, dtype=np.uint32)
     states = np.zeros((1, 8), dtype=np.uint32)
-    kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0, 0, 0, 0)
+    kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
     texts = []
     for signature in kernel.signatures:
         library = kernel.overloads[signature].library
@@ -404,7 +265,7 @@ class _SliceFiller:
     def __init__(self, backend: str, threads: int | None) -> None:
         self.backend = backend
         self.threads = threads
-        self._kernels: dict[int, Any] = {}
+        self._kernels: dict[tuple[int, int, int], Any] = {}
 
     def __repr__(self) -> str:
         return f"<twocats fill_slice backend={self.backend!r}>"
@@ -444,14 +305,15 @@ class _SliceFiller:
         )
         if per_slice == 0:
             return
-        kernel = self._kernels.get(lanes)
+        key = (lanes, hash_type, variant)
+        kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[lanes] = fill_kernel(lanes, self.backend)
+            kernel = self._kernels[key] = fill_kernel(lanes, self.backend, hash_type, variant)
         shares = 1
         if parallelism > 1 and parallelism * per_slice * blocklen >= _INLINE_WORDS:
             threads = self.threads if self.threads is not None else default_threads()
             shares = min(threads, parallelism)
-        tail = (
+        tail: tuple[int, ...] = (
             done,
             per_slice,
             bpt,
@@ -460,10 +322,9 @@ class _SliceFiller:
             parallelism,
             multiplies,
             int(bool(dependent)),
-            hash_type,
-            variant,
-            time_cost,
         )
+        if variant:
+            tail += (time_cost,)
         if shares == 1:
             _run_share(kernel, mem, states, 0, 1, tail)
             return
