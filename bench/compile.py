@@ -1,8 +1,9 @@
 """Kernel compile time, start-up, and the hot loops side by side against an earlier commit.
 
-``python -m bench compile [--against REV] [--repeats N] [--skip-hot] [--out DIR]`` runs the checked
-out tree ("new") and commit ``REV`` ("old", default ``HEAD~1``, exported with ``git archive``)
-through the same worker (:mod:`bench.compile_worker`) and reports:
+``python -m bench compile [--against REV] [--new REV] [--repeats N] [--skip-cold] [--skip-hot]
+[--out DIR]`` runs the working tree or commit ``--new`` ("new") and commit ``--against`` ("old",
+default ``HEAD~1``; commits are exported with ``git archive``) through the same worker
+(:mod:`bench.compile_worker`) and reports:
 
 * **cold compile**: each tree in its own empty kernel cache, the kernels a user meets one after
   another (the default profile's fill first, then the other lane counts, hash types and variants,
@@ -284,19 +285,25 @@ def _commit(rev: str) -> str:
     ).stdout.strip()
 
 
-def run(against: str, repeats: int, *, skip_cold: bool, skip_hot: bool) -> dict[str, Any]:
-    """Measure both trees; return the report document."""
+def run(
+    against: str, repeats: int, *, new: str | None, skip_cold: bool, skip_hot: bool
+) -> dict[str, Any]:
+    """Measure both trees (``new`` None: the working tree); return the report document."""
     doc: dict[str, Any] = {
         "suite": "compile",
         "machine": machine(),
         "against": against,
         "against_commit": _commit(against),
-        "commit": _commit("HEAD"),
+        "commit": _commit(new or "HEAD"),
         "repeats": repeats,
         "load_before": _load(),
     }
-    with tempfile.TemporaryDirectory(prefix="twocats-old-") as old_dir:
-        trees = {"old": _export(against, Path(old_dir)), "new": REPO}
+    with (
+        tempfile.TemporaryDirectory(prefix="twocats-old-") as old_dir,
+        tempfile.TemporaryDirectory(prefix="twocats-new-") as new_dir,
+    ):
+        new_tree = REPO if new is None else _export(new, Path(new_dir))
+        trees = {"old": _export(against, Path(old_dir)), "new": new_tree}
         if not skip_cold:
             doc["cold"] = {}
             doc["startup"] = {}
@@ -319,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite and write bench/results/compile.{json,md}."""
     parser = argparse.ArgumentParser(prog="python -m bench compile", description=__doc__)
     parser.add_argument("--against", default="HEAD~1", help="the earlier commit (default HEAD~1)")
+    parser.add_argument("--new", default=None, help="a later commit (default: the working tree)")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--skip-cold", action="store_true", help="only the hot loops")
     parser.add_argument("--skip-hot", action="store_true", help="only compile and start-up")
@@ -327,7 +335,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(argv or []))
     if args.smoke:
         return smoke()
-    doc = run(args.against, args.repeats, skip_cold=args.skip_cold, skip_hot=args.skip_hot)
+    doc = run(
+        args.against, args.repeats, new=args.new, skip_cold=args.skip_cold, skip_hot=args.skip_hot
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "compile.json").write_text(json.dumps(doc, indent=2) + "\n")
     text = markdown(doc)

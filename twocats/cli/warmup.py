@@ -1,0 +1,89 @@
+"""``twocats warmup``: compile the kernels this machine will use into the kernel cache.
+
+With no option it compiles what the default profile uses; ``--profile``, ``--params`` and the
+parameter options name another parameter set, and ``--all`` compiles every fill kernel and lane
+hash.  The cache is ``$TWOCATS_CACHE_DIR`` (default ``~/.cache/twocats``); a kernel already there is
+loaded, not compiled again.  A progress bar runs on standard error when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from twocats.cli._common import (
+    backend_option,
+    build_params,
+    emit_json,
+    info,
+    json_option,
+    params_options,
+    progress_wanted,
+)
+from twocats.exceptions import BackendError
+
+if TYPE_CHECKING:
+    from twocats.simd.warmup import Kernel
+
+__all__ = ["warmup_command"]
+
+
+@click.command("warmup")
+@params_options
+@click.option("--all", "everything", is_flag=True, help="Every fill kernel and lane hash.")
+@backend_option
+@json_option
+def warmup_command(everything: bool, backend: str | None, as_json: bool, **options: Any) -> None:
+    """Compile the kernels a parameter set (default: the default profile) will use.
+
+    Run it once after installing, or at image build time, so that the first hash does not pay for
+    compilation.  The kernels are cached per CPU model: a cache built on one machine is compiled
+    again on a CPU of another kind.
+    """
+    from twocats.simd._jit import cache_root
+    from twocats.simd.registry import resolve_backend
+    from twocats.simd.warmup import all_kernels, compile_kernel, kernels_for
+
+    chosen = resolve_backend(backend)
+    if chosen == "reference":
+        raise BackendError("the reference backend has no compiled kernels; choose scalar or simd")
+    params = build_params(options)
+    kernels = all_kernels(chosen) if everything else kernels_for(params, chosen)
+    started = time.perf_counter()
+    seconds: dict[str, float] = {}
+    if progress_wanted() and not as_json:
+        with click.progressbar(
+            kernels,
+            label="compiling",
+            file=sys.stderr,
+            item_show_func=lambda kernel: kernel.label if kernel is not None else "",
+        ) as bar:
+            for kernel in bar:
+                seconds[kernel.label] = _timed(compile_kernel, kernel)
+    else:
+        for kernel in kernels:
+            seconds[kernel.label] = _timed(compile_kernel, kernel)
+    total = time.perf_counter() - started
+    if as_json:
+        emit_json(
+            {
+                "backend": chosen,
+                "cache": str(cache_root()),
+                "kernels": seconds,
+                "seconds": total,
+            }
+        )
+        return
+    plural = "s" if len(kernels) != 1 else ""
+    info(f"{len(kernels)} kernel{plural} ready in {cache_root()} ({total:.1f} s)")
+
+
+def _timed(compile_kernel: Callable[[Kernel], None], kernel: Kernel) -> float:
+    """Run ``compile_kernel(kernel)``; return its seconds."""
+    started = time.perf_counter()
+    compile_kernel(kernel)
+    return time.perf_counter() - started

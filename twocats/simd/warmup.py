@@ -1,0 +1,105 @@
+"""Compile kernels ahead of their first use, into the disk cache (what ``twocats warmup`` runs).
+
+Usage::
+
+    from twocats.simd.warmup import all_kernels, compile_kernel, kernels_for
+
+    for kernel in kernels_for(params, "simd"):      # the kernels one parameter set uses
+        compile_kernel(kernel)                       # compiles, or loads from the cache
+    all_kernels("simd")                              # every fill and lane-hash kernel
+
+A kernel compiled here is written to ``$TWOCATS_CACHE_DIR`` (see :mod:`twocats.simd._jit`), so
+later processes load it instead of compiling it.  Importing this module imports no numba; compiling
+does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from twocats.exceptions import BackendError
+from twocats.hashes import HASHES
+from twocats.params import Params
+
+__all__ = ["COMPILED_BACKENDS", "Kernel", "all_kernels", "compile_kernel", "kernels_for"]
+
+#: The backends that have compiled kernels.
+COMPILED_BACKENDS = ("scalar", "simd")
+
+#: The lane counts of the fill kernels (powers of two up to the state words of the hash).
+_FILL_LANES = (1, 2, 4, 8, 16)
+
+#: The algorithms of ``hash_many`` with compiled lane kernels.
+_LANE_HASHES = tuple(facts.name for facts in HASHES)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One compiled kernel: a fill (lanes, hash type, block hash) or a lane hash."""
+
+    backend: str
+    #: "fill" or "lanes".
+    kind: str
+    hash_code: int
+    lanes: int = 0
+    #: 0 for the final and 2014 block hash, 1 for March 2014 (fills only).
+    variant: int = 0
+
+    @property
+    def label(self) -> str:
+        """A short name for progress displays, e.g. ``fill blake2s x8`` or ``hash_many sha256``."""
+        name = HASHES[self.hash_code].name
+        if self.kind == "lanes":
+            return f"hash_many {name}"
+        march = " (2014-03)" if self.variant else ""
+        return f"fill {name} x{self.lanes}{march}"
+
+
+def _check_backend(backend: str) -> None:
+    if backend not in COMPILED_BACKENDS:
+        allowed = ", ".join(COMPILED_BACKENDS)
+        raise BackendError(f"backend must be one of {allowed} to compile kernels, not {backend!r}")
+
+
+def kernels_for(params: Params, backend: str) -> list[Kernel]:
+    """Return the kernels that deriving with ``params`` on ``backend`` runs."""
+    _check_backend(backend)
+    variant = 1 if params.variant == "2014-03" else 0
+    return [Kernel(backend, "fill", params.hash_code, params.lanes, variant)]
+
+
+def all_kernels(backend: str) -> list[Kernel]:
+    """Return every fill kernel (each hash type, lane count and block hash) and lane hash."""
+    _check_backend(backend)
+    fills = [
+        Kernel(backend, "fill", facts.code, lanes, variant)
+        for variant in (0, 1)
+        for facts in HASHES
+        for lanes in _FILL_LANES
+        if lanes <= facts.state_words
+    ]
+    lane_hashes = [Kernel(backend, "lanes", HASHES.index(facts)) for facts in HASHES]
+    return fills + lane_hashes
+
+
+def compile_kernel(kernel: Kernel) -> None:
+    """Compile ``kernel`` (or load it from the disk cache) by running it once on empty input."""
+    import numpy as np
+
+    if kernel.kind == "lanes":
+        from twocats.simd.multibuffer import hash_many_fixed
+
+        hash_many_fixed(
+            np.zeros((1, 64), np.uint8), _LANE_HASHES[kernel.hash_code], backend=kernel.backend
+        )
+        return
+    from twocats.simd.fill import fill_kernel
+
+    compiled = fill_kernel(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
+    words = HASHES[kernel.hash_code].state_words
+    mem = np.zeros(2 * words, dtype=np.uint32)
+    states = np.zeros((1, words), dtype=np.uint32)
+    # Slice [1, 1) of one region: nothing is filled, but the call compiles the kernel for the
+    # argument types of every real call (Python ints).
+    tail = (0,) if kernel.variant else ()
+    compiled(mem, states, 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
