@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.harness import Report, measure_group
-from twocats.cli.bench import format_size
+from twocats.kdf.limits import format_size
 from twocats.params import Params
 
 #: Goals of issue 3.

@@ -5,7 +5,7 @@ What each run measures (``python -m bench matrix --full`` regenerates ``bench/re
 * Every ISA level (AVX-512 as the CPU's tuning compiles it, AVX-512 forced to 512-bit vectors, AVX2,
   SSE4.2, SSE2 as the x86-64 baseline, and no vectorization at all) runs in a child process of its
   own, with its own kernel cache and the environment recipe of spec numba-simd.md §3.2; the child's
-  kernels are disassembled and checked against the level (:mod:`twocats.cli.bench`).
+  kernels are disassembled and checked against the level (:mod:`twocats.simd.levels`).
 * In each level: ``derive`` on a reused buffer for blake2s with 1, 2, 4 and 8 lanes, blake2b with 8
   and 16 and sha512 with 16, multiplies 0 and 2, 16 MiB (in cache) and 1 GiB, parallelism 1 (one
   thread) and 2 (two threads); the rate is GB/s of memory filled per derivation.
@@ -38,8 +38,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench import peers as peer_bench
-from twocats.cli import bench as isa
-from twocats.cli.bench import Cell
+from twocats.kdf.limits import format_size
+from twocats.simd import isa
+from twocats.simd.asm import describe_check
+from twocats.simd.cache import cache_root
+from twocats.simd.levels import MIN_CELL_SECONDS, Cell, check_outputs, format_table, run_levels
 
 __all__ = [
     "FULL_CONFIGS",
@@ -267,7 +270,7 @@ def run_matrix(
     chosen = list(cells) if cells is not None else matrix_cells(full)
     if mailing_list if mailing_list is not None else full:
         chosen += mailing_list_cells()
-    results = isa.run_levels(
+    results = run_levels(
         levels,
         chosen,
         host_features=host_features,
@@ -282,7 +285,7 @@ def run_matrix(
         "repeats": repeats,
         "machine": machine_description(),
         "levels": results,
-        "output_mismatches": isa.check_outputs(results),
+        "output_mismatches": check_outputs(results),
         "mailing_list_check": _mailing_list_check(results),
     }
     if with_peers:
@@ -488,7 +491,7 @@ def _verification_table(document: dict[str, Any]) -> list[str]:
             f"| {level['label']} | {_env_text(level['env'])} | {level['cpu_name']} "
             f"({level['check']['features_tier']}), backend {level['backend']} | "
             f"{ops['xmm']}/{ops['ymm']}/{ops['zmm']} | {asm['evex_only']} | {asm['vex']} | "
-            f"{sum(level['compile_s'].values()):.0f} | {isa.describe_check(level['check'])} |"
+            f"{sum(level['compile_s'].values()):.0f} | {describe_check(level['check'])} |"
         )
     return lines
 
@@ -520,7 +523,7 @@ def _matrix_tables(document: dict[str, Any]) -> list[str]:
         threads = "one thread" if parallelism == 1 else f"{parallelism} regions on 2 threads"
         lines += [
             "",
-            f"#### {isa.format_size(1024 << mem_cost)}, parallelism {parallelism} ({threads})",
+            f"#### {format_size(1024 << mem_cost)}, parallelism {parallelism} ({threads})",
             "",
             "| hash | lanes | multiplies | "
             + " | ".join(level["label"] for level in levels)
@@ -644,7 +647,7 @@ def headline_ratios(document: dict[str, Any]) -> dict[str, float | None]:
     for mem_cost in (14, 20):
         cell = Cell("blake2s", 8, 0, mem_cost, 1)
         simd, plain = find_cell(level, cell), find_cell(scalar, cell) if scalar else None
-        ratios[f"simd_over_scalar_{isa.format_size(cell.memory_bytes).replace(' ', '')}"] = (
+        ratios[f"simd_over_scalar_{format_size(cell.memory_bytes).replace(' ', '')}"] = (
             simd["gbps"] / plain["gbps"] if simd and plain else None
         )
     if peers and "equal_time" in peers["argon2id"] and head:
@@ -747,7 +750,7 @@ def markdown_report(document: dict[str, Any]) -> str:
             f"{document['wall_s'] / 60:.0f} minutes. Every level runs in a child process of its "
             "own, and each cell is timed at all levels in rotation (one untimed call per level, "
             f"then {document['repeats']} rounds of one call per level, or of several calls when "
-            f"one is shorter than {1000 * isa.MIN_CELL_SECONDS / document['repeats']:.0f} ms), "
+            f"one is shorter than {1000 * MIN_CELL_SECONDS / document['repeats']:.0f} ms), "
             "so that the load of a shared machine disturbs the levels alike. Figures are medians "
             "over the rounds; GB/s is 10^9 bytes of work memory per second of `derive`."
         ),
@@ -788,7 +791,7 @@ def markdown_report(document: dict[str, Any]) -> str:
         peers = document["peers"]
         lines += [
             "",
-            f"## Peers at {isa.format_size(peers['memory_bytes'])}",
+            f"## Peers at {format_size(peers['memory_bytes'])}",
             "",
             (
                 "TwoCats rows: the first level's derive. Fraction: of the numpy copy rate with "
@@ -810,7 +813,7 @@ def markdown_report(document: dict[str, Any]) -> str:
             )
         small = peers["argon2id"]["p1_small"]
         lines.append(
-            f"At {isa.format_size(peers['small_bytes'])}: argon2id p=1 {small['gbps']:.2f} "
+            f"At {format_size(peers['small_bytes'])}: argon2id p=1 {small['gbps']:.2f} "
             f"GB/s, scrypt {peers['scrypt']['small']['gbps']:.2f} GB/s."
         )
     ratios = headline_ratios(document)
@@ -993,7 +996,7 @@ def smoke(out_dir: Path | None = None) -> int:
         full=False,
         level_keys=["native"],
         repeats=1,
-        cache_root=isa.project_cache_root(),
+        cache_root=cache_root(),
         cells=[Cell("blake2s", 8, 2, 10, 1)],
         per_level_cache=False,
         peer_bytes=1 << 20,
@@ -1002,7 +1005,7 @@ def smoke(out_dir: Path | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="twocats-smoke-") as temporary:
         for path in write_results(document, out_dir or Path(temporary)):
             _say(f"wrote {path}")
-    print(isa.format_table(document["levels"]))
+    print(format_table(document["levels"]))
     failures = _failures(document)
     for failure in failures:
         _say(f"failed: {failure}")
@@ -1049,7 +1052,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     for path in write_results(document, out_dir):
         _say(f"wrote {path}")
-    print(isa.format_table(_summary_levels(document["levels"])))
+    print(format_table(_summary_levels(document["levels"])))
     failures = _failures(document)
     for failure in failures:
         _say(f"failed: {failure}")

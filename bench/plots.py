@@ -21,7 +21,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from bench.matrix import find_cell, peer_rows, shared_mem_costs
-from twocats.cli.bench import Cell, format_size
+from twocats.kdf.limits import format_size
+from twocats.simd.levels import Cell
 
 __all__ = ["plot_all", "plot_breakdown", "plot_matrix", "plot_peers"]
 

@@ -9,15 +9,10 @@ from typing import Any
 
 from bench import matrix, peers
 from bench.matrix import HEADLINE, MAILING_LIST
-from twocats.cli.bench import (
-    Cell,
-    get_level,
-    host_target,
-    profile_asm,
-    project_cache_root,
-    run_level,
-    verify_level,
-)
+from twocats.simd.asm import profile_asm, verify_level
+from twocats.simd.cache import cache_root
+from twocats.simd.isa import get_level, host_target
+from twocats.simd.levels import Cell, run_level
 
 ASM_YMM = "\tvpaddd\t%ymm1, %ymm2, %ymm3\n\tvprold\t$8, %ymm3, %ymm3\n"
 ASM_SCALAR = "\troll\t$8, %eax\n\taddl\t%eax, %edx\n"
@@ -226,7 +221,7 @@ def test_child_processes_run_the_cheapest_cell_and_verify_their_level() -> None:
     """The host and no-vector children fill 1 MiB, agree on the output and pass their checks."""
     _name, features = host_target()
     cell = Cell("blake2s", 8, 2, 10, 1)
-    cache = project_cache_root()
+    cache = cache_root()
     results = [
         run_level(
             get_level(key),

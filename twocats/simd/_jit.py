@@ -79,6 +79,9 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher, cpu_target
 
+from twocats.simd.asm import library_asm
+from twocats.simd.cache import cache_root
+
 __all__ = [
     "LLVM_OPTIONS",
     "MODES",
@@ -136,14 +139,6 @@ MODES = {
 }
 
 _DEFAULT_OPTIONS: dict[str, Any] = {"nopython": True, "nogil": True, "error_model": "numpy"}
-
-
-def cache_root() -> Path:
-    """Return the kernel cache root: ``$TWOCATS_CACHE_DIR``, else ``~/.cache/twocats``."""
-    configured = os.environ.get("TWOCATS_CACHE_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".cache" / "twocats"
 
 
 @functools.lru_cache(maxsize=1)
@@ -540,8 +535,4 @@ def kernel_asm(kernel: Any, *args: Any) -> str:
 
     signature = tuple(typeof(arg) for arg in args)  # type: ignore[no-untyped-call]
     kernel.compile(signature)
-    library = kernel.overloads[signature].library
-    if getattr(library, "_disable_inspection", False):
-        module = library._get_module_for_linking()
-        return str(library._codegen._tm.emit_assembly(module))
-    return str(library.get_asm_str())
+    return library_asm(kernel.overloads[signature].library)[0]

@@ -39,6 +39,7 @@ import numpy.typing as npt
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.simd import _jit
+from twocats.simd.asm import dispatcher_asm
 from twocats.simd.fillgen import CHAINS, LANES, kernel_name, module_name
 from twocats.simd.statehash import STATE_HASHES
 
@@ -133,24 +134,16 @@ def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) 
 
 
 def kernel_asm(lanes: int, backend: str) -> str:
-    """Return the assembly text of the compiled final/2014 kernel for ``lanes`` and ``backend``.
+    """Return the assembly text of the compiled final/2014 blake2s kernel for ``lanes``.
 
-    The kernel is compiled (or loaded from the disk cache) by a tiny fill first.  numba does not
-    print kernels loaded from its cache; for those the cached optimised LLVM module is turned into
-    assembly again by the process's target machine, the one that produced the cached code.
+    The kernel is compiled (or loaded from the disk cache) by a tiny fill first, then read by
+    :func:`twocats.simd.asm.dispatcher_asm`.
     """
     kernel = fill_kernel(lanes, backend)
     mem = np.zeros(64, dtype=np.uint32)
     states = np.zeros((1, 8), dtype=np.uint32)
     kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
-    texts = []
-    for signature in kernel.signatures:
-        library = kernel.overloads[signature].library
-        if getattr(library, "_disable_inspection", False):
-            texts.append(str(library._codegen._tm.emit_assembly(library._shared_module)))
-        else:
-            texts.append(str(kernel.inspect_asm(signature)))
-    return "\n".join(texts)
+    return dispatcher_asm(kernel)[0]
 
 
 def _check_backend(backend: str) -> None:
