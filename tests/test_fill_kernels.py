@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.kdf.geometry import SliceJob
 from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash
 from twocats.simd import _jit
@@ -49,9 +50,9 @@ class Case:
     time_cost: int
     seed: int
 
-    def args(self) -> tuple[int, int, int, int, int, int, int, int, bool, int, int, int]:
-        """The seam arguments after mem and states."""
-        return (
+    def job(self) -> SliceJob:
+        """The seam's argument record."""
+        return SliceJob(
             self.slice_index * self.per_slice,
             self.per_slice,
             4 * self.per_slice,
@@ -113,7 +114,7 @@ def run(backend: str, case: Case) -> tuple[npt.NDArray[np.uint32], npt.NDArray[n
     """Fill the case's slice with ``backend`` ("reference", "scalar" or "simd")."""
     mem, states = case.start()
     fill = reference_fill if backend == "reference" else get_fill_slice(backend)
-    fill(mem, states, *case.args())
+    fill(mem, states, case.job())
     return mem, states
 
 
@@ -146,11 +147,12 @@ def test_every_kernel_on_a_whole_level(backend: str, lanes: int, variant: int) -
         states = start.copy()
         for s in range(4):
             dependent = s >= 2
-            fill(
-                mem, states, s * per_slice, per_slice, 4 * per_slice, blocklen,
+            job = SliceJob(
+                s * per_slice, per_slice, 4 * per_slice, blocklen,
                 sub_blocklen if dependent else blocklen, parallelism, lanes, multiplies,
                 dependent, hash_type, variant, time_cost,
             )  # fmt: skip
+            fill(mem, states, job)
         results.append((mem, states))
     np.testing.assert_array_equal(results[1][0], results[0][0])
     np.testing.assert_array_equal(results[1][1], results[0][1])
@@ -183,11 +185,12 @@ def test_result_does_not_depend_on_thread_count(variant: int) -> None:
             states = start.copy()
             for s in range(4):
                 dependent = s >= 2
-                fill(
-                    mem, states, s * per_slice, per_slice, 4 * per_slice, blocklen,
+                job = SliceJob(
+                    s * per_slice, per_slice, 4 * per_slice, blocklen,
                     16 if dependent else blocklen, parallelism, lanes, 2, dependent, hash_type,
                     variant, 0,
                 )  # fmt: skip
+                fill(mem, states, job)
             outcomes.append((mem, states))
     for mem, states in outcomes[1:]:
         np.testing.assert_array_equal(mem, outcomes[0][0])
@@ -271,7 +274,7 @@ def test_bad_seam_arguments_raise(change: dict[str, int | bool], message: str) -
     mem = np.zeros(16 * 16, dtype=np.uint32)
     states = np.zeros((1, 8), dtype=np.uint32)
     with pytest.raises(InvalidParametersError, match=message):
-        get_fill_slice("scalar")(mem, states, **arguments)  # type: ignore[arg-type]
+        get_fill_slice("scalar")(mem, states, SliceJob(**arguments))  # type: ignore[arg-type]
 
 
 def test_read_only_memory_is_rejected() -> None:
@@ -280,7 +283,7 @@ def test_read_only_memory_is_rejected() -> None:
     mem.flags.writeable = False
     states = np.zeros((1, 8), dtype=np.uint32)
     with pytest.raises(InvalidParametersError, match="mem must be"):
-        get_fill_slice("simd")(mem, states, 0, 4, 16, 16, 16, 1, 8, 0, False, 0, 0, 0)
+        get_fill_slice("simd")(mem, states, SliceJob(0, 4, 16, 16, 16, 1, 8, 0, False, 0, 0, 0))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -290,14 +293,15 @@ def test_threaded_fill_works_in_a_forked_child() -> None:
     parallelism, per_slice, blocklen = 2, 16, 4096
     mem = np.zeros(parallelism * 4 * per_slice * blocklen, dtype=np.uint32)
     states = np.ones((parallelism, 8), dtype=np.uint32)
-    args = (0, per_slice, 4 * per_slice, blocklen, blocklen, parallelism, 8, 0, False, 0, 0, 0)
-    fill(mem, states, *args)
+    bpt = 4 * per_slice
+    job = SliceJob(0, per_slice, bpt, blocklen, blocklen, parallelism, 8, 0, False, 0, 0, 0)
+    fill(mem, states, job)
     want = mem.copy()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
         mem[:] = 0
         states[:] = 1
-        fill(mem, states, *args)
+        fill(mem, states, job)
         os._exit(0 if np.array_equal(mem, want) else 1)
     deadline = time.monotonic() + 120
     while True:

@@ -21,6 +21,7 @@ import struct
 import numpy as np
 import numpy.typing as npt
 
+from twocats.kdf.geometry import SliceJob
 from twocats.params import HASH_TYPES
 
 __all__ = [
@@ -171,23 +172,15 @@ def block_hash_2014_03(
     state[:] = state_hash(hash_code, state, lo, big_endian=True)
 
 
-def fill_slice(
-    mem: npt.NDArray[np.uint32],
-    states: npt.NDArray[np.uint32],
-    done: int,
-    per_slice: int,
-    bpt: int,
-    blocklen: int,
-    sub_blocklen: int,
-    parallelism: int,
-    lanes: int,
-    multiplies: int,
-    dependent: bool,
-    hash_type: int,
-    variant: int,
-    time_cost: int,
-) -> None:
-    """Fill blocks ``[done, done + per_slice)`` of every region; see the seam in ``kdf.core``."""
+def fill_slice(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob) -> None:
+    """Fill one slice of every region: the seam :class:`twocats.kdf.geometry.FillSlice`."""
+    done, per_slice, bpt, blocklen = job.done, job.per_slice, job.bpt, job.blocklen
+    sub_blocklen, parallelism, lanes, multiplies = (
+        job.sub_blocklen, job.parallelism, job.lanes, job.multiplies,
+    )  # fmt: skip
+    dependent, hash_type, variant, time_cost = (
+        job.dependent, job.hash_type, job.variant, job.time_cost,
+    )  # fmt: skip
     used = parallelism * bpt * blocklen
     words: list[int] = mem[:used].tolist()
     march = variant == 1

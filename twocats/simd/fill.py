@@ -5,10 +5,9 @@ Usage::
     from twocats.simd.fill import get_fill_slice
 
     fill_slice = get_fill_slice("simd")          # or "scalar"
-    fill_slice(mem, states, done, per_slice, bpt, blocklen, sub_blocklen, parallelism, lanes,
-               multiplies, dependent, hash_type, variant, time_cost)
+    fill_slice(mem, states, job)                 # job: a twocats.kdf.geometry.SliceJob
 
-The callable has exactly the seam's signature (see :mod:`twocats.kdf.core`) and the result equals
+The callable is the seam :class:`twocats.kdf.geometry.FillSlice` and the result equals
 :func:`twocats.kdf.reference.fill_slice` bit for bit.  One compiled call fills a whole slice of one
 or more regions: addressing, block hash, the multiply chain and the per-block state hash all run
 inside the kernel (``twocats/simd/_generated/fill_l*.py``, written by :mod:`twocats.simd.fillgen`),
@@ -31,13 +30,15 @@ import importlib
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
+from twocats.kdf.geometry import FillSlice, SliceJob
+from twocats.params import BOUNDS
 from twocats.simd import _jit
 from twocats.simd.asm import dispatcher_asm
 from twocats.simd.fillgen import CHAINS, LANES, kernel_name, module_name
@@ -45,7 +46,6 @@ from twocats.simd.statehash import STATE_HASHES
 
 __all__ = [
     "FILL_BACKENDS",
-    "FillSlice",
     "default_threads",
     "fill_kernel",
     "get_fill_slice",
@@ -64,31 +64,12 @@ _INLINE_WORDS = 1 << 16
 # State words W per hash code.
 _STATE_WORDS = tuple(facts.state_words for facts in HASHES)
 
-_MAX_TIME_COST = 30
+# The bounds of the parameters the seam receives, from the one bounds table.
+_PARALLELISM = BOUNDS["parallelism"]
+_MULTIPLIES = BOUNDS["multiplies"]
+_TIME_COST = BOUNDS["time_cost"]
 
 _UINT32 = np.dtype(np.uint32)
-
-
-class FillSlice(Protocol):
-    """The KDF seam: fill blocks ``[done, done + per_slice)`` of every region (one slice)."""
-
-    def __call__(
-        self,
-        mem: npt.NDArray[np.uint32],
-        states: npt.NDArray[np.uint32],
-        done: int,
-        per_slice: int,
-        bpt: int,
-        blocklen: int,
-        sub_blocklen: int,
-        parallelism: int,
-        lanes: int,
-        multiplies: int,
-        dependent: bool,
-        hash_type: int,
-        variant: int,
-        time_cost: int,
-    ) -> None: ...
 
 
 def default_threads() -> int:
@@ -187,25 +168,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def _validate(
-    mem: npt.NDArray[np.uint32],
-    states: npt.NDArray[np.uint32],
-    done: int,
-    per_slice: int,
-    bpt: int,
-    blocklen: int,
-    sub_blocklen: int,
-    parallelism: int,
-    lanes: int,
-    multiplies: int,
-    dependent: bool,
-    hash_type: int,
-    variant: int,
-    time_cost: int,
-) -> None:
+def _validate(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob) -> None:
     """Check the seam arguments so that a kernel can never write outside ``mem`` or ``states``.
 
-    Messages are built only on failure: this runs on every slice.
+    The bounds are those of :data:`twocats.params.BOUNDS`.  Messages are built only on failure:
+    this runs on every slice.
     """
     if not (
         isinstance(mem, np.ndarray)
@@ -215,11 +182,15 @@ def _validate(
         and mem.flags.writeable
     ):
         raise InvalidParametersError("mem must be a writeable 1-D C-contiguous uint32 array")
-    if not 0 <= hash_type < len(_STATE_WORDS):
+    if not isinstance(job, SliceJob):
+        raise InvalidParametersError("job must be a twocats.kdf.geometry.SliceJob")
+    if not 0 <= job.hash_type < len(_STATE_WORDS):
         raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
-    words = _STATE_WORDS[hash_type]
-    if not 1 <= parallelism <= 255:
-        raise InvalidParametersError("parallelism must be from 1 to 255")
+    words = _STATE_WORDS[job.hash_type]
+    parallelism = job.parallelism
+    if not _PARALLELISM[0] <= parallelism <= _PARALLELISM[1]:
+        low, high = _PARALLELISM
+        raise InvalidParametersError(f"parallelism must be from {low} to {high}")
     if not (
         isinstance(states, np.ndarray)
         and states.dtype == _UINT32
@@ -231,24 +202,30 @@ def _validate(
             "states must be a writeable C-contiguous uint32 array of shape "
             f"({parallelism}, {words})"
         )
+    lanes = job.lanes
     if lanes not in LANES:
         raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
-    if not 0 <= multiplies <= 8:
-        raise InvalidParametersError("multiplies must be from 0 to 8")
-    if variant not in (0, 1):
+    if not _MULTIPLIES[0] <= job.multiplies <= _MULTIPLIES[1]:
+        low, high = _MULTIPLIES
+        raise InvalidParametersError(f"multiplies must be from {low} to {high}")
+    if job.variant not in (0, 1):
         raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
-    limit = _MAX_TIME_COST if variant == 1 else 0
-    if not 0 <= time_cost <= limit:
-        raise InvalidParametersError(f"time_cost must be from 0 to {limit} for variant {variant}")
+    limit = _TIME_COST[1] if job.variant == 1 else 0
+    if not 0 <= job.time_cost <= limit:
+        raise InvalidParametersError(
+            f"time_cost must be from 0 to {limit} for variant {job.variant}"
+        )
+    sub_blocklen, blocklen = job.sub_blocklen, job.blocklen
     if not (sub_blocklen >= lanes and sub_blocklen & (sub_blocklen - 1) == 0):
         raise InvalidParametersError("sub_blocklen must be a power of two and a multiple of lanes")
     if not (blocklen >= sub_blocklen and blocklen & (blocklen - 1) == 0):
         raise InvalidParametersError("blocklen must be a power of two and at least sub_blocklen")
-    if not (per_slice >= 0 and done >= 0 and done + per_slice <= bpt):
+    done, per_slice = job.done, job.per_slice
+    if not (per_slice >= 0 and done >= 0 and done + per_slice <= job.bpt):
         raise InvalidParametersError("blocks out of range")
-    if dependent and done < 1:
+    if job.dependent and done < 1:
         raise InvalidParametersError("a password-dependent slice needs done >= 1")
-    if parallelism * bpt * blocklen > mem.size:
+    if parallelism * job.bpt * blocklen > mem.size:
         raise InvalidParametersError("mem is too small for the regions")
 
 
@@ -264,38 +241,11 @@ class _SliceFiller:
         return f"<twocats fill_slice backend={self.backend!r}>"
 
     def __call__(
-        self,
-        mem: npt.NDArray[np.uint32],
-        states: npt.NDArray[np.uint32],
-        done: int,
-        per_slice: int,
-        bpt: int,
-        blocklen: int,
-        sub_blocklen: int,
-        parallelism: int,
-        lanes: int,
-        multiplies: int,
-        dependent: bool,
-        hash_type: int,
-        variant: int,
-        time_cost: int,
+        self, mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob
     ) -> None:
-        _validate(
-            mem,
-            states,
-            done,
-            per_slice,
-            bpt,
-            blocklen,
-            sub_blocklen,
-            parallelism,
-            lanes,
-            multiplies,
-            dependent,
-            hash_type,
-            variant,
-            time_cost,
-        )
+        _validate(mem, states, job)
+        per_slice, lanes, hash_type, variant = job.per_slice, job.lanes, job.hash_type, job.variant
+        parallelism, blocklen = job.parallelism, job.blocklen
         if per_slice == 0:
             return
         key = (lanes, hash_type, variant)
@@ -307,17 +257,17 @@ class _SliceFiller:
             threads = self.threads if self.threads is not None else default_threads()
             shares = min(threads, parallelism)
         tail: tuple[int, ...] = (
-            done,
+            job.done,
             per_slice,
-            bpt,
+            job.bpt,
             blocklen,
-            sub_blocklen,
+            job.sub_blocklen,
             parallelism,
-            multiplies,
-            int(bool(dependent)),
+            job.multiplies,
+            int(bool(job.dependent)),
         )
         if variant:
-            tail += (time_cost,)
+            tail += (job.time_cost,)
         if shares == 1:
             _run_share(kernel, mem, states, 0, 1, tail)
             return
