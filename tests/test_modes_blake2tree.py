@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import modes_kat as kat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import blake2tree, codegen, kat
+from twocats.simd.modes import blake2tree, codegen
 from twocats.simd.modes.reference import blake2tree as ref
 
 VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"

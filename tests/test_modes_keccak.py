@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import modes_kat as kat
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
-from twocats.simd.modes import codegen, kat, keccak
+from twocats.simd.modes import codegen, keccak
 from twocats.simd.modes.reference import keccak as ref
 
 VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import modes_kat as kat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import codegen, kat, lsh
+from twocats.simd.modes import codegen, lsh
 from twocats.simd.modes.reference import lsh as ref
 
 VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"

@@ -6,8 +6,10 @@ thousands of words, so it is off the hot path: the compressions here are plain l
 rounds, which compile in a fraction of the time of unrolled code and link cheaply into every fill
 kernel.  The constants come from :mod:`twocats.hashes`.
 
-There is one function per hash type, so that a kernel links only the compression it uses.  Usage
-inside a kernel (``w32`` and ``w64`` are scratch arrays of :data:`SCRATCH_WORDS` words)::
+There is one function per hash type, so that a kernel links only the compression it uses.  The
+compressions (``blake2s_compress`` etc.) are public so that tests can run them on messages of every
+length against hashlib.  Usage inside a kernel (``w32`` and ``w64`` are scratch arrays of
+:data:`SCRATCH_WORDS` words)::
 
     STATE_HASHES[hash_code](big_endian, words, value, dest, offset, count, w32, w64)
 
@@ -23,7 +25,18 @@ import numpy as np
 from twocats.hashes import HASHES, SIGMA
 from twocats.simd._jit import jit
 
-__all__ = ["SCRATCH_WORDS", "STATE_HASHES", "hv_blake2b", "hv_blake2s", "hv_sha256", "hv_sha512"]
+__all__ = [
+    "SCRATCH_WORDS",
+    "STATE_HASHES",
+    "blake2b_compress",
+    "blake2s_compress",
+    "hv_blake2b",
+    "hv_blake2s",
+    "hv_sha256",
+    "hv_sha512",
+    "sha256_compress",
+    "sha512_compress",
+]
 
 #: Words of each scratch array: chaining value (8), message block (16), BLAKE2 work vector (16).
 SCRATCH_WORDS = 40
@@ -52,13 +65,18 @@ _HV_BYTES64 = 4 * _BLAKE2B.state_words + 4
 
 
 @jit
-def _blake2s_compress(h: Any, m: Any, v: Any, t: Any) -> None:
-    """BLAKE2s compression of the last (and only) block m[0:16] of ``t`` bytes into h[0:8]."""
+def blake2s_compress(h: Any, m: Any, v: Any, t: Any, last: Any) -> None:
+    """BLAKE2s compression of block m[0:16] into h[0:8], ``t`` bytes hashed after this block.
+
+    ``v`` is a scratch array of 16 words; ``last`` marks the final block.
+    """
     for i in range(8):
         v[i] = h[i]
         v[i + 8] = _IV32[i]
-    v[12] = U32(v[12] ^ U32(t))
-    v[14] = U32(v[14] ^ U32(0xFFFFFFFF))
+    v[12] = U32(v[12] ^ U32(U64(t) & U64(0xFFFFFFFF)))
+    v[13] = U32(v[13] ^ U32(U64(t) >> U64(32)))
+    if last:
+        v[14] = U32(v[14] ^ U32(0xFFFFFFFF))
     for r in range(10):
         for j in range(8):
             a, b, c, d = _G_WORDS[j, 0], _G_WORDS[j, 1], _G_WORDS[j, 2], _G_WORDS[j, 3]
@@ -80,13 +98,14 @@ def _blake2s_compress(h: Any, m: Any, v: Any, t: Any) -> None:
 
 
 @jit
-def _blake2b_compress(h: Any, m: Any, v: Any, t: Any) -> None:
-    """BLAKE2b compression of the last (and only) block m[0:16] of ``t`` bytes into h[0:8]."""
+def blake2b_compress(h: Any, m: Any, v: Any, t: Any, last: Any) -> None:
+    """BLAKE2b compression of block m[0:16] into h[0:8], as :func:`blake2s_compress`."""
     for i in range(8):
         v[i] = h[i]
         v[i + 8] = _IV64[i]
     v[12] = v[12] ^ U64(t)
-    v[14] = v[14] ^ U64(0xFFFFFFFFFFFFFFFF)
+    if last:
+        v[14] = v[14] ^ U64(0xFFFFFFFFFFFFFFFF)
     for r in range(12):
         for j in range(8):
             a, b, c, d = _G_WORDS[j, 0], _G_WORDS[j, 1], _G_WORDS[j, 2], _G_WORDS[j, 3]
@@ -108,7 +127,7 @@ def _blake2b_compress(h: Any, m: Any, v: Any, t: Any) -> None:
 
 
 @jit
-def _sha256_compress(h: Any, w: Any) -> None:
+def sha256_compress(h: Any, w: Any) -> None:
     """SHA-256 compression of the decoded block w[0:16] into h[0:8]; w is overwritten."""
     a, b, c, d, e, f, g, hh = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
     for t in range(64):
@@ -132,7 +151,7 @@ def _sha256_compress(h: Any, w: Any) -> None:
 
 
 @jit
-def _sha512_compress(h: Any, w: Any) -> None:
+def sha512_compress(h: Any, w: Any) -> None:
     """SHA-512 compression of the decoded block w[0:16] into h[0:8]; w is overwritten."""
     a, b, c, d, e, f, g, hh = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
     for t in range(80):
@@ -217,7 +236,7 @@ def hv_blake2s(
     """Hv with BLAKE2s (``w64`` unused)."""
     _message32(big_endian, words, value, w32)
     w32[0] = U32(w32[0] ^ _PARAM32)
-    _blake2s_compress(w32[0:8], w32[8:24], w32[24:40], _HV_BYTES32)
+    blake2s_compress(w32[0:8], w32[8:24], w32[24:40], _HV_BYTES32, True)
     _digest32(big_endian, w32, dest, offset, count)
 
 
@@ -230,7 +249,7 @@ def hv_sha256(
     _message32(swap, words, value, w32)
     w32[17] = U32(0x80000000)
     w32[23] = U32(_HV_BYTES32 * 8)
-    _sha256_compress(w32[0:8], w32[8:24])
+    sha256_compress(w32[0:8], w32[8:24])
     _digest32(swap, w32, dest, offset, count)
 
 
@@ -241,7 +260,7 @@ def hv_blake2b(
     """Hv with BLAKE2b (``w32`` unused)."""
     _message64(False, big_endian, words, value, w64)
     w64[0] = w64[0] ^ _PARAM64
-    _blake2b_compress(w64[0:8], w64[8:24], w64[24:40], _HV_BYTES64)
+    blake2b_compress(w64[0:8], w64[8:24], w64[24:40], _HV_BYTES64, True)
     _digest64(False, big_endian, w64, dest, offset, count)
 
 
@@ -254,7 +273,7 @@ def hv_sha512(
     _message64(True, swap, words, value, w64)
     w64[16] = (w64[16] << U64(32)) | U64(0x80000000)
     w64[23] = U64(_HV_BYTES64 * 8)
-    _sha512_compress(w64[0:8], w64[8:24])
+    sha512_compress(w64[0:8], w64[8:24])
     _digest64(True, swap, w64, dest, offset, count)
 
 
