@@ -16,8 +16,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from twocats.hashes import SIGMA as BLAKE2_SIGMA
 from twocats.simd.modes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
-from twocats.simd.modes.reference.blake2tree import SIGMA as BLAKE2_SIGMA
 from twocats.simd.modes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.simd.modes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
 from twocats.simd.modes.reference.lsh import SIGMA as LSH_SIGMA
