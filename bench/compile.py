@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench.compile_worker import HOT_CELLS
-from bench.harness import RESULTS_DIR, machine
+from bench.harness import RESULTS_DIR, load_average, machine
 
 __all__ = ["main", "smoke"]
 
@@ -206,13 +206,6 @@ def _ratios(samples: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _load() -> list[float] | None:
-    try:
-        return list(os.getloadavg())
-    except OSError:
-        return None
-
-
 def markdown(doc: dict[str, Any]) -> str:
     """The report as markdown."""
     info = doc["machine"]
@@ -296,7 +289,7 @@ def run(
         "against_commit": _commit(against),
         "commit": _commit(new or "HEAD"),
         "repeats": repeats,
-        "load_before": _load(),
+        "load_before": load_average(),
     }
     with (
         tempfile.TemporaryDirectory(prefix="twocats-old-") as old_dir,
@@ -318,7 +311,7 @@ def run(
             _say("hot loops")
             cache = Path(os.environ.get("TWOCATS_CACHE_DIR") or tempfile.gettempdir())
             doc["hot"] = _ratios(hot(trees, cache, HOT_CELLS, repeats))
-    doc["load_after"] = _load()
+    doc["load_after"] = load_average()
     return doc
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from bench import peers as peer_bench
+from bench.harness import load_average
 from twocats.kdf.limits import format_size
 from twocats.simd import isa
 from twocats.simd.asm import describe_check
@@ -259,7 +260,7 @@ def run_matrix(
     ``cache_root`` itself, which is safe too: the project's cache keys on ISA and vectorizer mode.
     """
     started = time.perf_counter()
-    load_start = _load_average()
+    load_start = load_average()
     _host_name, host_features = isa.host_target()
     if level_keys:
         levels = [isa.get_level(key) for key in level_keys]
@@ -299,15 +300,8 @@ def run_matrix(
         )
         document["breakdown"] = breakdown(document)
     document["wall_s"] = time.perf_counter() - started
-    document["load_average"] = {"start": load_start, "end": _load_average()}
+    document["load_average"] = {"start": load_start, "end": load_average()}
     return document
-
-
-def _load_average() -> list[float] | None:
-    try:
-        return list(os.getloadavg())
-    except OSError:
-        return None
 
 
 def _best_headline(levels: Sequence[dict[str, Any]]) -> dict[str, Any] | None:

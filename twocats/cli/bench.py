@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import platform
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -21,6 +22,8 @@ from twocats.cli._common import Failure, emit_json, info, json_option
 from twocats.hashes import HASH_TYPES, by_name
 
 __all__ = ["bench_command"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,21 @@ def _check_lanes(lanes_list: tuple[int, ...], hash_type: str) -> None:
         )
 
 
+def _repeatable(
+    flag: str, name: str, low: int, high: int, text: str, default: tuple[int, ...] = ()
+) -> Callable[[F], F]:
+    """A repeatable integer option from ``low`` to ``high``."""
+    shown = f" [default: {', '.join(map(str, default))}]" if default else ""
+    return click.option(
+        flag,
+        name,
+        multiple=True,
+        type=click.IntRange(low, high),
+        default=default,
+        help=f"{text} Repeatable.{shown}",
+    )
+
+
 def _level_keys() -> list[str]:
     from twocats.simd.isa import LEVELS
 
@@ -97,38 +115,16 @@ def _level_keys() -> list[str]:
     help="ISA level to run (repeatable; default: the best SIMD level of this CPU and none, "
     "with --full also sse2).",
 )
-@click.option(
-    "--lanes",
-    "lanes_list",
-    multiple=True,
-    type=click.IntRange(1, 16),
-    help="Lane counts (repeatable; default 8, with --full 1 and 8).",
-)
-@click.option(
-    "--multiplies",
-    "multiplies_list",
-    multiple=True,
-    type=click.IntRange(0, 8),
-    default=(2,),
-    show_default=True,
-    help="Multiply-chain lengths (repeatable).",
-)
-@click.option(
+@_repeatable("--lanes", "lanes_list", 1, 16, "Lane counts (default 8, with --full 1 and 8).")
+@_repeatable("--multiplies", "multiplies_list", 0, 8, "Multiply-chain lengths.", default=(2,))
+@_repeatable(
     "--mem-cost",
     "mem_costs",
-    multiple=True,
-    type=click.IntRange(10, 30),
-    help="Memory costs: 2**MEM_COST KiB (repeatable; default 16 = 64 MiB, with --full 20 = 1 GiB).",
+    10,
+    30,
+    "Memory costs: 2**MEM_COST KiB (default 16 = 64 MiB, with --full 20 = 1 GiB).",
 )
-@click.option(
-    "--parallelism",
-    "parallelisms",
-    multiple=True,
-    type=click.IntRange(1, 255),
-    default=(1,),
-    show_default=True,
-    help="Regions filled on parallel threads (repeatable).",
-)
+@_repeatable("--parallelism", "parallelisms", 1, 255, "Regions on parallel threads.", default=(1,))
 @click.option(
     "--hash",
     "hash_type",

@@ -4,8 +4,10 @@ The compression functions are emitted as straight-line code in which every assig
 name.  numba's SSA reconstruction is quadratic in the number of re-definitions of a name inside one
 basic block, so single-assignment code compiles about three times faster (numba-simd.md §5.1).
 
-Run ``python -m twocats.simd.codegen`` to rewrite the committed files; a test checks that the
-committed files equal this generator's output.
+``python -m twocats.simd.codegen`` is the project's one generator entry point: it rewrites these
+files, the fill kernels (:mod:`twocats.simd.fillgen`) and the lane modes
+(:mod:`twocats.simd.modes.codegen`); with ``--check`` it only reports the files that differ, and a
+test runs that check.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from twocats.hashes import HASHES as _HASHES
 from twocats.hashes import SIGMA as _SIGMA
 from twocats.hashes import HashFacts
 
-__all__ = ["HASHES", "SIGMA", "generate_all", "main"]
+__all__ = ["HASHES", "SIGMA", "generate_all", "generated_files", "main"]
 
 GENERATED = Path(__file__).resolve().parent / "_generated"
 
@@ -442,18 +444,30 @@ def generate_all() -> dict[str, str]:
     return {f"{spec.name}.py": hash_module(spec) for spec in HASHES}
 
 
+def generated_files() -> dict[Path, str]:
+    """Return every generated file of the project (lane hashes, fills, lane modes) with its text."""
+    from twocats.simd import fillgen
+    from twocats.simd.modes import codegen as modes_codegen
+
+    files = {GENERATED / name: text for name, text in generate_all().items()}
+    files.update({fillgen.generated_dir() / name: t for name, t in fillgen.render_all().items()})
+    files.update(
+        {modes_codegen.GENERATED / name: t for name, t in modes_codegen.generate_all().items()}
+    )
+    return files
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Write the generated modules, or with ``--check`` report whether they are up to date."""
+    """Write every generated file, or with ``--check`` report those that are not up to date."""
     args = sys.argv[1:] if argv is None else argv
     check = "--check" in args
     stale = []
-    for name, text in generate_all().items():
-        path = GENERATED / name
+    for path, text in generated_files().items():
         if check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(name)
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(path.name)
         else:
-            path.write_text(text)
+            path.write_text(text, encoding="utf-8")
     if stale:
         print("stale generated files: " + ", ".join(stale), file=sys.stderr)
         return 1

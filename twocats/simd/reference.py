@@ -21,7 +21,16 @@ from collections.abc import Callable
 
 from twocats.hashes import SIGMA, HashFacts, by_name
 
-__all__ = ["ALGORITHMS", "BytesLike", "blake2b", "blake2s", "digest", "sha256", "sha512"]
+__all__ = [
+    "ALGORITHMS",
+    "BytesLike",
+    "blake2_compress",
+    "blake2b",
+    "blake2s",
+    "digest",
+    "sha256",
+    "sha512",
+]
 
 #: What the hashes accept (anything bytes() can copy).
 BytesLike = bytes | bytearray | memoryview
@@ -31,56 +40,65 @@ def _rotr(x: int, n: int, bits: int) -> int:
     return ((x >> n) | (x << (bits - n))) & ((1 << bits) - 1)
 
 
-def _blake2(data: bytes, facts: HashFacts) -> bytes:
-    """BLAKE2 (RFC 7693), unkeyed, with the full-length digest."""
-    bits, rounds = facts.word_bits, facts.rounds
+def blake2_compress(
+    facts: HashFacts, h: list[int], block: bytes, counter: int, last: bool, last_node: bool = False
+) -> None:
+    """Apply the BLAKE2 compression F to the chaining value ``h`` in place (RFC 7693 §3.2).
+
+    ``counter`` is the number of bytes hashed after this block, ``last`` marks the final block and
+    ``last_node`` the last node of a tree level (BLAKE2sp/bp).
+    """
+    bits = facts.word_bits
     mask = (1 << bits) - 1
     word = facts.word_bytes
-    block = facts.block_bytes
-    iv = facts.iv
-    h = list(iv)
-    h[0] ^= 0x01010000 | facts.digest_size  # parameter block: digest length, no key, fanout 1
     r1, r2, r3, r4 = facts.rotations
+    m = [int.from_bytes(block[i : i + word], "little") for i in range(0, facts.block_bytes, word)]
+    v = h + list(facts.iv)
+    v[12] ^= counter & mask
+    v[13] ^= counter >> bits
+    if last:
+        v[14] ^= mask
+    if last_node:
+        v[15] ^= mask
 
-    def compress(chunk: bytes, counter: int, last: bool) -> None:
-        m = [int.from_bytes(chunk[i : i + word], "little") for i in range(0, block, word)]
-        v = h + list(iv)
-        v[12] ^= counter & mask
-        v[13] ^= counter >> bits
-        if last:
-            v[14] ^= mask
+    def g(a: int, b: int, c: int, d: int, x: int, y: int) -> None:
+        v[a] = (v[a] + v[b] + x) & mask
+        v[d] = _rotr(v[d] ^ v[a], r1, bits)
+        v[c] = (v[c] + v[d]) & mask
+        v[b] = _rotr(v[b] ^ v[c], r2, bits)
+        v[a] = (v[a] + v[b] + y) & mask
+        v[d] = _rotr(v[d] ^ v[a], r3, bits)
+        v[c] = (v[c] + v[d]) & mask
+        v[b] = _rotr(v[b] ^ v[c], r4, bits)
 
-        def g(a: int, b: int, c: int, d: int, x: int, y: int) -> None:
-            v[a] = (v[a] + v[b] + x) & mask
-            v[d] = _rotr(v[d] ^ v[a], r1, bits)
-            v[c] = (v[c] + v[d]) & mask
-            v[b] = _rotr(v[b] ^ v[c], r2, bits)
-            v[a] = (v[a] + v[b] + y) & mask
-            v[d] = _rotr(v[d] ^ v[a], r3, bits)
-            v[c] = (v[c] + v[d]) & mask
-            v[b] = _rotr(v[b] ^ v[c], r4, bits)
+    for r in range(facts.rounds):
+        s = SIGMA[r % 10]
+        for j, (a, b, c, d) in enumerate(_G_WORDS):
+            g(a, b, c, d, m[s[2 * j]], m[s[2 * j + 1]])
+    for i in range(8):
+        h[i] ^= v[i] ^ v[i + 8]
 
-        for r in range(rounds):
-            s = SIGMA[r % 10]
-            g(0, 4, 8, 12, m[s[0]], m[s[1]])
-            g(1, 5, 9, 13, m[s[2]], m[s[3]])
-            g(2, 6, 10, 14, m[s[4]], m[s[5]])
-            g(3, 7, 11, 15, m[s[6]], m[s[7]])
-            g(0, 5, 10, 15, m[s[8]], m[s[9]])
-            g(1, 6, 11, 12, m[s[10]], m[s[11]])
-            g(2, 7, 8, 13, m[s[12]], m[s[13]])
-            g(3, 4, 9, 14, m[s[14]], m[s[15]])
-        for i in range(8):
-            h[i] ^= v[i] ^ v[i + 8]
 
+# The state words of the eight G calls of a BLAKE2 round: four columns, then four diagonals.
+_G_WORDS = (
+    (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15),
+    (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14),
+)  # fmt: skip
+
+
+def _blake2(data: bytes, facts: HashFacts) -> bytes:
+    """BLAKE2 (RFC 7693), unkeyed, with the full-length digest."""
+    block = facts.block_bytes
+    h = list(facts.iv)
+    h[0] ^= 0x01010000 | facts.digest_size  # parameter block: digest length, no key, fanout 1
     # Every block but the last is compressed as it stands; the last (possibly partial, possibly the
     # only and empty) block is zero-padded and flagged.
     full = max(0, (len(data) - 1) // block)
     for i in range(full):
-        compress(data[i * block : (i + 1) * block], (i + 1) * block, False)
+        blake2_compress(facts, h, data[i * block : (i + 1) * block], (i + 1) * block, False)
     tail = data[full * block :]
-    compress(tail + bytes(block - len(tail)), len(data), True)
-    return b"".join(x.to_bytes(word, "little") for x in h)
+    blake2_compress(facts, h, tail + bytes(block - len(tail)), len(data), True)
+    return b"".join(x.to_bytes(facts.word_bytes, "little") for x in h)
 
 
 def _sha2(data: bytes, facts: HashFacts) -> bytes:

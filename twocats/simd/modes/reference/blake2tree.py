@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from twocats.hashes import SIGMA, by_name
+from twocats.hashes import by_name
+from twocats.simd.reference import blake2_compress
 
 __all__ = [
     "BLAKE2B",
@@ -76,43 +77,7 @@ def _compress(
     v: Blake2Variant, h: list[int], block: bytes, counter: int, last: bool, last_node: bool
 ) -> None:
     """Apply the BLAKE2 compression function F to the chaining value ``h`` in place."""
-    wb = v.word_bits
-    mask = (1 << wb) - 1
-    r1, r2, r3, r4 = v.rotations
-    m = [int.from_bytes(block[i : i + wb // 8], "little") for i in range(0, v.block_bytes, wb // 8)]
-    x = list(h) + list(v.iv)
-    x[12] ^= counter & mask
-    x[13] ^= counter >> wb
-    if last:
-        x[14] ^= mask
-    if last_node:
-        x[15] ^= mask
-
-    def rotr(a: int, n: int) -> int:
-        return ((a >> n) | (a << (wb - n))) & mask
-
-    def g(a: int, b: int, c: int, d: int, mx: int, my: int) -> None:
-        x[a] = (x[a] + x[b] + mx) & mask
-        x[d] = rotr(x[d] ^ x[a], r1)
-        x[c] = (x[c] + x[d]) & mask
-        x[b] = rotr(x[b] ^ x[c], r2)
-        x[a] = (x[a] + x[b] + my) & mask
-        x[d] = rotr(x[d] ^ x[a], r3)
-        x[c] = (x[c] + x[d]) & mask
-        x[b] = rotr(x[b] ^ x[c], r4)
-
-    for r in range(v.rounds):
-        s = SIGMA[r % 10]
-        g(0, 4, 8, 12, m[s[0]], m[s[1]])
-        g(1, 5, 9, 13, m[s[2]], m[s[3]])
-        g(2, 6, 10, 14, m[s[4]], m[s[5]])
-        g(3, 7, 11, 15, m[s[6]], m[s[7]])
-        g(0, 5, 10, 15, m[s[8]], m[s[9]])
-        g(1, 6, 11, 12, m[s[10]], m[s[11]])
-        g(2, 7, 8, 13, m[s[12]], m[s[13]])
-        g(3, 4, 9, 14, m[s[14]], m[s[15]])
-    for i in range(8):
-        h[i] ^= x[i] ^ x[i + 8]
+    blake2_compress(by_name(v.name), h, block, counter, last, last_node)
 
 
 def node_parameter_block(
