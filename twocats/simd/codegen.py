@@ -18,6 +18,7 @@ from pathlib import Path
 from twocats.hashes import HASHES as _HASHES
 from twocats.hashes import SIGMA as _SIGMA
 from twocats.hashes import HashFacts
+from twocats.simd.emit import Emitter as BaseEmitter
 
 __all__ = ["HASHES", "SIGMA", "generate_all", "generated_files", "main"]
 
@@ -38,40 +39,16 @@ HASHES = _HASHES
 SIGMA = _SIGMA
 
 
-class Emitter:
-    """Collect lines of generated code and hand out fresh single-assignment names."""
+class Emitter(BaseEmitter):
+    """The source emitter with the word type, constants and rotations of one hash type."""
 
     def __init__(self, spec: HashFacts, indent: str) -> None:
+        super().__init__(indent)
         self.spec = spec
-        self.indent = indent
-        self.lines: list[str] = []
-        self._counts: dict[str, int] = {}
 
     def const(self, name: str) -> str:
         """Name a module-level constant of this hash, e.g. ``SHA256_K5`` for ``K5``."""
         return f"{self.spec.name.upper()}_{name}"
-
-    def fresh(self, prefix: str) -> str:
-        """Return a name never handed out before by this emitter."""
-        count = self._counts.get(prefix, 0)
-        self._counts[prefix] = count + 1
-        return f"{prefix}_{count}"
-
-    def line(self, text: str) -> None:
-        """Append one line at the emitter's indentation."""
-        self.lines.append(self.indent + text)
-
-    def let(self, prefix: str, expr: str) -> str:
-        """Bind ``expr`` to a fresh name and return that name."""
-        name = self.fresh(prefix)
-        self.line(f"{name} = {expr}")
-        return name
-
-    def let_many(self, prefixes: list[str], expr: str) -> list[str]:
-        """Unpack the tuple ``expr`` into fresh names and return them."""
-        names = [self.fresh(prefix) for prefix in prefixes]
-        self.line(f"{', '.join(names)} = {expr}")
-        return names
 
     def wrap(self, expr: str) -> str:
         """Reduce an expression to a word: a cast for 32-bit words, nothing for 64-bit words."""

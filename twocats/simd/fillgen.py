@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from twocats.simd.emit import Emitter
+
 __all__ = [
     "CHAINS",
     "LANES",
@@ -78,19 +80,8 @@ def generated_dir() -> Path:
     return Path(__file__).resolve().parent / "_generated"
 
 
-class _Writer:
-    """Collects indented source lines."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def emit(self, depth: int, text: str) -> None:
-        """Append one line of code at the given indentation depth (4 spaces each)."""
-        self.lines.append("    " * depth + text if text else "")
-
-
 def _emit_state_hash(
-    w: _Writer, depth: int, march: bool, value: str, dest: str, offset: str, count: str
+    w: Emitter, depth: int, march: bool, value: str, dest: str, offset: str, count: str
 ) -> None:
     """Write the first ``count`` words of ``Hv(states[p], value)`` to ``dest[offset:]``."""
     w.emit(
@@ -99,7 +90,7 @@ def _emit_state_hash(
     )
 
 
-def _emit_rows(w: _Writer, depth: int, lanes: int, chain: str) -> None:
+def _emit_rows(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     """Emit the rows of one sub-block: per chunk of rows, the multiply chain, then the lanes.
 
     The chain never reads memory and the lanes never read the chain, so running the chain steps of
@@ -147,7 +138,7 @@ def _off(k: int) -> str:
     return f"K{k}"
 
 
-def _emit_short_sub_blocks(w: _Writer, depth: int, lanes: int) -> None:
+def _emit_short_sub_blocks(w: Emitter, depth: int, lanes: int) -> None:
     """Emit the final block hash for 64-byte sub-blocks with the rows of a sub-block unrolled.
 
     64-byte sub-blocks are the default and the common password-dependent shape; a sub-block is then
@@ -178,7 +169,7 @@ def _emit_short_sub_blocks(w: _Writer, depth: int, lanes: int) -> None:
     w.emit(d, "t = t + SHORT_SUB")
 
 
-def _emit_block(w: _Writer, depth: int, lanes: int, chain: str) -> None:
+def _emit_block(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     """Emit one BlockHash of ``src`` and ``prev`` into ``dst``, then the state hash ``Hv``."""
     for k in range(lanes):
         w.emit(depth, f"s{k} = states[p, {k}]")
@@ -211,7 +202,7 @@ def _emit_block(w: _Writer, depth: int, lanes: int, chain: str) -> None:
     _emit_state_hash(w, depth, chain == "march", final_value, "states[p]", "U0", "n_words")
 
 
-def _emit_slice(w: _Writer, depth: int, lanes: int, chain: str) -> None:
+def _emit_slice(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     """Emit the loop over the blocks of one region's slice (addressing plus block hash)."""
     w.emit(depth, "for i in range(first, end):")
     d = depth + 1
@@ -234,7 +225,7 @@ def kernel_name(chain: str, lanes: int) -> str:
     return f"fill_{chain}_l{lanes}"
 
 
-def _emit_kernel(w: _Writer, lanes: int, chain: str) -> None:
+def _emit_kernel(w: Emitter, lanes: int, chain: str) -> None:
     """Emit the region kernel of one block hash (``chain``) for ``lanes`` lanes."""
     march = chain == "march"
     w.emit(0, "@variants(slp=True)")
@@ -302,7 +293,7 @@ def render_module(lanes: int) -> str:
     """Return the source text of the generated module for ``lanes`` lanes (both block hashes)."""
     if lanes not in LANES:
         raise ValueError(f"lanes must be one of {LANES}")
-    w = _Writer()
+    w = Emitter()
     for chain in CHAINS:
         if chain != CHAINS[0]:
             w.emit(0, "")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from twocats.hashes import SIGMA as BLAKE2_SIGMA
+from twocats.simd.emit import Emitter
 from twocats.simd.modes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.simd.modes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.simd.modes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
@@ -46,31 +47,6 @@ import numpy as np
 
 from twocats.simd._jit import variants
 '''
-
-
-class Emitter:
-    """Collect indented lines of generated code and hand out fresh single-assignment names."""
-
-    def __init__(self, indent: str) -> None:
-        self.indent = indent
-        self.lines: list[str] = []
-        self._counts: dict[str, int] = {}
-
-    def fresh(self, prefix: str) -> str:
-        """Return a name never handed out before by this emitter."""
-        count = self._counts.get(prefix, 0)
-        self._counts[prefix] = count + 1
-        return f"{prefix}_{count}"
-
-    def line(self, text: str) -> None:
-        """Append one line at the emitter's indentation."""
-        self.lines.append(self.indent + text)
-
-    def let(self, prefix: str, expr: str) -> str:
-        """Bind ``expr`` to a fresh name and return that name."""
-        name = self.fresh(prefix)
-        self.line(f"{name} = {expr}")
-        return name
 
 
 def _rotl64(name: str, amount: int) -> str:
