@@ -239,39 +239,46 @@ def _emit_kernel(w: Emitter, lanes: int, chain: str) -> None:
     w.emit(1, f"The {what}; the arguments are those of twocats.simd.fill.fill_kernel.  The")
     w.emit(1, "globals state_hash and N_WORDS are bound per hash type (Variants.specialise).")
     w.emit(1, '"""')
-    for const, value in (("U0", 0), ("U1", 1), ("U8", 8)):
-        w.emit(1, f"{const} = np.uint64({value})")
-    w.emit(1, "U24 = np.uint64(24)")
-    w.emit(1, "U32 = np.uint64(32)")
-    w.emit(1, "MASK32 = np.uint64(0xFFFFFFFF)")
-    w.emit(1, f"n_lanes = np.uint64({lanes})")
-    w.emit(1, f"CHUNK_ROWS = np.uint64({_CHUNK_ROWS})")
-    w.emit(1, f"AHEAD = np.uint64({_PREFETCH_WORDS})")
+    constants = [("U0", "0"), ("U1", "1"), ("U8", "8"), ("U24", "24"), ("U32", "32")]
+    constants += [("MASK32", "0xFFFFFFFF"), ("n_lanes", str(lanes))]
+    constants += [("CHUNK_ROWS", str(_CHUNK_ROWS)), ("AHEAD", str(_PREFETCH_WORDS))]
+    for name, value in constants:
+        w.emit(1, f"{name} = np.uint64({value})")
     for k in range(lanes if march else max(lanes, _SHORT_SUB_WORDS)):
         w.emit(1, f"{_off(k)} = np.uint64({k})")
-    w.emit(1, "u_done = np.uint64(done)")
-    w.emit(1, "end = u_done + np.uint64(per_slice)")
-    w.emit(1, "u_bpt = np.uint64(bpt)")
-    w.emit(1, "bl = np.uint64(blocklen)")
-    w.emit(1, "u_par = np.uint64(parallelism)")
-    w.emit(1, "n_mul = np.uint64(multiplies)")
+    lines = [
+        "u_done = np.uint64(done)",
+        "end = u_done + np.uint64(per_slice)",
+        "u_bpt = np.uint64(bpt)",
+        "bl = np.uint64(blocklen)",
+        "u_par = np.uint64(parallelism)",
+        "n_mul = np.uint64(multiplies)",
+    ]
     if march:
-        w.emit(1, "reps = U1 << np.uint64(time_cost)")
-    w.emit(1, "sub = bl if dependent == 0 else np.uint64(sub_blocklen)")
-    w.emit(1, "n_sub = bl // sub")
-    w.emit(1, "sub_mask = n_sub - U1")
-    w.emit(1, "rows = sub // n_lanes")
-    w.emit(1, "chunk = min(rows, CHUNK_ROWS)")
-    w.emit(1, "n_chunks = rows // chunk")
+        lines.append("reps = U1 << np.uint64(time_cost)")
+    lines += [
+        "sub = bl if dependent == 0 else np.uint64(sub_blocklen)",
+        "n_sub = bl // sub",
+        "sub_mask = n_sub - U1",
+        "rows = sub // n_lanes",
+        "chunk = min(rows, CHUNK_ROWS)",
+        "n_chunks = rows // chunk",
+    ]
     if not march:
-        w.emit(1, "chunk_steps = chunk * n_mul")
-        w.emit(1, f"SHORT_SUB = np.uint64({_SHORT_SUB_WORDS})")
-        w.emit(1, "short_steps = (SHORT_SUB // n_lanes) * n_mul")
-    w.emit(1, "n_words = np.uint64(N_WORDS)")
-    w.emit(1, "w32 = np.empty(SCRATCH_WORDS, np.uint32)")
-    w.emit(1, "w64 = np.empty(SCRATCH_WORDS, np.uint64)")
+        lines += [
+            "chunk_steps = chunk * n_mul",
+            f"SHORT_SUB = np.uint64({_SHORT_SUB_WORDS})",
+            "short_steps = (SHORT_SUB // n_lanes) * n_mul",
+        ]
+    lines += [
+        "n_words = np.uint64(N_WORDS)",
+        "w32 = np.empty(SCRATCH_WORDS, np.uint32)",
+        "w64 = np.empty(SCRATCH_WORDS, np.uint64)",
+    ]
     if march:
-        w.emit(1, "odd = np.empty(8, np.uint64)")
+        lines.append("odd = np.empty(8, np.uint64)")
+    for line in lines:
+        w.emit(1, line)
     w.emit(1, "for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):")
     w.emit(2, "base = p * u_bpt * bl")
     w.emit(2, "first = u_done")
