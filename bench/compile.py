@@ -1,17 +1,17 @@
 """Kernel compile time, start-up, and the hot loops side by side against an earlier commit.
 
-``python -m bench compile [--against REV] [--new REV] [--repeats N] [--skip-cold] [--skip-hot]
-[--out DIR]`` runs the working tree or commit ``--new`` ("new") and commit ``--against`` ("old",
-default ``HEAD~1``; commits are exported with ``git archive``) through the same worker
-(:mod:`bench.compile_worker`) and reports:
+``python -m bench compile [--against REV] [--new REV] [--repeats N] [--skip-cold]
+[--skip-startup] [--skip-hot] [--out DIR]`` runs the working tree or commit ``--new`` ("new") and
+commit ``--against`` ("old", default ``HEAD~1``; commits are exported with ``git archive``) through
+the same worker (:mod:`bench.compile_worker`) and reports:
 
 * **cold compile**: each tree in its own empty kernel cache, the kernels a user meets one after
   another (the default profile's fill first, then the other lane counts, hash types and variants,
   then the lane hashes), as the first call's time less the second's; and the seconds each numba
   function spent in its own compilation;
 * **start-up**: the first ``twocats hash`` in an empty cache, a warm ``twocats hash`` and a warm
-  ``twocats --help`` (median of several processes), ``twocats warmup --all`` into an empty cache
-  where the tree has it, and whether ``import twocats`` loads numba;
+  ``twocats --help`` (median of several processes, the trees taking turns), ``twocats warmup
+  --all`` into an empty cache where the tree has it, and whether ``import twocats`` loads numba;
 * **hot loops**: fill 1 GiB (blake2s with 8 lanes and blake2b with 16, one and two threads) and
   ``hash_many_fixed`` (BLAKE2s, SHA-256, 65,536 x 64 B), CPU seconds per call, timed in one run by
   two worker processes that take turns, one repetition each (the order alternates), so that a
@@ -100,34 +100,46 @@ def cold(tree: Path) -> dict[str, Any]:
     return result
 
 
-def startup(tree: Path, warm_cache: Path) -> dict[str, Any]:
-    """Start-up figures of ``tree``; ``warm_cache`` holds (or receives) its compiled kernels."""
+def startup(trees: dict[str, Path], warm_cache: Path) -> dict[str, dict[str, Any]]:
+    """Start-up figures of each tree; ``warm_cache`` receives their compiled kernels.
+
+    The warm processes of the trees take turns, one of each in a row, like the hot loops.
+    """
     hash_args = ["hash", "--password-stdin"]
-    with tempfile.TemporaryDirectory(prefix="twocats-first-") as cache:
-        first, status = _cli(tree, Path(cache), hash_args, _PASSWORD)
-    if status != 0:
-        raise RuntimeError(f"twocats hash failed in {tree} (exit {status})")
-    _cli(tree, warm_cache, hash_args, _PASSWORD)
-    warm_hash = [_cli(tree, warm_cache, hash_args, _PASSWORD)[0] for _ in range(STARTUP_RUNS)]
-    warm_help = [_cli(tree, warm_cache, ["--help"])[0] for _ in range(STARTUP_RUNS)]
-    with tempfile.TemporaryDirectory(prefix="twocats-warmup-") as cache:
-        warmup, status = _cli(tree, Path(cache), ["warmup", "--all"])
+    figures: dict[str, dict[str, Any]] = {name: {} for name in trees}
+    for name, tree in trees.items():
+        with tempfile.TemporaryDirectory(prefix="twocats-first-") as cache:
+            first, status = _cli(tree, Path(cache), hash_args, _PASSWORD)
+        if status != 0:
+            raise RuntimeError(f"twocats hash failed in {tree} (exit {status})")
+        figures[name]["first_hash_s"] = first
+        _cli(tree, warm_cache, hash_args, _PASSWORD)
+    runs: dict[str, dict[str, list[float]]] = {name: {"hash": [], "help": []} for name in trees}
+    for _ in range(STARTUP_RUNS):
+        for name, tree in trees.items():
+            runs[name]["hash"].append(_cli(tree, warm_cache, hash_args, _PASSWORD)[0])
+            runs[name]["help"].append(_cli(tree, warm_cache, ["--help"])[0])
     probe = "import sys, twocats, twocats.cli; print('numba' in sys.modules)"
-    imported = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=_env(tree, warm_cache),
-        cwd=tempfile.gettempdir(),
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    return {
-        "first_hash_s": first,
-        "warm_hash_s": statistics.median(warm_hash),
-        "warm_help_s": statistics.median(warm_help),
-        "warmup_all_s": warmup if status == 0 else None,
-        "import_loads_numba": imported == "True",
-    }
+    for name, tree in trees.items():
+        with tempfile.TemporaryDirectory(prefix="twocats-warmup-") as cache:
+            warmup, status = _cli(tree, Path(cache), ["warmup", "--all"])
+        imported = subprocess.run(
+            [sys.executable, "-c", probe],
+            env=_env(tree, warm_cache),
+            cwd=tempfile.gettempdir(),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        figures[name].update(
+            {
+                "warm_hash_s": statistics.median(runs[name]["hash"]),
+                "warm_help_s": statistics.median(runs[name]["help"]),
+                "warmup_all_s": warmup if status == 0 else None,
+                "import_loads_numba": imported == "True",
+            }
+        )
+    return figures
 
 
 class _Worker:
@@ -279,7 +291,13 @@ def _commit(rev: str) -> str:
 
 
 def run(
-    against: str, repeats: int, *, new: str | None, skip_cold: bool, skip_hot: bool
+    against: str,
+    repeats: int,
+    *,
+    new: str | None,
+    skip_cold: bool,
+    skip_startup: bool,
+    skip_hot: bool,
 ) -> dict[str, Any]:
     """Measure both trees (``new`` None: the working tree); return the report document."""
     doc: dict[str, Any] = {
@@ -299,14 +317,13 @@ def run(
         trees = {"old": _export(against, Path(old_dir)), "new": new_tree}
         if not skip_cold:
             doc["cold"] = {}
-            doc["startup"] = {}
             for name, tree in trees.items():
                 _say(f"cold compile: {name} tree")
                 doc["cold"][name] = cold(tree)
+        if not skip_startup:
+            _say("start-up")
             with tempfile.TemporaryDirectory(prefix="twocats-warm-") as warm:
-                for name, tree in trees.items():
-                    _say(f"start-up: {name} tree")
-                    doc["startup"][name] = startup(tree, Path(warm))
+                doc["startup"] = startup(trees, Path(warm))
         if not skip_hot:
             _say("hot loops")
             cache = Path(os.environ.get("TWOCATS_CACHE_DIR") or tempfile.gettempdir())
@@ -321,15 +338,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--against", default="HEAD~1", help="the earlier commit (default HEAD~1)")
     parser.add_argument("--new", default=None, help="a later commit (default: the working tree)")
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--skip-cold", action="store_true", help="only the hot loops")
-    parser.add_argument("--skip-hot", action="store_true", help="only compile and start-up")
+    parser.add_argument("--skip-cold", action="store_true", help="no cold compile")
+    parser.add_argument("--skip-startup", action="store_true", help="no start-up figures")
+    parser.add_argument("--skip-hot", action="store_true", help="no hot loops")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
     parser.add_argument("--smoke", action="store_true", help="one cell, one turn, no files")
     args = parser.parse_args(list(argv or []))
     if args.smoke:
         return smoke()
     doc = run(
-        args.against, args.repeats, new=args.new, skip_cold=args.skip_cold, skip_hot=args.skip_hot
+        args.against,
+        args.repeats,
+        new=args.new,
+        skip_cold=args.skip_cold,
+        skip_startup=args.skip_startup,
+        skip_hot=args.skip_hot,
     )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "compile.json").write_text(json.dumps(doc, indent=2) + "\n")

@@ -97,6 +97,15 @@ def _cubic_distance(v: int, i: int) -> int:
     return i - 1 - (((i - 1) * v3) >> 32)
 
 
+def _lane_row(mem: list[int], state: list[int], q: int, f: int, t: int, lanes: int) -> None:
+    """One row of lanes: ``state[k] = rotl8((state[k] + mem[q + k]) ^ mem[f + k]) = mem[t + k]``."""
+    for k in range(lanes):
+        x = ((state[k] + mem[q + k]) & MASK) ^ mem[f + k]
+        x = ((x << 8) | (x >> 24)) & MASK
+        state[k] = x
+        mem[t + k] = x
+
+
 def block_hash(
     mem: list[int],
     state: list[int],
@@ -122,14 +131,8 @@ def block_hash(
                 b = (b + c) & MASK
                 c ^= (a * d) >> 32
                 d = (d + a) & MASK
-            for k in range(lanes):
-                x = ((state[k] + mem[q]) & MASK) ^ mem[f]
-                x = ((x << 8) | (x >> 24)) & MASK
-                state[k] = x
-                mem[t] = x
-                q += 1
-                f += 1
-                t += 1
+            _lane_row(mem, state, q, f, t, lanes)
+            q, f, t = q + lanes, f + lanes, t + lanes
     state[:] = state_hash(hash_code, state, a, big_endian=False)
 
 
@@ -161,14 +164,8 @@ def block_hash_2014_03(
                     product = lo * odd[k]
                     lo = (product & MASK) ^ r
                     r = (r + (product >> 32)) & MASK
-                for k in range(lanes):
-                    x = ((state[k] + mem[q]) & MASK) ^ mem[f]
-                    x = ((x << 8) | (x >> 24)) & MASK
-                    state[k] = x
-                    mem[t] = x
-                    q += 1
-                    f += 1
-                    t += 1
+                _lane_row(mem, state, q, f, t, lanes)
+                q, f, t = q + lanes, f + lanes, t + lanes
     state[:] = state_hash(hash_code, state, lo, big_endian=True)
 
 
