@@ -38,11 +38,12 @@ __all__ = ["warmup_command"]
 @backend_option
 @json_option
 def warmup_command(everything: bool, backend: str | None, as_json: bool, **options: Any) -> None:
-    """Compile the kernels a parameter set (default: the default profile) will use.
+    """Compile kernels into the cache ahead of use.
 
-    Run it once after installing, or at image build time, so that the first hash does not pay for
-    compilation.  The kernels are cached per CPU model: a cache built on one machine is compiled
-    again on a CPU of another kind.
+    It compiles the kernels a parameter set uses (default: the default profile), or with --all
+    every fill kernel and lane hash.  Run it once after installing, or at image build time, so
+    that the first hash does not pay for compilation.  The kernels are cached per CPU model: a
+    cache built on one machine is compiled again on a CPU of another kind.
     """
     from twocats.simd._jit import cache_root
     from twocats.simd.registry import resolve_backend
