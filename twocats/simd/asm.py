@@ -136,6 +136,10 @@ class AsmProfile:
     scalar_ext: int = 0
     instructions: int = 0
     examples: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    #: Every distinct vector arithmetic mnemonic, by register width.
+    vector_mnemonics: dict[str, list[str]] = dataclasses.field(
+        default_factory=lambda: {"xmm": [], "ymm": [], "zmm": []}
+    )
 
     @property
     def vectorized(self) -> bool:
@@ -173,6 +177,18 @@ class AsmProfile:
         for kind, names in other.examples.items():
             for name in names:
                 self._example(kind, name)
+        for width, names in other.vector_mnemonics.items():
+            for name in names:
+                self._vector_mnemonic(width, name)
+
+    def wide_mnemonics(self) -> set[str]:
+        """The vector arithmetic mnemonics on 256- and 512-bit registers."""
+        return {*self.vector_mnemonics["ymm"], *self.vector_mnemonics["zmm"]}
+
+    def _vector_mnemonic(self, width: str, mnemonic: str) -> None:
+        names = self.vector_mnemonics[width]
+        if mnemonic not in names:
+            names.append(mnemonic)
 
     def _example(self, kind: str, mnemonic: str) -> None:
         names = self.examples.setdefault(kind, [])
@@ -241,6 +257,7 @@ def profile_asm(asm: str) -> AsmProfile:
         width = max((w for w, _ in vregs), key="xyz".index) + "mm"
         profile.vector_ops[width] += 1
         profile._example(f"vector_{width}", mnemonic)
+        profile._vector_mnemonic(width, mnemonic)
     return profile
 
 
