@@ -16,7 +16,7 @@ from twocats.hashes import HASHES
 from twocats.params import Params
 from twocats.profiles import PROFILES
 from twocats.simd import _jit
-from twocats.simd.warmup import Kernel, all_kernels, kernels_for
+from twocats.simd.warmup import Kernel, all_kernels, compile_kernels, kernels_for
 
 compiled_only = pytest.mark.skipif(
     bool(_jit.config.DISABLE_JIT), reason="needs compiled kernels (NUMBA_DISABLE_JIT is set)"
@@ -94,3 +94,17 @@ def test_warmup_fills_the_cache_that_a_later_process_loads(tmp_path: Path) -> No
     )
     hits, misses = map(int, child.stdout.split())
     assert (hits, misses) == (1, 0)
+
+
+@compiled_only
+def test_kernels_compiled_on_two_processes_land_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compile_kernels with two jobs reports every kernel once and caches each of them."""
+    monkeypatch.setenv("TWOCATS_CACHE_DIR", str(tmp_path))
+    kernels = [Kernel("simd", "fill", 0, 2, 0), Kernel("simd", "fill", 2, 4, 0)]
+    done = dict(compile_kernels(kernels, jobs=2))
+    assert sorted(done, key=kernels.index) == kernels
+    assert all(seconds > 0 for seconds in done.values())
+    assert list(tmp_path.rglob("*fill_final_l2_blake2s__simd*.nbi"))
+    assert list(tmp_path.rglob("*fill_final_l4_sha256__simd*.nbi"))

@@ -6,7 +6,8 @@ Usage::
 
     for kernel in kernels_for(params, "simd"):      # the kernels one parameter set uses
         compile_kernel(kernel)                       # compiles, or loads from the cache
-    all_kernels("simd")                              # every fill and lane-hash kernel
+    for kernel, seconds in compile_kernels(all_kernels("simd"), jobs=2):
+        ...                                          # every kernel, on two processes
 
 A kernel compiled here is written to ``$TWOCATS_CACHE_DIR`` (see :mod:`twocats.simd._jit`), so
 later processes load it instead of compiling it.  Importing this module imports no numba; compiling
@@ -15,13 +16,24 @@ does.
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
 from twocats.params import Params
 
-__all__ = ["COMPILED_BACKENDS", "Kernel", "all_kernels", "compile_kernel", "kernels_for"]
+__all__ = [
+    "COMPILED_BACKENDS",
+    "Kernel",
+    "all_kernels",
+    "compile_kernel",
+    "compile_kernels",
+    "default_jobs",
+    "kernels_for",
+]
 
 #: The backends that have compiled kernels.
 COMPILED_BACKENDS = ("scalar", "simd")
@@ -103,3 +115,38 @@ def compile_kernel(kernel: Kernel) -> None:
     # argument types of every real call (Python ints).
     tail = (0,) if kernel.variant else ()
     compiled(mem, states, 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
+
+
+def default_jobs() -> int:
+    """The processes :func:`compile_kernels` uses by default: the usable CPUs."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
+
+
+def _timed_compile(kernel: Kernel) -> float:
+    """Compile ``kernel``; return the seconds it took (runs in a worker process)."""
+    started = time.perf_counter()
+    compile_kernel(kernel)
+    return time.perf_counter() - started
+
+
+def compile_kernels(kernels: Sequence[Kernel], jobs: int) -> Iterator[tuple[Kernel, float]]:
+    """Compile ``kernels`` on ``jobs`` processes; yield each kernel with its seconds when done.
+
+    With one job, or one kernel, they compile in this process, in order.  Worker processes are
+    started fresh (not forked) and write to the same kernel cache, which numba updates atomically.
+    """
+    if jobs <= 1 or len(kernels) <= 1:
+        for kernel in kernels:
+            yield kernel, _timed_compile(kernel)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(kernels)), mp_context=context) as pool:
+        futures = {pool.submit(_timed_compile, kernel): kernel for kernel in kernels}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
