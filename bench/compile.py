@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -67,9 +68,18 @@ def _env(tree: Path, cache: Path) -> dict[str, str]:
     return env
 
 
-def _cli(tree: Path, cache: Path, args: Sequence[str], stdin: bytes = b"") -> tuple[float, int]:
-    """Run the tree's CLI in a fresh process; return (wall seconds, exit status)."""
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of every child process waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cli(
+    tree: Path, cache: Path, args: Sequence[str], stdin: bytes = b""
+) -> tuple[float, float, int]:
+    """Run the tree's CLI in a fresh process; return (wall seconds, CPU seconds, exit status)."""
     command = [sys.executable, "-c", "from twocats.cli import main; main()", *args]
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(
         command,
@@ -79,7 +89,7 @@ def _cli(tree: Path, cache: Path, args: Sequence[str], stdin: bytes = b"") -> tu
         capture_output=True,
         check=False,
     )
-    return time.perf_counter() - start, done.returncode
+    return time.perf_counter() - start, _children_cpu() - cpu, done.returncode
 
 
 def _say(message: str) -> None:
@@ -101,7 +111,7 @@ def cold(tree: Path) -> dict[str, Any]:
 
 
 def startup(trees: dict[str, Path], warm_cache: Path) -> dict[str, dict[str, Any]]:
-    """Start-up figures of each tree; ``warm_cache`` receives their compiled kernels.
+    """Start-up figures (wall and CPU seconds) of each tree; ``warm_cache`` receives the kernels.
 
     The warm processes of the trees take turns, one of each in a row, like the hot loops.
     """
@@ -109,20 +119,24 @@ def startup(trees: dict[str, Path], warm_cache: Path) -> dict[str, dict[str, Any
     figures: dict[str, dict[str, Any]] = {name: {} for name in trees}
     for name, tree in trees.items():
         with tempfile.TemporaryDirectory(prefix="twocats-first-") as cache:
-            first, status = _cli(tree, Path(cache), hash_args, _PASSWORD)
+            wall, cpu, status = _cli(tree, Path(cache), hash_args, _PASSWORD)
         if status != 0:
             raise RuntimeError(f"twocats hash failed in {tree} (exit {status})")
-        figures[name]["first_hash_s"] = first
+        figures[name].update(first_hash_s=wall, first_hash_cpu_s=cpu)
         _cli(tree, warm_cache, hash_args, _PASSWORD)
-    runs: dict[str, dict[str, list[float]]] = {name: {"hash": [], "help": []} for name in trees}
+    runs: dict[str, dict[str, list[tuple[float, float]]]] = {
+        name: {"hash": [], "help": []} for name in trees
+    }
     for _ in range(STARTUP_RUNS):
         for name, tree in trees.items():
-            runs[name]["hash"].append(_cli(tree, warm_cache, hash_args, _PASSWORD)[0])
-            runs[name]["help"].append(_cli(tree, warm_cache, ["--help"])[0])
+            runs[name]["hash"].append(_cli(tree, warm_cache, hash_args, _PASSWORD)[:2])
+            runs[name]["help"].append(_cli(tree, warm_cache, ["--help"])[:2])
     probe = "import sys, twocats, twocats.cli; print('numba' in sys.modules)"
     for name, tree in trees.items():
         with tempfile.TemporaryDirectory(prefix="twocats-warmup-") as cache:
-            warmup, status = _cli(tree, Path(cache), ["warmup", "--all"])
+            wall, cpu, status = _cli(tree, Path(cache), ["warmup", "--all"])
+        if status == 0:
+            figures[name].update(warmup_all_s=wall, warmup_all_cpu_s=cpu)
         imported = subprocess.run(
             [sys.executable, "-c", probe],
             env=_env(tree, warm_cache),
@@ -131,14 +145,10 @@ def startup(trees: dict[str, Path], warm_cache: Path) -> dict[str, dict[str, Any
             text=True,
             check=True,
         ).stdout.strip()
-        figures[name].update(
-            {
-                "warm_hash_s": statistics.median(runs[name]["hash"]),
-                "warm_help_s": statistics.median(runs[name]["help"]),
-                "warmup_all_s": warmup if status == 0 else None,
-                "import_loads_numba": imported == "True",
-            }
-        )
+        figures[name]["import_loads_numba"] = imported == "True"
+        for kind in ("hash", "help"):
+            figures[name][f"warm_{kind}_s"] = statistics.median(w for w, _ in runs[name][kind])
+            figures[name][f"warm_{kind}_cpu_s"] = statistics.median(c for _, c in runs[name][kind])
     return figures
 
 
@@ -255,18 +265,27 @@ def markdown(doc: dict[str, Any]) -> str:
             lines.append(f"* {name}: own compile seconds per numba function (top 12): {top}.")
         lines.append("")
     if doc.get("startup"):
-        lines += ["## Start-up (seconds, wall)", "", "| figure | old | new |", "|---|---:|---:|"]
+        lines += [
+            "## Start-up (seconds; CPU is the process's user and system time)",
+            "",
+            "| figure | old wall | new wall | old CPU | new CPU |",
+            "|---|---:|---:|---:|---:|",
+        ]
         for key, label in (
-            ("first_hash_s", "first `twocats hash`, empty cache"),
-            ("warm_hash_s", "warm `twocats hash` (median)"),
-            ("warm_help_s", "warm `twocats --help` (median)"),
-            ("warmup_all_s", "`twocats warmup --all`, empty cache"),
-            ("import_loads_numba", "`import twocats` loads numba"),
+            ("first_hash", "first `twocats hash`, empty cache"),
+            ("warm_hash", "warm `twocats hash` (median)"),
+            ("warm_help", "warm `twocats --help` (median)"),
+            ("warmup_all", "`twocats warmup --all`, empty cache"),
         ):
-            old, new = doc["startup"]["old"][key], doc["startup"]["new"][key]
-            cells = [v if isinstance(v, bool) or v is None else f"{v:.2f}" for v in (old, new)]
-            lines.append(f"| {label} | {cells[0]} | {cells[1]} |")
-        lines.append("")
+            values = [
+                doc["startup"][tree].get(f"{key}{unit}")
+                for unit in ("_s", "_cpu_s")
+                for tree in ("old", "new")
+            ]
+            cells = ["-" if v is None else f"{v:.2f}" for v in values]
+            lines.append(f"| {label} | {' | '.join(cells)} |")
+        loads = [str(doc["startup"][tree]["import_loads_numba"]) for tree in ("old", "new")]
+        lines += ["", f"`import twocats` loads numba: old {loads[0]}, new {loads[1]}.", ""]
     if doc.get("hot"):
         lines += [
             f"## Hot loops, side by side ({doc['repeats']} turns each, CPU seconds per call)",
