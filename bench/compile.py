@@ -237,7 +237,8 @@ def markdown(doc: dict[str, Any]) -> str:
         (
             f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), numba "
             f"{info.get('numba')}, simd ISA {info.get('simd_isa', '?')}.  Old: `{doc['against']}` "
-            f"({doc['against_commit'][:10]}); new: the working tree at {doc['commit'][:10]}.  "
+            f"({doc['against_commit'][:10]}); new: `{doc.get('new') or 'the working tree'}` "
+            f"({doc['commit'][:10]}).  "
             f"Load average before {doc['load_before']}, after {doc['load_after']}."
         ),
         "",
@@ -324,6 +325,7 @@ def run(
         "machine": machine(),
         "against": against,
         "against_commit": _commit(against),
+        "new": new,
         "commit": _commit(new or "HEAD"),
         "repeats": repeats,
         "load_before": load_average(),
