@@ -447,6 +447,13 @@ class Variants:
         found = self._specialised.get(tag)
         if found is not None:
             return found
+        with global_compiler_lock:
+            found = self._specialised.get(tag)
+            if found is None:
+                found = self._specialised[tag] = self._specialise(tag, bindings)
+        return found
+
+    def _specialise(self, tag: str, bindings: dict[str, Any]) -> Variants:
         source = self.py_func
         name = f"{source.__name__}_{tag}"
         clone = types.FunctionType(
@@ -459,9 +466,7 @@ class Variants:
         clone.__qualname__ = f"{source.__qualname__}_{tag}"
         clone.__module__ = source.__module__
         clone.__kwdefaults__ = source.__kwdefaults__
-        found = Variants(clone, *self._settings, self._options)
-        self._specialised[tag] = found
-        return found
+        return Variants(clone, *self._settings, self._options)
 
     def _build(self, backend: str, mode: Mode) -> Any:
         source = self.py_func
