@@ -24,4 +24,5 @@ SUITES: dict[str, str] = {
     "load": "bench.load",
     "work": "bench.work",
     "sum": "bench.sum",
+    "compile": "bench.compile",
 }

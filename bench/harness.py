@@ -31,7 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RESULTS_DIR", "Report", "Timing", "machine", "measure", "measure_group"]
+__all__ = [
+    "RESULTS_DIR",
+    "Report",
+    "Timing",
+    "load_average",
+    "machine",
+    "measure",
+    "measure_group",
+]
 
 #: Where reports are written unless a suite says otherwise.
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -96,6 +104,14 @@ def measure_group(
     return {name: Timing(tuple(values)) for name, values in samples.items()}
 
 
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages, or None where the platform has none."""
+    try:
+        return list(os.getloadavg())
+    except OSError:
+        return None
+
+
 def machine() -> dict[str, Any]:
     """Describe the machine and software a report was measured on."""
     info: dict[str, Any] = {
@@ -121,10 +137,7 @@ def machine() -> dict[str, Any]:
                     break
     except OSError:
         info["cpu"] = platform.processor()
-    try:
-        info["load_average"] = os.getloadavg()
-    except OSError:
-        info["load_average"] = None
+    info["load_average"] = load_average()
     return info
 
 

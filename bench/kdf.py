@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.harness import Report, measure_group
-from twocats.cli.bench import format_size
+from twocats.kdf.limits import format_size
 from twocats.params import Params
 
 #: Goals of issue 3.
@@ -91,6 +91,7 @@ def _level_fill(backend: str, mem_cost: int) -> Callable[[], object]:
     Slice 0 (with the ``Expand`` of block 0, hashing that both backends share) runs once before
     timing; each timed call then refills slices 1, 2 and 3 from the same starting state.
     """
+    from twocats.kdf.geometry import SliceJob
     from twocats.simd.fill import get_fill_slice
 
     fill = get_fill_slice(backend, threads=1)
@@ -103,10 +104,11 @@ def _level_fill(backend: str, mem_cost: int) -> Callable[[], object]:
 
     def fill_slice(states: np.ndarray, s: int) -> None:
         dependent = s >= 2
-        fill(
-            mem, states, s * per_slice, per_slice, bpt, blocklen,
-            sub_blocklen if dependent else blocklen, 1, 8, 0, dependent, 0, 0, 0,
+        job = SliceJob(
+            s * per_slice, per_slice, bpt, blocklen, sub_blocklen if dependent else blocklen, 1, 8,
+            0, dependent, 0, 0, 0,
         )  # fmt: skip
+        fill(mem, states, job)
 
     fill_slice(start, 0)
 

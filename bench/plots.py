@@ -20,8 +20,10 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from bench.matrix import find_cell, peer_rows, shared_mem_costs
-from twocats.cli.bench import Cell, format_size
+from bench.matrix_cells import find_cell, shared_mem_costs
+from bench.matrix_report import peer_rows
+from twocats.kdf.limits import format_size
+from twocats.simd.levels import Cell
 
 __all__ = ["plot_all", "plot_breakdown", "plot_matrix", "plot_peers"]
 

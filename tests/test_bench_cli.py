@@ -7,13 +7,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from twocats.cli.bench import (
-    ChildError,
-    LevelProcess,
-    bench_command,
-    get_level,
-    project_cache_root,
-)
+from twocats.cli.bench import bench_command
+from twocats.simd.cache import cache_root
+from twocats.simd.isa import get_level
+from twocats.simd.levels import ChildError, LevelProcess
 
 
 def test_json_run_at_the_cheapest_size_verifies_each_level() -> None:
@@ -60,7 +57,7 @@ def test_bad_options_exit_with_usage_errors(arguments: list[str], message: str) 
 
 def test_a_failing_request_raises_child_error_and_the_child_exits() -> None:
     """An unknown request comes back as ChildError; close() then ends the child cleanly."""
-    process = LevelProcess(get_level("none"), "", project_cache_root())
+    process = LevelProcess(get_level("none"), "", cache_root())
     with pytest.raises(ChildError, match="unknown request 'bogus'"):
         process.request("bogus", cell={})
     process.close()

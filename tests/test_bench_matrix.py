@@ -9,17 +9,12 @@ from typing import Any
 
 import pytest
 
-from bench import matrix, peers
-from bench.matrix import HEADLINE, MAILING_LIST
-from twocats.cli.bench import (
-    Cell,
-    get_level,
-    host_target,
-    profile_asm,
-    project_cache_root,
-    run_level,
-    verify_level,
-)
+from bench import matrix, matrix_cells, matrix_report, peers
+from bench.matrix_cells import HEADLINE, MAILING_LIST
+from twocats.simd.asm import profile_asm, verify_level
+from twocats.simd.cache import cache_root
+from twocats.simd.isa import get_level, host_target
+from twocats.simd.levels import Cell, run_level
 
 ASM_YMM = "\tvpaddd\t%ymm1, %ymm2, %ymm3\n\tvprold\t$8, %ymm3, %ymm3\n"
 ASM_SCALAR = "\troll\t$8, %eax\n\taddl\t%eax, %edx\n"
@@ -76,13 +71,13 @@ def _document() -> dict[str, Any]:
         _cell(dataclasses.replace(HEADLINE, parallelism=2), 7.0),
         _cell(Cell("blake2s", 1, 2, 20, 1), 1.0),
         _cell(Cell("blake2b", 16, 2, 20, 1), 5.0),
-        *[_cell(cell, 2.0, MAILING_LIST[cell.lanes]) for cell in matrix.mailing_list_cells()],
+        *[_cell(cell, 2.0, MAILING_LIST[cell.lanes]) for cell in matrix_cells.mailing_list_cells()],
     ]
     slow = [
         _cell(HEADLINE, 2.0),
         _cell(Cell("blake2s", 8, 0, 20, 1), 3.0),
         _cell(Cell("blake2s", 8, 0, 14, 1), 5.0),
-        *[_cell(cell, 1.0, MAILING_LIST[cell.lanes]) for cell in matrix.mailing_list_cells()],
+        *[_cell(cell, 1.0, MAILING_LIST[cell.lanes]) for cell in matrix_cells.mailing_list_cells()],
     ]
     levels = [
         _level("avx512", ASM_YMM, "znver4", "+avx2,+avx512f,+avx512vl,+avx512bw", fast),
@@ -151,7 +146,7 @@ def test_breakdown_parts_add_up_to_the_headline_time() -> None:
 
 def test_headline_ratios_compare_the_right_cells() -> None:
     """The issue-3 ratios divide the headline by argon2id, p=1 by p=2, simd by the no-vector row."""
-    ratios = matrix.headline_ratios(_document())
+    ratios = matrix_report.headline_ratios(_document())
     assert ratios["vs_argon2id_p1"] == 4.0 / 0.8
     assert ratios["p2_over_p1"] == 7.0 / 4.0
     assert ratios["simd_over_scalar_1GiB"] == 6.0 / 3.0
@@ -163,7 +158,7 @@ def test_reports_and_plots_are_written(tmp_path: Path) -> None:
     """write_results produces the JSON, the markdown report, PERFORMANCE.md and the PNG plots."""
     document = _document()
     document["breakdown"] = matrix.breakdown(document)
-    written = {path.name for path in matrix.write_results(document, tmp_path)}
+    written = {path.name for path in matrix_report.write_results(document, tmp_path)}
     assert written == {
         "matrix.json",
         "matrix.md",
@@ -199,8 +194,8 @@ def test_failures_name_unverified_levels_and_wrong_vectors() -> None:
 
 def test_full_matrix_covers_every_axis() -> None:
     """The full matrix has every hash/lanes pair x multiplies x memory x parallelism."""
-    cells = matrix.matrix_cells(full=True)
-    assert len(cells) == len(matrix.FULL_CONFIGS) * 2 * 2 * 2
+    cells = matrix_cells.matrix_cells(full=True)
+    assert len(cells) == len(matrix_cells.FULL_CONFIGS) * 2 * 2 * 2
     assert HEADLINE in cells
     assert {cell.lanes for cell in cells} == {1, 2, 4, 8, 16}
     assert all(cell.lanes <= 8 or cell.hash_type in ("blake2b", "sha512") for cell in cells)
@@ -230,7 +225,7 @@ def test_child_processes_run_the_cheapest_cell_and_verify_their_level() -> None:
     """The host and no-vector children fill 1 MiB, agree on the output and pass their checks."""
     _name, features = host_target()
     cell = Cell("blake2s", 8, 2, 10, 1)
-    cache = project_cache_root()
+    cache = cache_root()
     results = [
         run_level(
             get_level(key),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from twocats.simd import fillgen
@@ -26,11 +24,3 @@ def test_generator_rejects_unknown_lane_count() -> None:
     """Only the lane counts the parameters allow get a kernel."""
     with pytest.raises(ValueError, match="lanes"):
         fillgen.render_module(3)
-
-
-def test_write_all_writes_every_module(tmp_path: Path) -> None:
-    """write_all produces one file per lane count with the rendered text."""
-    written = fillgen.write_all(tmp_path)
-    assert sorted(p.name for p in written) == sorted(fillgen.render_all())
-    for path in written:
-        assert path.read_text(encoding="utf-8") == fillgen.render_all()[path.name]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import signal
 import time
 from dataclasses import dataclass
@@ -15,16 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.kdf.geometry import SliceJob
 from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash
 from twocats.simd import _jit
-from twocats.simd.fill import (
-    fill_kernel,
-    get_fill_slice,
-    kernel_asm,
-    state_hash,
-)
+from twocats.simd.asm import profile_asm
+from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm
 from twocats.simd.fillgen import LANES
+from twocats.simd.statehash import SCRATCH_WORDS, STATE_HASHES
 
 BACKENDS = ("scalar", "simd")
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python functions.
@@ -53,9 +50,9 @@ class Case:
     time_cost: int
     seed: int
 
-    def args(self) -> tuple[int, int, int, int, int, int, int, int, bool, int, int, int]:
-        """The seam arguments after mem and states."""
-        return (
+    def job(self) -> SliceJob:
+        """The seam's argument record."""
+        return SliceJob(
             self.slice_index * self.per_slice,
             self.per_slice,
             4 * self.per_slice,
@@ -117,7 +114,7 @@ def run(backend: str, case: Case) -> tuple[npt.NDArray[np.uint32], npt.NDArray[n
     """Fill the case's slice with ``backend`` ("reference", "scalar" or "simd")."""
     mem, states = case.start()
     fill = reference_fill if backend == "reference" else get_fill_slice(backend)
-    fill(mem, states, *case.args())
+    fill(mem, states, case.job())
     return mem, states
 
 
@@ -150,11 +147,12 @@ def test_every_kernel_on_a_whole_level(backend: str, lanes: int, variant: int) -
         states = start.copy()
         for s in range(4):
             dependent = s >= 2
-            fill(
-                mem, states, s * per_slice, per_slice, 4 * per_slice, blocklen,
+            job = SliceJob(
+                s * per_slice, per_slice, 4 * per_slice, blocklen,
                 sub_blocklen if dependent else blocklen, parallelism, lanes, multiplies,
                 dependent, hash_type, variant, time_cost,
             )  # fmt: skip
+            fill(mem, states, job)
         results.append((mem, states))
     np.testing.assert_array_equal(results[1][0], results[0][0])
     np.testing.assert_array_equal(results[1][1], results[0][1])
@@ -187,11 +185,12 @@ def test_result_does_not_depend_on_thread_count(variant: int) -> None:
             states = start.copy()
             for s in range(4):
                 dependent = s >= 2
-                fill(
-                    mem, states, s * per_slice, per_slice, 4 * per_slice, blocklen,
+                job = SliceJob(
+                    s * per_slice, per_slice, 4 * per_slice, blocklen,
                     16 if dependent else blocklen, parallelism, lanes, 2, dependent, hash_type,
                     variant, 0,
                 )  # fmt: skip
+                fill(mem, states, job)
             outcomes.append((mem, states))
     for mem, states in outcomes[1:]:
         np.testing.assert_array_equal(mem, outcomes[0][0])
@@ -204,20 +203,16 @@ def test_state_hash_equals_reference(hash_type: int, big_endian: bool) -> None:
     """The kernels' allocation-free Hv equals the byte-level reference for every hash and order."""
     words = STATE_WORDS[hash_type]
     rng = np.random.default_rng(hash_type + 4 * big_endian)
-    scratch = (
-        np.empty(8, np.uint32), np.empty(16, np.uint32), np.empty(8, np.uint64),
-        np.empty(16, np.uint64),
-    )  # fmt: skip
+    scratch = (np.empty(SCRATCH_WORDS, np.uint32), np.empty(SCRATCH_WORDS, np.uint64))
     for count in (0, 1, words - 1, words):
         state = rng.integers(0, 1 << 32, size=words, dtype=np.uint32)
         value = int(rng.integers(0, 1 << 32))
         dest = np.zeros(words + 5, dtype=np.uint32)
         # Plain-Python runs (NUMBA_DISABLE_JIT) wrap uint32 sums as numpy scalars, on purpose.
         with np.errstate(over="ignore"):
-            state_hash(
-                hash_type, big_endian, state, np.uint64(value), dest, np.uint64(3),
-                np.uint64(count), *scratch,
-            )  # fmt: skip
+            STATE_HASHES[hash_type](
+                big_endian, state, np.uint64(value), dest, np.uint64(3), np.uint64(count), *scratch
+            )
         want = reference_state_hash(hash_type, state.tolist(), value, big_endian)[:count]
         assert dest[3 : 3 + count].tolist() == want
         assert not dest[:3].any()
@@ -232,18 +227,16 @@ def test_kernels_release_the_gil() -> None:
             assert fill_kernel(lanes, backend).targetoptions.get("nogil") is True
 
 
-# Packed 32-bit integer ALU instructions on 256- or 512-bit registers.
-_VECTOR_OP = re.compile(r"^\s*vp(?:addd|xord|xor|rold|rord)\s+.*%[yz]mm", re.MULTILINE)
 
 
 @compiled_only
 def test_simd_kernel_uses_vector_instructions_and_scalar_does_not() -> None:
     """The 8-lane simd kernel packs its lanes into ymm/zmm; the scalar build has no such ops."""
-    simd_ops = _VECTOR_OP.findall(kernel_asm(8, "simd"))
-    scalar_ops = _VECTOR_OP.findall(kernel_asm(8, "scalar"))
-    assert any("rold" in op for op in simd_ops), "no vector rotate in the simd fill kernel"
-    assert any("addd" in op for op in simd_ops), "no vector add in the simd fill kernel"
-    assert scalar_ops == []
+    simd_ops = profile_asm(kernel_asm(8, "simd")).wide_mnemonics()
+    scalar = profile_asm(kernel_asm(8, "scalar"))
+    assert simd_ops & {"vprold", "vprord"}, "no vector rotate in the simd fill kernel"
+    assert "vpaddd" in simd_ops, "no vector add in the simd fill kernel"
+    assert not scalar.wide_mnemonics()
 
 
 def test_unknown_backend_is_rejected() -> None:
@@ -279,7 +272,7 @@ def test_bad_seam_arguments_raise(change: dict[str, int | bool], message: str) -
     mem = np.zeros(16 * 16, dtype=np.uint32)
     states = np.zeros((1, 8), dtype=np.uint32)
     with pytest.raises(InvalidParametersError, match=message):
-        get_fill_slice("scalar")(mem, states, **arguments)  # type: ignore[arg-type]
+        get_fill_slice("scalar")(mem, states, SliceJob(**arguments))  # type: ignore[arg-type]
 
 
 def test_read_only_memory_is_rejected() -> None:
@@ -288,7 +281,7 @@ def test_read_only_memory_is_rejected() -> None:
     mem.flags.writeable = False
     states = np.zeros((1, 8), dtype=np.uint32)
     with pytest.raises(InvalidParametersError, match="mem must be"):
-        get_fill_slice("simd")(mem, states, 0, 4, 16, 16, 16, 1, 8, 0, False, 0, 0, 0)
+        get_fill_slice("simd")(mem, states, SliceJob(0, 4, 16, 16, 16, 1, 8, 0, False, 0, 0, 0))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -298,14 +291,15 @@ def test_threaded_fill_works_in_a_forked_child() -> None:
     parallelism, per_slice, blocklen = 2, 16, 4096
     mem = np.zeros(parallelism * 4 * per_slice * blocklen, dtype=np.uint32)
     states = np.ones((parallelism, 8), dtype=np.uint32)
-    args = (0, per_slice, 4 * per_slice, blocklen, blocklen, parallelism, 8, 0, False, 0, 0, 0)
-    fill(mem, states, *args)
+    bpt = 4 * per_slice
+    job = SliceJob(0, per_slice, bpt, blocklen, blocklen, parallelism, 8, 0, False, 0, 0, 0)
+    fill(mem, states, job)
     want = mem.copy()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
         mem[:] = 0
         states[:] = 1
-        fill(mem, states, *args)
+        fill(mem, states, job)
         os._exit(0 if np.array_equal(mem, want) else 1)
     deadline = time.monotonic() + 120
     while True:

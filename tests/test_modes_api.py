@@ -7,12 +7,13 @@ import subprocess
 import sys
 from functools import cache
 
+import modes_kat as kat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import MODES, hash_many, kat
+from twocats.simd.modes import MODES, hash_many
 from twocats.simd.modes._common import chunks
 
 COMPILED = ("scalar", "simd")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import modes_kat as kat
 import oracles
 import pytest
 from environment import shared_file
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import blake2tree, codegen, kat
+from twocats.simd.modes import blake2tree, codegen
 from twocats.simd.modes.reference import blake2tree as ref
 
 BACKENDS = ("reference", "scalar", "simd")

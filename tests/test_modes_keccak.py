@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+import modes_kat as kat
 import numpy as np
 import oracles
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
-from twocats.simd.modes import codegen, kat, keccak
+from twocats.simd.modes import codegen, keccak
 from twocats.simd.modes.reference import keccak as ref
 
 KECCAK_FILE = "k12-parallelhash-kat.jsonl"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import modes_kat as kat
 import pytest
 from environment import shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import codegen, kat, lsh
+from twocats.simd.modes import codegen, lsh
 from twocats.simd.modes.reference import lsh as ref
 
 BACKENDS = ("reference", "scalar", "simd")

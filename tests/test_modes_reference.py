@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import modes_kat as kat
 import oracles
 import pytest
 from environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
@@ -12,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import kat
 from twocats.simd.modes.reference import blake2tree, keccak, lsh, sha1, sha256tree
 
 # The pure-Python references run about 100 kB/s; the few official inputs above this size (up to

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 
+import modes_kat as kat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import codegen, kat, sha1
+from twocats.simd.modes import codegen, sha1
 
 BACKENDS = ("reference", "scalar", "simd")
 COMPILED = ("scalar", "simd")

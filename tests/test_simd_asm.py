@@ -13,15 +13,10 @@ import numpy as np
 import pytest
 
 from twocats.simd._jit import kernel_asm
+from twocats.simd.asm import profile_asm
 
-# Vector integer adds and rotates on 256- or 512-bit registers.  AVX2 has no vector rotate and
-# builds one from byte shuffles or shifts.
-VECTOR_ADD = re.compile(r"\bvpadd[dq]\b[^\n]*%[yz]mm")
-VECTOR_ROTATE = re.compile(r"\b(vpro[lr][dq]|vpshufb|vpsrl[dq])\b[^\n]*%[yz]mm")
-# Any packed integer arithmetic at all, on any register width.
-ANY_PACKED_ARITHMETIC = re.compile(
-    r"\b(v?padd[dq]|vpro[lr][dq]|v?psrl[dq]|v?psll[dq]|vpternlog[dq])\b"
-)
+# Vector rotates, or the byte shuffles and shifts AVX2 builds them from.
+ROTATES = ("vprold", "vprolq", "vprord", "vprorq", "vpshufb", "vpsrld", "vpsrlq")
 
 
 def lane_arguments(bits: int) -> tuple[object, ...]:
@@ -47,14 +42,15 @@ def lane_kernel(algorithm: str) -> object:
 def test_simd_build_uses_vector_instructions(algorithm: str, bits: int) -> None:
     """The simd build adds and rotates on ymm/zmm registers."""
     asm = kernel_asm(lane_kernel(algorithm).simd, *lane_arguments(bits))  # type: ignore[attr-defined]
-    assert VECTOR_ADD.search(asm), "no vpaddd/vpaddq on ymm/zmm: the lane loop did not vectorize"
-    assert VECTOR_ROTATE.search(asm), "rotates were not vectorized"
+    wide = profile_asm(asm).wide_mnemonics()
+    assert wide & {"vpaddd", "vpaddq"}, "no vpaddd/vpaddq on ymm/zmm: the lanes did not vectorize"
+    assert wide & set(ROTATES), "rotates were not vectorized"
 
 
 @pytest.mark.parametrize(("algorithm", "bits"), [("blake2s", 32), ("sha512", 64)])
 def test_scalar_build_has_no_vector_arithmetic(algorithm: str, bits: int) -> None:
     """The scalar build computes with general-purpose registers only."""
     asm = kernel_asm(lane_kernel(algorithm).scalar, *lane_arguments(bits))  # type: ignore[attr-defined]
-    found = ANY_PACKED_ARITHMETIC.findall(asm)
-    assert not found, f"packed arithmetic in the scalar build: {sorted(set(found))}"
+    found = profile_asm(asm).vector_mnemonics
+    assert not any(found.values()), f"packed arithmetic in the scalar build: {found}"
     assert re.search(r"\b(ror|rol|rorx)[lq]\b", asm), "expected scalar rotates"

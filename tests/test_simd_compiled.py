@@ -1,4 +1,4 @@
-"""``hash_bytes``, the single-message hash that compiled kernels call, against hashlib."""
+"""The rolled compressions of the state hash, run over whole messages, against hashlib."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import hashlib
 
 import numpy as np
 import pytest
+from compiled_hash import DIGEST_SIZES, hash_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from twocats.simd.compiled import DIGEST_SIZES, hash_bytes
 
 ALGORITHMS = ("blake2s", "blake2b", "sha256", "sha512")
 BOUNDARIES = sorted(

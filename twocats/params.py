@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from twocats.exceptions import InvalidParametersError
+from twocats.hashes import HASHES
 
 __all__ = [
     "BOUNDS",
@@ -51,10 +52,10 @@ __all__ = [
 ]
 
 #: Hash types; the index is the hash code used everywhere, also inside compiled kernels.
-HASH_TYPES = ("blake2s", "blake2b", "sha256", "sha512")
+HASH_TYPES = tuple(facts.name for facts in HASHES)
 
 #: Digest size in bytes of each hash type, by hash code.
-DIGEST_SIZES = (32, 64, 32, 64)
+DIGEST_SIZES = tuple(facts.digest_size for facts in HASHES)
 
 #: The three published versions of the algorithm.
 VARIANTS = ("2015", "2014", "2014-03")

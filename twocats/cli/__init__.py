@@ -45,6 +45,11 @@ _LAZY_COMMANDS: Final = {
         "selftest",
         "Check a backend against known-answer TwoCats vectors.",
     ),
+    "warmup": (
+        "twocats.cli.warmup",
+        "warmup_command",
+        "Compile kernels into the cache ahead of use.",
+    ),
 }
 
 # The context key telling that the command line asked for --json.

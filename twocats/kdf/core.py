@@ -1,22 +1,8 @@
 """TwoCats orchestration, shared by every backend: initial key, garlic loop, levels, slices, output.
 
-Everything above the seam ``fill_slice`` lives here; a backend only supplies that one function:
-
-``fill_slice(mem, states, done, per_slice, bpt, blocklen, sub_blocklen, parallelism, lanes,
-multiplies, dependent, hash_type, variant, time_cost) -> None``
-
-* ``mem``: the work area, a 1-D C-contiguous ``uint32`` array; block ``b`` of region ``q`` starts at
-  word ``(q * bpt + b) * blocklen``.
-* ``states``: ``uint32`` array of shape ``(parallelism, W)``; row ``p`` is region ``p``'s state,
-  updated in place.
-* It fills blocks ``[done, done + per_slice)`` of every region (one slice; the caller's next call
-  is the barrier).  In a data-independent slice starting at ``done == 0`` block 0 of each region is
-  first set to ``Expand(states[p], blocklen)``.
-* ``dependent``: False for sliding bit-reversal addressing with one sub-block per block (the caller
-  then passes ``sub_blocklen == blocklen``), True for cubic password-dependent addressing with
-  ``sub_blocklen`` sub-blocks.
-* ``variant``: 0 for the final/2014 block hash, 1 for the March 2014 one, which repeats each block
-  hash ``2**time_cost`` times (``time_cost`` is 0 for variant 0).
+Everything above the seam lives here; a backend only supplies that one function,
+``fill_slice(mem, states, job) -> None`` (:class:`twocats.kdf.geometry.FillSlice`, its arguments the
+frozen record :class:`twocats.kdf.geometry.SliceJob`).
 
 The pure-Python seam is :func:`twocats.kdf.reference.fill_slice`; the compiled ones come from
 ``twocats.simd.fill.get_fill_slice``.  Hashing outside the seam (initial key, level results, output)
@@ -39,14 +25,14 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Protocol, TypeAlias
+from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from twocats.exceptions import InvalidParametersError
 from twocats.kdf import geometry
-from twocats.kdf.geometry import LevelPlan
+from twocats.kdf.geometry import FillSlice, LevelPlan, SliceJob
 from twocats.kdf.reference import MASK, expand, hash_bytes, hash_parts, state_hash
 from twocats.params import Params, check_update
 
@@ -67,28 +53,6 @@ MAX_INPUT_BYTES = 0xFFFFFFFF
 
 #: The March 2014 level and server hashes take the output size through an 8-bit parameter.
 _BYTE = 256
-
-
-class FillSlice(Protocol):
-    """The seam between the orchestration and a backend (see the module documentation)."""
-
-    def __call__(
-        self,
-        mem: npt.NDArray[np.uint32],
-        states: npt.NDArray[np.uint32],
-        done: int,
-        per_slice: int,
-        bpt: int,
-        blocklen: int,
-        sub_blocklen: int,
-        parallelism: int,
-        lanes: int,
-        multiplies: int,
-        dependent: bool,
-        hash_type: int,
-        variant: int,
-        time_cost: int,
-    ) -> None: ...
 
 
 #: Supplies the work area: called with the number of words needed (after every parameter and input
@@ -167,23 +131,22 @@ def _fill_level(
         if params.variant == "2014" and plan.main and s == 3:
             assert params.time_cost is not None
             repetitions = 1 << params.time_cost
+        job = SliceJob(
+            s * per,
+            per,
+            plan.blocks_per_region,
+            plan.blocklen,
+            sub_blocklen,
+            plan.parallelism,
+            params.lanes,
+            params.multiplies,
+            dependent,
+            params.hash_code,
+            1 if march else 0,
+            (params.time_cost or 0) if march else 0,
+        )
         for _ in range(repetitions):
-            fill(
-                mem,
-                states,
-                s * per,
-                per,
-                plan.blocks_per_region,
-                plan.blocklen,
-                sub_blocklen,
-                plan.parallelism,
-                params.lanes,
-                params.multiplies,
-                dependent,
-                params.hash_code,
-                1 if march else 0,
-                (params.time_cost or 0) if march else 0,
-            )
+            fill(mem, states, job)
 
 
 # -- 2015 and 2014 ---------------------------------------------------------------------------------

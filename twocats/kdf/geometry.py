@@ -1,7 +1,9 @@
 """Memory geometry of the TwoCats garlic loop: which levels run, and how each level is laid out.
 
 This module is plain Python (no numpy) so that parameter validation, memory accounting and the
-orchestration all read the same plan.  It covers the three published versions:
+orchestration all read the same plan; it imports nothing of the project, so ``twocats.params`` may
+use it.  It also declares the seam every backend implements, :class:`FillSlice`, and its argument
+record :class:`SliceJob`.  It covers the three published versions:
 
 * ``2015`` and ``2014``: every level uses the caller's block sizes; a level too small for four
   blocks per region does no memory work (twocats.md §5, §6.1).
@@ -13,13 +15,17 @@ orchestration all read the same plan.  It covers the three published versions:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from twocats.params import Params
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
+    "FillSlice",
     "LevelPlan",
+    "PlanParams",
+    "SliceJob",
     "absolute_overwrite_level",
     "garlic_levels",
     "plan",
@@ -35,6 +41,68 @@ MIN_RESIZED_BLOCKLEN_2014_03 = 16
 
 #: Levels below ``start - OVERWRITE_GAP_2014_03`` are the hard-wired overwrite levels of March 2014.
 OVERWRITE_GAP_2014_03 = 6
+
+
+@dataclass(frozen=True, slots=True)
+class SliceJob:
+    """One call of the seam: fill blocks ``[done, done + per_slice)`` of every region.
+
+    Block ``b`` of region ``q`` starts at word ``(q * bpt + b) * blocklen`` of the work area.  In a
+    data-independent slice starting at ``done == 0`` block 0 of each region is first set to
+    ``Expand(states[p], blocklen)``.  ``dependent`` is False for sliding bit-reversal addressing
+    with one sub-block per block (then ``sub_blocklen == blocklen``) and True for cubic
+    password-dependent addressing with ``sub_blocklen`` sub-blocks.  ``variant`` is 0 for the
+    final/2014 block hash and 1 for the March 2014 one, which repeats each block hash
+    ``2**time_cost`` times (``time_cost`` is 0 for variant 0).  Lengths are in 32-bit words;
+    ``hash_type`` is the hash code of :mod:`twocats.hashes`.
+    """
+
+    done: int
+    per_slice: int
+    bpt: int
+    blocklen: int
+    sub_blocklen: int
+    parallelism: int
+    lanes: int
+    multiplies: int
+    dependent: bool
+    hash_type: int
+    variant: int
+    time_cost: int
+
+
+class FillSlice(Protocol):
+    """The seam between the orchestration and a backend: fill one slice of every region.
+
+    ``mem`` is the work area, a 1-D C-contiguous ``uint32`` array; ``states`` is a ``uint32`` array
+    of shape ``(parallelism, W)`` whose row ``p`` is region ``p``'s state, updated in place.  The
+    call returns when every region has finished the slice (the barrier).
+    """
+
+    def __call__(
+        self, mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob
+    ) -> None: ...
+
+
+class PlanParams(Protocol):
+    """The parameters :func:`plan` reads (a :class:`twocats.params.Params` has them all)."""
+
+    @property
+    def variant(self) -> str: ...
+    @property
+    def mem_cost(self) -> int: ...
+    @property
+    def start_mem_cost(self) -> int | None: ...
+    @property
+    def parallelism(self) -> int: ...
+    @property
+    def block_size(self) -> int: ...
+    @property
+    def sub_block_size(self) -> int: ...
+    @property
+    def overwrite_cost(self) -> int | None: ...
+    @property
+    def side_channel_resistant(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -143,7 +211,7 @@ def required_words(plans: tuple[LevelPlan, ...]) -> int:
     return max((plan.words for plan in plans), default=0)
 
 
-def plan(params: Params, *, old_mem_cost: int | None = None) -> tuple[LevelPlan, ...]:
+def plan(params: PlanParams, *, old_mem_cost: int | None = None) -> tuple[LevelPlan, ...]:
     """Return the active garlic levels of a derivation with ``params``.
 
     ``old_mem_cost`` selects update mode: only the levels above it run, with no overwrite levels.

@@ -21,6 +21,7 @@ import struct
 import numpy as np
 import numpy.typing as npt
 
+from twocats.kdf.geometry import SliceJob
 from twocats.params import HASH_TYPES
 
 __all__ = [
@@ -96,6 +97,15 @@ def _cubic_distance(v: int, i: int) -> int:
     return i - 1 - (((i - 1) * v3) >> 32)
 
 
+def _lane_row(mem: list[int], state: list[int], q: int, f: int, t: int, lanes: int) -> None:
+    """One row of lanes: ``state[k] = rotl8((state[k] + mem[q + k]) ^ mem[f + k]) = mem[t + k]``."""
+    for k in range(lanes):
+        x = ((state[k] + mem[q + k]) & MASK) ^ mem[f + k]
+        x = ((x << 8) | (x >> 24)) & MASK
+        state[k] = x
+        mem[t + k] = x
+
+
 def block_hash(
     mem: list[int],
     state: list[int],
@@ -121,14 +131,8 @@ def block_hash(
                 b = (b + c) & MASK
                 c ^= (a * d) >> 32
                 d = (d + a) & MASK
-            for k in range(lanes):
-                x = ((state[k] + mem[q]) & MASK) ^ mem[f]
-                x = ((x << 8) | (x >> 24)) & MASK
-                state[k] = x
-                mem[t] = x
-                q += 1
-                f += 1
-                t += 1
+            _lane_row(mem, state, q, f, t, lanes)
+            q, f, t = q + lanes, f + lanes, t + lanes
     state[:] = state_hash(hash_code, state, a, big_endian=False)
 
 
@@ -160,34 +164,20 @@ def block_hash_2014_03(
                     product = lo * odd[k]
                     lo = (product & MASK) ^ r
                     r = (r + (product >> 32)) & MASK
-                for k in range(lanes):
-                    x = ((state[k] + mem[q]) & MASK) ^ mem[f]
-                    x = ((x << 8) | (x >> 24)) & MASK
-                    state[k] = x
-                    mem[t] = x
-                    q += 1
-                    f += 1
-                    t += 1
+                _lane_row(mem, state, q, f, t, lanes)
+                q, f, t = q + lanes, f + lanes, t + lanes
     state[:] = state_hash(hash_code, state, lo, big_endian=True)
 
 
-def fill_slice(
-    mem: npt.NDArray[np.uint32],
-    states: npt.NDArray[np.uint32],
-    done: int,
-    per_slice: int,
-    bpt: int,
-    blocklen: int,
-    sub_blocklen: int,
-    parallelism: int,
-    lanes: int,
-    multiplies: int,
-    dependent: bool,
-    hash_type: int,
-    variant: int,
-    time_cost: int,
-) -> None:
-    """Fill blocks ``[done, done + per_slice)`` of every region; see the seam in ``kdf.core``."""
+def fill_slice(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob) -> None:
+    """Fill one slice of every region: the seam :class:`twocats.kdf.geometry.FillSlice`."""
+    done, per_slice, bpt, blocklen = job.done, job.per_slice, job.bpt, job.blocklen
+    sub_blocklen, parallelism, lanes, multiplies = (
+        job.sub_blocklen, job.parallelism, job.lanes, job.multiplies,
+    )  # fmt: skip
+    dependent, hash_type, variant, time_cost = (
+        job.dependent, job.hash_type, job.variant, job.time_cost,
+    )  # fmt: skip
     used = parallelism * bpt * blocklen
     words: list[int] = mem[:used].tolist()
     march = variant == 1

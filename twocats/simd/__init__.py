@@ -9,8 +9,8 @@ Public names (loaded when first touched, so ``import twocats.simd`` stays cheap)
     BACKENDS, resolve_backend, available_backends, simd_isa, describe_backends
     reference                                 # plain-Python hashes (truth)
 
-Kernel authors use ``twocats.simd._jit`` (decorators and cache) and ``twocats.simd.compiled``
-(``hash_bytes`` callable from nopython code).
+Kernel authors use ``twocats.simd._jit`` (decorators and cache); the layout of the compiled layer is
+described in CONTRIBUTING.md.
 """
 
 from __future__ import annotations

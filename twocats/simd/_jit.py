@@ -55,6 +55,7 @@ Rules and facts that matter to kernel authors:
   runtime overlap checks (for a lane loop over 26 rows they cost about as much as a short call).
 * With ``NUMBA_DISABLE_JIT=1`` both decorators hand back plain Python functions (coverage runs).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -77,6 +78,9 @@ from numba.core import config as _numba_config
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher, cpu_target
+
+from twocats.simd.asm import library_asm
+from twocats.simd.cache import cache_root
 
 __all__ = [
     "LLVM_OPTIONS",
@@ -135,14 +139,6 @@ MODES = {
 }
 
 _DEFAULT_OPTIONS: dict[str, Any] = {"nopython": True, "nogil": True, "error_model": "numpy"}
-
-
-def cache_root() -> Path:
-    """Return the kernel cache root: ``$TWOCATS_CACHE_DIR``, else ``~/.cache/twocats``."""
-    configured = os.environ.get("TWOCATS_CACHE_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".cache" / "twocats"
 
 
 @functools.lru_cache(maxsize=1)
@@ -226,11 +222,7 @@ class _Locator(caching._CacheLocator):
     def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
         self._py_func = py_func
         self._cache_path = str(
-            cache_root()
-            / f"numba-{numba.__version__}"
-            / _isa_tag()
-            / mode.tag
-            / py_func.__module__
+            cache_root() / f"numba-{numba.__version__}" / _isa_tag() / mode.tag / py_func.__module__
         )
 
     def get_cache_path(self) -> str:
@@ -362,9 +354,7 @@ def jit(func: F, /) -> F: ...
 
 
 @overload
-def jit(
-    *, mode: str = "scalar", vector_width: int = 0, **options: Any
-) -> Callable[[F], F]: ...
+def jit(*, mode: str = "scalar", vector_width: int = 0, **options: Any) -> Callable[[F], F]: ...
 
 
 def jit(
@@ -405,6 +395,8 @@ class Variants:
         self._modes = {"simd": simd, "scalar": MODES["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
+        self._specialised: dict[str, Variants] = {}
+        self._settings = (slp, vector_width, vectorize)
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
         self.__module__ = func.__module__
@@ -444,6 +436,37 @@ class Variants:
             if build is None:
                 build = self._build(backend, mode)
         return build
+
+    def specialise(self, tag: str, **bindings: Any) -> Variants:
+        """Return this kernel with some module globals rebound, as a kernel of its own.
+
+        The copy is named ``<name>_<tag>`` (also in the disk cache) and sees ``bindings`` in
+        place of the module's globals of those names, for example the callee or the constants of
+        one hash type; each ``tag`` must always come with the same bindings.
+        """
+        found = self._specialised.get(tag)
+        if found is not None:
+            return found
+        with global_compiler_lock:
+            found = self._specialised.get(tag)
+            if found is None:
+                found = self._specialised[tag] = self._specialise(tag, bindings)
+        return found
+
+    def _specialise(self, tag: str, bindings: dict[str, Any]) -> Variants:
+        source = self.py_func
+        name = f"{source.__name__}_{tag}"
+        clone = types.FunctionType(
+            source.__code__.replace(co_name=name),
+            {**source.__globals__, **bindings},
+            name,
+            source.__defaults__,
+            source.__closure__,
+        )
+        clone.__qualname__ = f"{source.__qualname__}_{tag}"
+        clone.__module__ = source.__module__
+        clone.__kwdefaults__ = source.__kwdefaults__
+        return Variants(clone, *self._settings, self._options)
 
     def _build(self, backend: str, mode: Mode) -> Any:
         source = self.py_func
@@ -517,8 +540,4 @@ def kernel_asm(kernel: Any, *args: Any) -> str:
 
     signature = tuple(typeof(arg) for arg in args)  # type: ignore[no-untyped-call]
     kernel.compile(signature)
-    library = kernel.overloads[signature].library
-    if getattr(library, "_disable_inspection", False):
-        module = library._get_module_for_linking()
-        return str(library._codegen._tm.emit_assembly(module))
-    return str(library.get_asm_str())
+    return library_asm(kernel.overloads[signature].library)[0]

@@ -5,13 +5,14 @@ Usage::
     from twocats.simd.fill import get_fill_slice
 
     fill_slice = get_fill_slice("simd")          # or "scalar"
-    fill_slice(mem, states, done, per_slice, bpt, blocklen, sub_blocklen, parallelism, lanes,
-               multiplies, dependent, hash_type, variant, time_cost)
+    fill_slice(mem, states, job)                 # job: a twocats.kdf.geometry.SliceJob
 
-The callable has exactly the seam's signature (see :mod:`twocats.kdf.core`) and the result equals
+The callable is the seam :class:`twocats.kdf.geometry.FillSlice` and the result equals
 :func:`twocats.kdf.reference.fill_slice` bit for bit.  One compiled call fills a whole slice of one
 or more regions: addressing, block hash, the multiply chain and the per-block state hash all run
-inside the kernel (``twocats/simd/_generated/fill_l*.py``, written by :mod:`twocats.simd.fillgen`).
+inside the kernel (``twocats/simd/_generated/fill_l*.py``, written by :mod:`twocats.simd.fillgen`),
+one kernel per lane count and block hash; the per-block state hash ``Hv`` is
+:func:`twocats.simd.statehash.state_hash`.
 
 Regions run on real threads: the kernels release the GIL, a persistent thread pool runs one share
 of the regions per thread, and the call returns only when every region has finished its slice (the
@@ -19,9 +20,7 @@ barrier).  Regions never read each other's blocks of the current slice, so the r
 depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
 cost more than it saves.
 
-The module also holds what the generated kernels call: ``state_hash``, the allocation-free ``Hv``
-on the compression functions, and the ``prefetch_read``/``prefetch_write`` intrinsics.  It imports
-numba; import it lazily.
+The module imports numba; import it lazily.
 """
 
 from __future__ import annotations
@@ -31,31 +30,26 @@ import importlib
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.hashes import HASHES
+from twocats.kdf.geometry import FillSlice, SliceJob
+from twocats.params import BOUNDS
 from twocats.simd import _jit
-from twocats.simd.compiled import (
-    blake2b_compress,
-    blake2s_compress,
-    sha256_compress,
-    sha512_compress,
-)
-from twocats.simd.fillgen import LANES, module_name
+from twocats.simd.asm import dispatcher_asm
+from twocats.simd.fillgen import CHAINS, LANES, kernel_name, module_name
+from twocats.simd.statehash import STATE_HASHES
 
 __all__ = [
     "FILL_BACKENDS",
-    "FillSlice",
     "default_threads",
     "fill_kernel",
     "get_fill_slice",
     "kernel_asm",
-    "prefetch_read",
-    "prefetch_write",
-    "state_hash",
 ]
 
 #: The backends this module compiles (the pure-Python ``reference`` lives in ``twocats.kdf``).
@@ -67,177 +61,15 @@ THREADS_ENV = "TWOCATS_THREADS"
 # Slices smaller than this many words in total are filled on the calling thread.
 _INLINE_WORDS = 1 << 16
 
-# State words W per hash code (blake2s, blake2b, sha256, sha512).
-_STATE_WORDS = (8, 16, 8, 16)
+# State words W per hash code.
+_STATE_WORDS = tuple(facts.state_words for facts in HASHES)
 
-_MAX_TIME_COST = 30
+# The bounds of the parameters the seam receives, from the one bounds table.
+_PARALLELISM = BOUNDS["parallelism"]
+_MULTIPLIES = BOUNDS["multiplies"]
+_TIME_COST = BOUNDS["time_cost"]
 
 _UINT32 = np.dtype(np.uint32)
-
-
-def _prefetch_intrinsic(write: bool) -> Any:
-    """Build a kernel intrinsic ``f(array, index)`` that prefetches the line holding array[index].
-
-    It lowers to LLVM's ``llvm.prefetch`` (``prefetcht0`` or ``prefetchw`` on x86), a hint that
-    never faults, so an index just past the end of the array is harmless.
-    """
-    from llvmlite import ir
-    from numba import types
-    from numba.core.extending import intrinsic
-
-    def typer(typingctx: Any, array: Any, index: Any) -> Any:
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            data = context.make_array(signature.args[0])(context, builder, args[0]).data
-            address = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
-            i32 = ir.IntType(32)
-            hint = ir.FunctionType(ir.VoidType(), [address.type, i32, i32, i32])
-            name = "llvm.prefetch.p0"
-            function = builder.module.globals.get(name) or ir.Function(builder.module, hint, name)
-            # Arguments: read (0) or write (1), locality 3 (keep in all cache levels), data cache.
-            flags = (int(write), 3, 1)
-            builder.call(function, [address, *(ir.Constant(i32, flag) for flag in flags)])
-            return context.get_dummy_value()
-
-        return types.void(array, index), codegen
-
-    typer.__name__ = "prefetch_write" if write else "prefetch_read"
-    return intrinsic(typer)
-
-
-def _no_prefetch(array: object, index: object) -> None:
-    """Plain-Python stand-in for the prefetch intrinsics (NUMBA_DISABLE_JIT runs)."""
-    del array, index
-
-
-if _jit.config.DISABLE_JIT:
-    prefetch_read: Any = _no_prefetch
-    prefetch_write: Any = _no_prefetch
-else:
-    prefetch_read = _prefetch_intrinsic(write=False)
-    prefetch_write = _prefetch_intrinsic(write=True)
-
-
-# Initial hash values: SHA-256's are BLAKE2s's, SHA-512's are BLAKE2b's.
-_IV32 = np.array(
-    [
-        0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A,
-        0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
-    ],
-    dtype=np.uint32,
-)  # fmt: skip
-_IV64 = np.array(
-    [
-        0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
-        0x510E527FADE682D1, 0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179,
-    ],
-    dtype=np.uint64,
-)  # fmt: skip
-
-
-@_jit.jit
-def _swap32(x: Any) -> Any:
-    """Reverse the byte order of a 32-bit word."""
-    return np.uint32(
-        ((x >> np.uint32(24)) & np.uint32(0xFF))
-        | ((x >> np.uint32(8)) & np.uint32(0xFF00))
-        | ((x << np.uint32(8)) & np.uint32(0xFF0000))
-        | ((x << np.uint32(24)) & np.uint32(0xFF000000))
-    )
-
-
-@_jit.jit
-def _message_word(x: Any, swap: Any) -> Any:
-    return _swap32(x) if swap else np.uint32(x)
-
-
-@_jit.jit
-def state_hash(
-    hash_type: Any,
-    big_endian: Any,
-    words: Any,
-    value: Any,
-    dest: Any,
-    offset: Any,
-    count: Any,
-    h32: Any,
-    m32: Any,
-    h64: Any,
-    m64: Any,
-) -> None:
-    """Kernel helper: write the first ``count`` words of ``Hv(words, value)`` to ``dest[offset:]``.
-
-    ``Hv`` hashes the W words of ``words`` and the 32-bit ``value`` (little-endian bytes, or
-    big-endian for the March 2014 version) and reads the digest back as words in the same order
-    (twocats.md §2).  The message is at most 68 bytes, one compression block for every hash, so it
-    is laid out straight into the block words: no byte buffer and no allocation (``h32``, ``m32``,
-    ``h64`` and ``m64`` are scratch arrays of 8, 16, 8 and 16 words).  ``dest`` may be ``words``.
-    """
-    sha = hash_type >= 2
-    # A word's bytes are read back by the hash in its own order (BLAKE2 little-, SHA big-endian).
-    swap = big_endian != sha
-    zero32 = np.uint32(0)
-    if hash_type == 0 or hash_type == 2:
-        for k in range(8):
-            m32[k] = _message_word(words[k], swap)
-        m32[8] = _message_word(np.uint32(value & np.uint64(0xFFFFFFFF)), swap)
-        for k in range(9, 16):
-            m32[k] = zero32
-        for k in range(8):
-            h32[k] = _IV32[k]
-        if sha:
-            m32[9] = np.uint32(0x80000000)
-            m32[15] = np.uint32(36 * 8)
-            sha256_compress(h32, m32)
-        else:
-            h32[0] = np.uint32(h32[0] ^ np.uint32(0x01010020))
-            blake2s_compress(h32, m32, np.uint64(36), np.uint32(0xFFFFFFFF))
-        for k in range(count):
-            dest[offset + k] = _message_word(h32[k], swap)
-    else:
-        for k in range(8):
-            lo = np.uint64(_message_word(words[2 * k], swap))
-            hi = np.uint64(_message_word(words[2 * k + 1], swap))
-            m64[k] = (lo << np.uint64(32)) | hi if sha else lo | (hi << np.uint64(32))
-        last = np.uint64(_message_word(np.uint32(value & np.uint64(0xFFFFFFFF)), swap))
-        for k in range(9, 16):
-            m64[k] = np.uint64(0)
-        for k in range(8):
-            h64[k] = _IV64[k]
-        if sha:
-            m64[8] = (last << np.uint64(32)) | np.uint64(0x80000000)
-            m64[15] = np.uint64(68 * 8)
-            sha512_compress(h64, m64)
-        else:
-            m64[8] = last
-            h64[0] = h64[0] ^ np.uint64(0x01010040)
-            blake2b_compress(h64, m64, np.uint64(68), np.uint64(0xFFFFFFFFFFFFFFFF))
-        for k in range(count):
-            digest = h64[k >> 1]
-            shift = np.uint64(32) * np.uint64((k & 1) ^ 1 if sha else k & 1)
-            half = np.uint32((digest >> shift) & np.uint64(0xFFFFFFFF))
-            dest[offset + k] = _message_word(half, swap)
-
-
-class FillSlice(Protocol):
-    """The KDF seam: fill blocks ``[done, done + per_slice)`` of every region (one slice)."""
-
-    def __call__(
-        self,
-        mem: npt.NDArray[np.uint32],
-        states: npt.NDArray[np.uint32],
-        done: int,
-        per_slice: int,
-        bpt: int,
-        blocklen: int,
-        sub_blocklen: int,
-        parallelism: int,
-        lanes: int,
-        multiplies: int,
-        dependent: bool,
-        hash_type: int,
-        variant: int,
-        time_cost: int,
-    ) -> None: ...
 
 
 def default_threads() -> int:
@@ -257,39 +89,42 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def fill_kernel(lanes: int, backend: str) -> Any:
-    """Return the compiled region kernel for ``lanes`` lanes and ``backend`` ("scalar" or "simd").
+def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) -> Any:
+    """Return the compiled region kernel for ``lanes``, ``backend``, hash code and ``variant``.
 
-    The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its arguments are
-    ``(mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen, parallelism,
-    multiplies, dependent, hash_type, variant, time_cost)``.  It compiles on its first call.
+    ``backend`` is "scalar" or "simd"; ``variant`` 0 is the final/2014 block hash and 1 the March
+    2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
+    arguments are ``(mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen,
+    parallelism, multiplies, dependent)``, and for variant 1 also ``time_cost``.  Each kernel
+    links the state hash of its own hash type only, and compiles on its first call.
     """
     _check_backend(backend)
     if lanes not in LANES:
         raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
+    if not 0 <= hash_type < len(HASHES):
+        raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
+    if variant not in (0, 1):
+        raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
     module = importlib.import_module(f"twocats.simd._generated.{module_name(lanes)}")
-    return getattr(module, f"fill_region_l{lanes}").get(backend)
+    facts = HASHES[hash_type]
+    source = getattr(module, kernel_name(CHAINS[variant], lanes))
+    kernel = source.specialise(
+        facts.name, state_hash=STATE_HASHES[hash_type], N_WORDS=facts.state_words
+    )
+    return kernel.get(backend)
 
 
 def kernel_asm(lanes: int, backend: str) -> str:
-    """Return the assembly text of the compiled kernel for ``lanes`` and ``backend``.
+    """Return the assembly text of the compiled final/2014 blake2s kernel for ``lanes``.
 
-    The kernel is compiled (or loaded from the disk cache) by a tiny fill first.  numba does not
-    print kernels loaded from its cache; for those the cached optimised LLVM module is turned into
-    assembly again by the process's target machine, the one that produced the cached code.
+    The kernel is compiled (or loaded from the disk cache) by a tiny fill first, then read by
+    :func:`twocats.simd.asm.dispatcher_asm`.
     """
     kernel = fill_kernel(lanes, backend)
     mem = np.zeros(64, dtype=np.uint32)
     states = np.zeros((1, 8), dtype=np.uint32)
-    kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0, 0, 0, 0)
-    texts = []
-    for signature in kernel.signatures:
-        library = kernel.overloads[signature].library
-        if getattr(library, "_disable_inspection", False):
-            texts.append(str(library._codegen._tm.emit_assembly(library._shared_module)))
-        else:
-            texts.append(str(kernel.inspect_asm(signature)))
-    return "\n".join(texts)
+    kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
+    return dispatcher_asm(kernel)[0]
 
 
 def _check_backend(backend: str) -> None:
@@ -333,25 +168,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def _validate(
-    mem: npt.NDArray[np.uint32],
-    states: npt.NDArray[np.uint32],
-    done: int,
-    per_slice: int,
-    bpt: int,
-    blocklen: int,
-    sub_blocklen: int,
-    parallelism: int,
-    lanes: int,
-    multiplies: int,
-    dependent: bool,
-    hash_type: int,
-    variant: int,
-    time_cost: int,
-) -> None:
+def _validate(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob) -> None:
     """Check the seam arguments so that a kernel can never write outside ``mem`` or ``states``.
 
-    Messages are built only on failure: this runs on every slice.
+    The bounds are those of :data:`twocats.params.BOUNDS`.  Messages are built only on failure:
+    this runs on every slice.
     """
     if not (
         isinstance(mem, np.ndarray)
@@ -361,11 +182,15 @@ def _validate(
         and mem.flags.writeable
     ):
         raise InvalidParametersError("mem must be a writeable 1-D C-contiguous uint32 array")
-    if not 0 <= hash_type < len(_STATE_WORDS):
+    if not isinstance(job, SliceJob):
+        raise InvalidParametersError("job must be a twocats.kdf.geometry.SliceJob")
+    if not 0 <= job.hash_type < len(_STATE_WORDS):
         raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
-    words = _STATE_WORDS[hash_type]
-    if not 1 <= parallelism <= 255:
-        raise InvalidParametersError("parallelism must be from 1 to 255")
+    words = _STATE_WORDS[job.hash_type]
+    parallelism = job.parallelism
+    if not _PARALLELISM[0] <= parallelism <= _PARALLELISM[1]:
+        low, high = _PARALLELISM
+        raise InvalidParametersError(f"parallelism must be from {low} to {high}")
     if not (
         isinstance(states, np.ndarray)
         and states.dtype == _UINT32
@@ -377,24 +202,30 @@ def _validate(
             "states must be a writeable C-contiguous uint32 array of shape "
             f"({parallelism}, {words})"
         )
+    lanes = job.lanes
     if lanes not in LANES:
         raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
-    if not 0 <= multiplies <= 8:
-        raise InvalidParametersError("multiplies must be from 0 to 8")
-    if variant not in (0, 1):
+    if not _MULTIPLIES[0] <= job.multiplies <= _MULTIPLIES[1]:
+        low, high = _MULTIPLIES
+        raise InvalidParametersError(f"multiplies must be from {low} to {high}")
+    if job.variant not in (0, 1):
         raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
-    limit = _MAX_TIME_COST if variant == 1 else 0
-    if not 0 <= time_cost <= limit:
-        raise InvalidParametersError(f"time_cost must be from 0 to {limit} for variant {variant}")
+    limit = _TIME_COST[1] if job.variant == 1 else 0
+    if not 0 <= job.time_cost <= limit:
+        raise InvalidParametersError(
+            f"time_cost must be from 0 to {limit} for variant {job.variant}"
+        )
+    sub_blocklen, blocklen = job.sub_blocklen, job.blocklen
     if not (sub_blocklen >= lanes and sub_blocklen & (sub_blocklen - 1) == 0):
         raise InvalidParametersError("sub_blocklen must be a power of two and a multiple of lanes")
     if not (blocklen >= sub_blocklen and blocklen & (blocklen - 1) == 0):
         raise InvalidParametersError("blocklen must be a power of two and at least sub_blocklen")
-    if not (per_slice >= 0 and done >= 0 and done + per_slice <= bpt):
+    done, per_slice = job.done, job.per_slice
+    if not (per_slice >= 0 and done >= 0 and done + per_slice <= job.bpt):
         raise InvalidParametersError("blocks out of range")
-    if dependent and done < 1:
+    if job.dependent and done < 1:
         raise InvalidParametersError("a password-dependent slice needs done >= 1")
-    if parallelism * bpt * blocklen > mem.size:
+    if parallelism * job.bpt * blocklen > mem.size:
         raise InvalidParametersError("mem is too small for the regions")
 
 
@@ -404,66 +235,39 @@ class _SliceFiller:
     def __init__(self, backend: str, threads: int | None) -> None:
         self.backend = backend
         self.threads = threads
-        self._kernels: dict[int, Any] = {}
+        self._kernels: dict[tuple[int, int, int], Any] = {}
 
     def __repr__(self) -> str:
         return f"<twocats fill_slice backend={self.backend!r}>"
 
     def __call__(
-        self,
-        mem: npt.NDArray[np.uint32],
-        states: npt.NDArray[np.uint32],
-        done: int,
-        per_slice: int,
-        bpt: int,
-        blocklen: int,
-        sub_blocklen: int,
-        parallelism: int,
-        lanes: int,
-        multiplies: int,
-        dependent: bool,
-        hash_type: int,
-        variant: int,
-        time_cost: int,
+        self, mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob
     ) -> None:
-        _validate(
-            mem,
-            states,
-            done,
-            per_slice,
-            bpt,
-            blocklen,
-            sub_blocklen,
-            parallelism,
-            lanes,
-            multiplies,
-            dependent,
-            hash_type,
-            variant,
-            time_cost,
-        )
+        _validate(mem, states, job)
+        per_slice, lanes, hash_type, variant = job.per_slice, job.lanes, job.hash_type, job.variant
+        parallelism, blocklen = job.parallelism, job.blocklen
         if per_slice == 0:
             return
-        kernel = self._kernels.get(lanes)
+        key = (lanes, hash_type, variant)
+        kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[lanes] = fill_kernel(lanes, self.backend)
+            kernel = self._kernels[key] = fill_kernel(lanes, self.backend, hash_type, variant)
         shares = 1
         if parallelism > 1 and parallelism * per_slice * blocklen >= _INLINE_WORDS:
             threads = self.threads if self.threads is not None else default_threads()
             shares = min(threads, parallelism)
-        tail = (
-            done,
+        tail: tuple[int, ...] = (
+            job.done,
             per_slice,
-            bpt,
+            job.bpt,
             blocklen,
-            sub_blocklen,
+            job.sub_blocklen,
             parallelism,
-            multiplies,
-            int(bool(dependent)),
-            hash_type,
-            variant,
-            time_cost,
+            job.multiplies,
+            int(bool(job.dependent)),
         )
+        if variant:
+            tail += (job.time_cost,)
         if shares == 1:
             _run_share(kernel, mem, states, 0, 1, tail)
             return

@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
+from twocats.hashes import HASHES
 from twocats.simd import reference
 from twocats.simd.registry import resolve_backend
 
@@ -49,13 +50,13 @@ __all__ = [
 ]
 
 #: The algorithms, in hash-code order.
-ALGORITHMS = ("blake2s", "blake2b", "sha256", "sha512")
+ALGORITHMS = tuple(facts.name for facts in HASHES)
 
 #: Digest size in bytes of each algorithm.
-DIGEST_SIZES = {"blake2s": 32, "blake2b": 64, "sha256": 32, "sha512": 64}
+DIGEST_SIZES = {facts.name: facts.digest_size for facts in HASHES}
 
 #: Default lane count: two 512-bit registers of 32-bit or 64-bit words.
-DEFAULT_LANES = {"blake2s": 32, "blake2b": 16, "sha256": 32, "sha512": 16}
+DEFAULT_LANES = {facts.name: 2 * 512 // facts.word_bits for facts in HASHES}
 
 #: The largest lane count accepted.
 MAX_LANES = 4096
@@ -63,7 +64,7 @@ MAX_LANES = 4096
 #: The largest thread count accepted.
 MAX_THREADS = 64
 
-_WORD_BITS = {"blake2s": 32, "blake2b": 64, "sha256": 32, "sha512": 64}
+_WORD_BITS = {facts.name: facts.word_bits for facts in HASHES}
 
 
 def _check_algorithm(algorithm: str) -> str:

@@ -8,141 +8,108 @@ all this module offers::
     reference.sha256(b"abc").hex()           # 'ba7816bf...'
     reference.digest("blake2s", b"abc")      # by algorithm name
 
-The round constants and initial values are derived here from their definitions (the first bits of
-the fractional parts of square and cube roots of the first primes), not copied from a table, so
-they also check the tables of the generated kernels.  Throughput is around a megabyte per second;
-use it for tests and small inputs.
+Every constant (initial values, round constants, rotations, SIGMA) comes from the one table of hash
+facts, :mod:`twocats.hashes`, which derives the IVs and round constants from their definitions (the
+first bits of the fractional parts of square and cube roots of the first primes); the tests check
+these references against hashlib.  Throughput is around a megabyte per second; use it for tests and
+small inputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["ALGORITHMS", "BytesLike", "blake2b", "blake2s", "digest", "sha256", "sha512"]
+from twocats.hashes import SIGMA, HashFacts, by_name
+
+__all__ = [
+    "ALGORITHMS",
+    "BytesLike",
+    "blake2_compress",
+    "blake2b",
+    "blake2s",
+    "digest",
+    "sha256",
+    "sha512",
+]
 
 #: What the hashes accept (anything bytes() can copy).
 BytesLike = bytes | bytearray | memoryview
-
-
-def _primes(count: int) -> list[int]:
-    """Return the first ``count`` primes."""
-    found: list[int] = []
-    candidate = 2
-    while len(found) < count:
-        if all(candidate % p for p in found if p * p <= candidate):
-            found.append(candidate)
-        candidate += 1
-    return found
-
-
-def _iroot(n: int, k: int) -> int:
-    """Return the integer k-th root of n: the largest r with r**k <= n."""
-    r = 1 << ((n.bit_length() + k - 1) // k)
-    while True:
-        s = ((k - 1) * r + n // r ** (k - 1)) // k
-        if s >= r:
-            break
-        r = s
-    while r**k > n:
-        r -= 1
-    while (r + 1) ** k <= n:
-        r += 1
-    return r
-
-
-def _fraction_bits(p: int, root: int, bits: int) -> int:
-    """The first ``bits`` bits of the fractional part of the ``root``-th root of ``p``."""
-    return _iroot(p << (root * bits), root) & ((1 << bits) - 1)
-
-
-_PRIMES = _primes(80)
-_IV32 = tuple(_fraction_bits(p, 2, 32) for p in _PRIMES[:8])
-_IV64 = tuple(_fraction_bits(p, 2, 64) for p in _PRIMES[:8])
-_K32 = tuple(_fraction_bits(p, 3, 32) for p in _PRIMES[:64])
-_K64 = tuple(_fraction_bits(p, 3, 64) for p in _PRIMES[:80])
-
-_SIGMA = (
-    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-    (14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3),
-    (11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4),
-    (7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8),
-    (9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13),
-    (2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9),
-    (12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11),
-    (13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10),
-    (6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5),
-    (10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0),
-)
 
 
 def _rotr(x: int, n: int, bits: int) -> int:
     return ((x >> n) | (x << (bits - n))) & ((1 << bits) - 1)
 
 
-def _blake2(data: bytes, bits: int, rounds: int, rotations: tuple[int, int, int, int]) -> bytes:
-    """BLAKE2 (RFC 7693) with ``bits``-bit words, unkeyed, with the full-length digest."""
+def blake2_compress(
+    facts: HashFacts, h: list[int], block: bytes, counter: int, last: bool, last_node: bool = False
+) -> None:
+    """Apply the BLAKE2 compression F to the chaining value ``h`` in place (RFC 7693 §3.2).
+
+    ``counter`` is the number of bytes hashed after this block, ``last`` marks the final block and
+    ``last_node`` the last node of a tree level (BLAKE2sp/bp).
+    """
+    bits = facts.word_bits
     mask = (1 << bits) - 1
-    word = bits // 8
-    block = 16 * word
-    out_len = 8 * word
-    iv = _IV32 if bits == 32 else _IV64
-    h = list(iv)
-    h[0] ^= 0x01010000 | out_len  # parameter block: digest length, no key, fanout 1, depth 1
-    r1, r2, r3, r4 = rotations
+    word = facts.word_bytes
+    r1, r2, r3, r4 = facts.rotations
+    m = [int.from_bytes(block[i : i + word], "little") for i in range(0, facts.block_bytes, word)]
+    v = h + list(facts.iv)
+    v[12] ^= counter & mask
+    v[13] ^= counter >> bits
+    if last:
+        v[14] ^= mask
+    if last_node:
+        v[15] ^= mask
 
-    def compress(chunk: bytes, counter: int, last: bool) -> None:
-        m = [int.from_bytes(chunk[i : i + word], "little") for i in range(0, block, word)]
-        v = h + list(iv)
-        v[12] ^= counter & mask
-        v[13] ^= counter >> bits
-        if last:
-            v[14] ^= mask
+    def g(a: int, b: int, c: int, d: int, x: int, y: int) -> None:
+        v[a] = (v[a] + v[b] + x) & mask
+        v[d] = _rotr(v[d] ^ v[a], r1, bits)
+        v[c] = (v[c] + v[d]) & mask
+        v[b] = _rotr(v[b] ^ v[c], r2, bits)
+        v[a] = (v[a] + v[b] + y) & mask
+        v[d] = _rotr(v[d] ^ v[a], r3, bits)
+        v[c] = (v[c] + v[d]) & mask
+        v[b] = _rotr(v[b] ^ v[c], r4, bits)
 
-        def g(a: int, b: int, c: int, d: int, x: int, y: int) -> None:
-            v[a] = (v[a] + v[b] + x) & mask
-            v[d] = _rotr(v[d] ^ v[a], r1, bits)
-            v[c] = (v[c] + v[d]) & mask
-            v[b] = _rotr(v[b] ^ v[c], r2, bits)
-            v[a] = (v[a] + v[b] + y) & mask
-            v[d] = _rotr(v[d] ^ v[a], r3, bits)
-            v[c] = (v[c] + v[d]) & mask
-            v[b] = _rotr(v[b] ^ v[c], r4, bits)
+    for r in range(facts.rounds):
+        s = SIGMA[r % 10]
+        for j, (a, b, c, d) in enumerate(_G_WORDS):
+            g(a, b, c, d, m[s[2 * j]], m[s[2 * j + 1]])
+    for i in range(8):
+        h[i] ^= v[i] ^ v[i + 8]
 
-        for r in range(rounds):
-            s = _SIGMA[r % 10]
-            g(0, 4, 8, 12, m[s[0]], m[s[1]])
-            g(1, 5, 9, 13, m[s[2]], m[s[3]])
-            g(2, 6, 10, 14, m[s[4]], m[s[5]])
-            g(3, 7, 11, 15, m[s[6]], m[s[7]])
-            g(0, 5, 10, 15, m[s[8]], m[s[9]])
-            g(1, 6, 11, 12, m[s[10]], m[s[11]])
-            g(2, 7, 8, 13, m[s[12]], m[s[13]])
-            g(3, 4, 9, 14, m[s[14]], m[s[15]])
-        for i in range(8):
-            h[i] ^= v[i] ^ v[i + 8]
 
+# The state words of the eight G calls of a BLAKE2 round: four columns, then four diagonals.
+_G_WORDS = (
+    (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15),
+    (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14),
+)  # fmt: skip
+
+
+def _blake2(data: bytes, facts: HashFacts) -> bytes:
+    """BLAKE2 (RFC 7693), unkeyed, with the full-length digest."""
+    block = facts.block_bytes
+    h = list(facts.iv)
+    h[0] ^= 0x01010000 | facts.digest_size  # parameter block: digest length, no key, fanout 1
     # Every block but the last is compressed as it stands; the last (possibly partial, possibly the
     # only and empty) block is zero-padded and flagged.
     full = max(0, (len(data) - 1) // block)
     for i in range(full):
-        compress(data[i * block : (i + 1) * block], (i + 1) * block, False)
+        blake2_compress(facts, h, data[i * block : (i + 1) * block], (i + 1) * block, False)
     tail = data[full * block :]
-    compress(tail + bytes(block - len(tail)), len(data), True)
-    return b"".join(x.to_bytes(word, "little") for x in h)
+    blake2_compress(facts, h, tail + bytes(block - len(tail)), len(data), True)
+    return b"".join(x.to_bytes(facts.word_bytes, "little") for x in h)
 
 
-def _sha2(data: bytes, bits: int) -> bytes:
-    """SHA-256 (``bits`` 32) or SHA-512 (``bits`` 64) as in FIPS 180-4."""
+def _sha2(data: bytes, facts: HashFacts) -> bytes:
+    """SHA-256 or SHA-512 as in FIPS 180-4."""
+    bits, rounds, k = facts.word_bits, facts.rounds, facts.k
     mask = (1 << bits) - 1
-    word = bits // 8
-    block = 16 * word
-    if bits == 32:
-        k, rounds = _K32, 64
-        big0, big1, small0, small1 = (2, 13, 22), (6, 11, 25), (7, 18, 3), (17, 19, 10)
-    else:
-        k, rounds = _K64, 80
-        big0, big1, small0, small1 = (28, 34, 39), (14, 18, 41), (1, 8, 7), (19, 61, 6)
-    h = list(_IV32 if bits == 32 else _IV64)
+    word = facts.word_bytes
+    block = facts.block_bytes
+    r = facts.rotations
+    big0, big1, small0, small1 = r[0:3], r[3:6], r[6:9], r[9:12]
+    h = list(facts.iv)
 
     # Padding: a one bit, zeros, and the message length in bits in the last 2 * word bytes.
     length_field = 2 * word
@@ -150,10 +117,10 @@ def _sha2(data: bytes, bits: int) -> bytes:
     padded += bytes(-(len(padded) + length_field) % block)
     padded += (8 * len(data)).to_bytes(length_field, "big")
 
-    def rot3(x: int, amounts: tuple[int, int, int]) -> int:
+    def rot3(x: int, amounts: tuple[int, ...]) -> int:
         return _rotr(x, amounts[0], bits) ^ _rotr(x, amounts[1], bits) ^ _rotr(x, amounts[2], bits)
 
-    def small(x: int, amounts: tuple[int, int, int]) -> int:
+    def small(x: int, amounts: tuple[int, ...]) -> int:
         return _rotr(x, amounts[0], bits) ^ _rotr(x, amounts[1], bits) ^ (x >> amounts[2])
 
     for start in range(0, len(padded), block):
@@ -172,22 +139,22 @@ def _sha2(data: bytes, bits: int) -> bytes:
 
 def blake2s(data: BytesLike) -> bytes:
     """BLAKE2s-256 of ``data``."""
-    return _blake2(bytes(data), 32, 10, (16, 12, 8, 7))
+    return _blake2(bytes(data), by_name("blake2s"))
 
 
 def blake2b(data: BytesLike) -> bytes:
     """BLAKE2b-512 of ``data``."""
-    return _blake2(bytes(data), 64, 12, (32, 24, 16, 63))
+    return _blake2(bytes(data), by_name("blake2b"))
 
 
 def sha256(data: BytesLike) -> bytes:
     """SHA-256 of ``data``."""
-    return _sha2(bytes(data), 32)
+    return _sha2(bytes(data), by_name("sha256"))
 
 
 def sha512(data: BytesLike) -> bytes:
     """SHA-512 of ``data``."""
-    return _sha2(bytes(data), 64)
+    return _sha2(bytes(data), by_name("sha512"))
 
 
 #: The reference function of each algorithm, in hash-code order.

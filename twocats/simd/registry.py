@@ -40,16 +40,6 @@ BACKEND_ENV = "TWOCATS_BACKEND"
 
 _DEFAULT = "simd"
 
-# The ISA tiers recognised in an LLVM feature string, best first: (name, features that must be on).
-_ISA_TIERS = (
-    ("AVX-512", ("avx512f", "avx512vl", "avx512bw")),
-    ("AVX2", ("avx2",)),
-    ("AVX", ("avx",)),
-    ("SSE4.2", ("sse4.2",)),
-    ("SSSE3", ("ssse3",)),
-    ("SSE2", ("sse2",)),
-)
-
 
 def resolve_backend(name: str | None) -> str:
     """Return the backend to use: ``name``, else ``$TWOCATS_BACKEND``, else ``"simd"``."""
@@ -82,12 +72,13 @@ def _target() -> tuple[str, str]:
 
 def simd_isa() -> str:
     """Name the instruction set the simd backend compiles for, e.g. ``"AVX-512 (znver4)"``."""
+    from twocats.simd.isa import best_tier, enabled_features
+
     cpu_name, features = _target()
-    enabled = {item[1:] for item in features.split(",") if item.startswith("+")}
-    width = ", 256-bit preferred" if "prefer-256-bit" in enabled else ""
-    for tier, required in _ISA_TIERS:
-        if all(feature in enabled for feature in required):
-            return f"{tier} ({cpu_name}{width})"
+    width = ", 256-bit preferred" if "prefer-256-bit" in enabled_features(features) else ""
+    tier = best_tier(features)
+    if tier is not None:
+        return f"{tier} ({cpu_name}{width})"
     if not features:
         # An empty feature string means the CPU name alone decides; name that model.
         return f"baseline of {cpu_name}"

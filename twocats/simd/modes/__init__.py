@@ -18,8 +18,9 @@ can dispatch on the name::
     hash_many([b"a", b"b"], "sha3-256")          # list of 32-byte digests
     MODES["lsh-256-256"].digest_size             # 32
 
-The plain-Python references live in :mod:`twocats.simd.modes.reference` and the official vector
-readers in :mod:`twocats.simd.modes.kat`.  Importing this package imports neither numpy nor numba.
+The plain-Python references live in :mod:`twocats.simd.modes.reference` (the official vector
+readers are test code, in ``tests/modes_kat.py``).  Importing this package imports neither numpy
+nor numba.
 """
 
 from __future__ import annotations

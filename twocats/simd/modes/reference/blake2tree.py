@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from twocats.hashes import by_name
+from twocats.simd.reference import blake2_compress
+
 __all__ = [
     "BLAKE2B",
     "BLAKE2S",
@@ -31,7 +34,7 @@ class Blake2Variant:
     name: str
     word_bits: int
     rounds: int
-    rotations: tuple[int, int, int, int]
+    rotations: tuple[int, ...]
     iv: tuple[int, ...]
     leaves: int
 
@@ -51,53 +54,22 @@ class Blake2Variant:
         return 8 * self.word_bits // 8
 
 
-# The IVs are the SHA-256 and SHA-512 IVs (fractional parts of square roots of the first primes).
+# The IVs and rotations come from the one table of hash facts.
 BLAKE2S = Blake2Variant(
     "blake2s",
     32,
     10,
-    (16, 12, 8, 7),
-    (
-        0x6A09E667,
-        0xBB67AE85,
-        0x3C6EF372,
-        0xA54FF53A,
-        0x510E527F,
-        0x9B05688C,
-        0x1F83D9AB,
-        0x5BE0CD19,
-    ),
+    by_name("blake2s").rotations,
+    by_name("blake2s").iv,
     8,
 )
 BLAKE2B = Blake2Variant(
     "blake2b",
     64,
     12,
-    (32, 24, 16, 63),
-    (
-        0x6A09E667F3BCC908,
-        0xBB67AE8584CAA73B,
-        0x3C6EF372FE94F82B,
-        0xA54FF53A5F1D36F1,
-        0x510E527FADE682D1,
-        0x9B05688C2B3E6C1F,
-        0x1F83D9ABFB41BD6B,
-        0x5BE0CD19137E2179,
-    ),
+    by_name("blake2b").rotations,
+    by_name("blake2b").iv,
     4,
-)
-
-SIGMA = (
-    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-    (14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3),
-    (11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4),
-    (7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8),
-    (9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13),
-    (2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9),
-    (12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11),
-    (13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10),
-    (6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5),
-    (10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0),
 )
 
 
@@ -105,43 +77,7 @@ def _compress(
     v: Blake2Variant, h: list[int], block: bytes, counter: int, last: bool, last_node: bool
 ) -> None:
     """Apply the BLAKE2 compression function F to the chaining value ``h`` in place."""
-    wb = v.word_bits
-    mask = (1 << wb) - 1
-    r1, r2, r3, r4 = v.rotations
-    m = [int.from_bytes(block[i : i + wb // 8], "little") for i in range(0, v.block_bytes, wb // 8)]
-    x = list(h) + list(v.iv)
-    x[12] ^= counter & mask
-    x[13] ^= counter >> wb
-    if last:
-        x[14] ^= mask
-    if last_node:
-        x[15] ^= mask
-
-    def rotr(a: int, n: int) -> int:
-        return ((a >> n) | (a << (wb - n))) & mask
-
-    def g(a: int, b: int, c: int, d: int, mx: int, my: int) -> None:
-        x[a] = (x[a] + x[b] + mx) & mask
-        x[d] = rotr(x[d] ^ x[a], r1)
-        x[c] = (x[c] + x[d]) & mask
-        x[b] = rotr(x[b] ^ x[c], r2)
-        x[a] = (x[a] + x[b] + my) & mask
-        x[d] = rotr(x[d] ^ x[a], r3)
-        x[c] = (x[c] + x[d]) & mask
-        x[b] = rotr(x[b] ^ x[c], r4)
-
-    for r in range(v.rounds):
-        s = SIGMA[r % 10]
-        g(0, 4, 8, 12, m[s[0]], m[s[1]])
-        g(1, 5, 9, 13, m[s[2]], m[s[3]])
-        g(2, 6, 10, 14, m[s[4]], m[s[5]])
-        g(3, 7, 11, 15, m[s[6]], m[s[7]])
-        g(0, 5, 10, 15, m[s[8]], m[s[9]])
-        g(1, 6, 11, 12, m[s[10]], m[s[11]])
-        g(2, 7, 8, 13, m[s[12]], m[s[13]])
-        g(3, 4, 9, 14, m[s[14]], m[s[15]])
-    for i in range(8):
-        h[i] ^= x[i] ^ x[i + 8]
+    blake2_compress(by_name(v.name), h, block, counter, last, last_node)
 
 
 def node_parameter_block(

@@ -19,6 +19,7 @@ import hashlib
 from collections.abc import Sequence
 
 from twocats.exceptions import InvalidParametersError
+from twocats.hashes import by_name
 
 __all__ = [
     "JLANES_WIDTHS",
@@ -38,16 +39,7 @@ __all__ = [
 
 _MASK32 = 0xFFFFFFFF
 
-SHA256_IV = (
-    0x6A09E667,
-    0xBB67AE85,
-    0x3C6EF372,
-    0xA54FF53A,
-    0x510E527F,
-    0x9B05688C,
-    0x1F83D9AB,
-    0x5BE0CD19,
-)
+SHA256_IV = by_name("sha256").iv
 
 JLANES_WIDTHS = (4, 8, 16)
 
@@ -55,29 +47,8 @@ JLANES_WIDTHS = (4, 8, 16)
 JPOINTER_HASHES = {"sha256": (64, 9), "sha384": (128, 17), "sha512": (128, 17)}
 
 
-def _primes(count: int) -> list[int]:
-    """Return the first ``count`` primes."""
-    found: list[int] = []
-    n = 2
-    while len(found) < count:
-        if all(n % p for p in found if p * p <= n):
-            found.append(n)
-        n += 1
-    return found
-
-
-def _icbrt(n: int) -> int:
-    """Return the integer cube root of n (the largest r with r**3 <= n)."""
-    r = int(n ** (1.0 / 3.0))
-    while r**3 > n:
-        r -= 1
-    while (r + 1) ** 3 <= n:
-        r += 1
-    return r
-
-
 # The round constants: the first 32 fraction bits of the cube roots of the first 64 primes.
-ROUND_CONSTANTS = tuple(_icbrt(p << 96) & _MASK32 for p in _primes(64))
+ROUND_CONSTANTS = by_name("sha256").k
 
 
 def _rotr(x: int, n: int) -> int:

@@ -1,0 +1,110 @@
+"""``twocats warmup``: the kernels it chooses, its output, and a cache that later runs load from."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from twocats.cli import main
+from twocats.hashes import HASHES
+from twocats.params import Params
+from twocats.profiles import PROFILES
+from twocats.simd import _jit
+from twocats.simd.warmup import Kernel, all_kernels, compile_kernels, kernels_for
+
+compiled_only = pytest.mark.skipif(
+    bool(_jit.config.DISABLE_JIT), reason="needs compiled kernels (NUMBA_DISABLE_JIT is set)"
+)
+
+# A child process that derives with the interactive profile's kernel (on a tiny memory) and prints
+# how often the fill kernel was loaded from the disk cache and how often it was compiled.
+_CHILD = """
+from twocats import kdf
+from twocats.params import Params
+from twocats.simd.fill import fill_kernel
+kdf.derive(b"pw", b"salt", Params(mem_cost=8, parallelism=1, multiplies=2))
+kernel = fill_kernel(8, "simd", 0, 0)
+print(sum(kernel._cache_hits.values()), sum(kernel._cache_misses.values()))
+"""
+
+
+def test_kernels_for_names_the_fill_of_the_parameters() -> None:
+    """A parameter set needs exactly its own fill: lanes, hash type and block hash."""
+    assert kernels_for(Params(hash_type="blake2b", lanes=16), "simd") == [
+        Kernel("simd", "fill", 1, 16, 0)
+    ]
+    march = Params(variant="2014-03", lanes=4, mem_cost=12)
+    assert kernels_for(march, "scalar") == [Kernel("scalar", "fill", 0, 4, 1)]
+
+
+def test_all_kernels_cover_every_valid_fill_and_lane_hash_once() -> None:
+    """--all lists each (hash, lanes <= W, block hash) fill and each lane hash exactly once."""
+    kernels = all_kernels("simd")
+    assert len(kernels) == len(set(kernels))
+    fills = {(k.hash_code, k.lanes, k.variant) for k in kernels if k.kind == "fill"}
+    for facts in HASHES:
+        for lanes in (1, 2, 4, 8, 16):
+            for variant in (0, 1):
+                assert ((facts.code, lanes, variant) in fills) == (lanes <= facts.state_words)
+    assert sorted(k.hash_code for k in kernels if k.kind == "lanes") == [0, 1, 2, 3]
+    for profile in PROFILES.values():
+        assert set(kernels_for(profile, "simd")) <= set(kernels)
+
+
+def test_reference_backend_is_refused_with_exit_status_2() -> None:
+    """The reference backend has nothing to compile; the message says which backends do."""
+    result = CliRunner().invoke(main, ["warmup", "--backend", "reference"])
+    assert result.exit_code == 2
+    assert "scalar or simd" in result.output
+
+
+def test_bad_parameters_are_refused_before_compiling() -> None:
+    """A parameter set the library refuses is a usage error naming the parameter."""
+    result = CliRunner().invoke(main, ["warmup", "--lanes", "3"])
+    assert result.exit_code == 2
+    assert "lanes" in result.output
+
+
+@compiled_only
+def test_warmup_fills_the_cache_that_a_later_process_loads(tmp_path: Path) -> None:
+    """After warmup a new process loads the fill kernel from the cache and compiles nothing."""
+    env = {**os.environ, "TWOCATS_CACHE_DIR": str(tmp_path)}
+    env.pop("TWOCATS_BACKEND", None)
+    command = [sys.executable, "-c", "from twocats.cli import main; main()"]
+    done = subprocess.run(
+        [*command, "warmup", "--profile", "interactive", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert list(document["kernels"]) == ["fill blake2s x8"]
+    assert document["cache"] == str(tmp_path)
+    assert list(tmp_path.rglob("*fill_final_l8_blake2s__simd*.nbi"))
+    child = subprocess.run(
+        [sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, check=True
+    )
+    hits, misses = map(int, child.stdout.split())
+    assert (hits, misses) == (1, 0)
+
+
+@compiled_only
+def test_kernels_compiled_on_two_processes_land_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compile_kernels with two jobs reports every kernel once and caches each of them."""
+    monkeypatch.setenv("TWOCATS_CACHE_DIR", str(tmp_path))
+    kernels = [Kernel("simd", "fill", 0, 2, 0), Kernel("simd", "fill", 2, 4, 0)]
+    done = dict(compile_kernels(kernels, jobs=2))
+    assert sorted(done, key=kernels.index) == kernels
+    assert all(seconds > 0 for seconds in done.values())
+    assert list(tmp_path.rglob("*fill_final_l2_blake2s__simd*.nbi"))
+    assert list(tmp_path.rglob("*fill_final_l4_sha256__simd*.nbi"))

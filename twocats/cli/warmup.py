@@ -1,0 +1,85 @@
+"""``twocats warmup``: compile the kernels this machine will use into the kernel cache.
+
+With no option it compiles what the default profile uses; ``--profile``, ``--params`` and the
+parameter options name another parameter set, and ``--all`` compiles every fill kernel and lane
+hash.  The cache is ``$TWOCATS_CACHE_DIR`` (default ``~/.cache/twocats``); a kernel already there is
+loaded, not compiled again.  Kernels compile on several processes at once (``--jobs``, default the
+usable CPUs).  A progress bar runs on standard error when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from twocats.cli._common import (
+    backend_option,
+    build_params,
+    emit_json,
+    info,
+    json_option,
+    params_options,
+    progress_wanted,
+)
+from twocats.exceptions import BackendError
+
+__all__ = ["warmup_command"]
+
+
+@click.command("warmup")
+@params_options
+@click.option("--all", "everything", is_flag=True, help="Every fill kernel and lane hash.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes compiling at once (default: the usable CPUs).",
+)
+@backend_option
+@json_option
+def warmup_command(
+    everything: bool, jobs: int | None, backend: str | None, as_json: bool, **options: Any
+) -> None:
+    """Compile kernels into the cache ahead of use.
+
+    It compiles the kernels a parameter set uses (default: the default profile), or with --all
+    every fill kernel and lane hash.  Run it once after installing, or at image build time, so
+    that the first hash does not pay for compilation.  The kernels are cached per CPU model: a
+    cache built on one machine is compiled again on a CPU of another kind.
+    """
+    from twocats.simd.cache import cache_root
+    from twocats.simd.registry import resolve_backend
+    from twocats.simd.warmup import all_kernels, compile_kernels, default_jobs, kernels_for
+
+    chosen = resolve_backend(backend)
+    if chosen == "reference":
+        raise BackendError("the reference backend has no compiled kernels; choose scalar or simd")
+    params = build_params(options)
+    kernels = all_kernels(chosen) if everything else kernels_for(params, chosen)
+    started = time.perf_counter()
+    seconds: dict[str, float] = {}
+    done = compile_kernels(kernels, jobs or default_jobs())
+    if progress_wanted() and not as_json:
+        with click.progressbar(length=len(kernels), label="compiling", file=sys.stderr) as bar:
+            for kernel, took in done:
+                seconds[kernel.label] = took
+                bar.label = f"compiling ({kernel.label} ready)"
+                bar.update(1)
+    else:
+        seconds.update((kernel.label, took) for kernel, took in done)
+    total = time.perf_counter() - started
+    if as_json:
+        emit_json(
+            {
+                "backend": chosen,
+                "cache": str(cache_root()),
+                "kernels": seconds,
+                "seconds": total,
+            }
+        )
+        return
+    plural = "s" if len(kernels) != 1 else ""
+    info(f"{len(kernels)} kernel{plural} ready in {cache_root()} ({total:.1f} s)")
