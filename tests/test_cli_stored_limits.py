@@ -29,7 +29,14 @@ from twocats.cli import main
 from twocats.cli._common import verify_limits, verify_options
 from twocats.exceptions import HashLimitError
 from twocats.hasher import PasswordHasher, verify_limits_for
-from twocats.kdf.limits import MEMORY_RATIO, WORK_RATIO, StoredLimits, estimated_work, format_work
+from twocats.kdf.limits import (
+    MEMORY_RATIO,
+    WORK_RATIO,
+    StoredLimits,
+    estimated_work,
+    format_size,
+    format_work,
+)
 from twocats.kdf.vectors import load_vectors
 from twocats.params import Params
 from twocats.profiles import CHEAPEST, DEFAULT, SENSITIVE
@@ -373,3 +380,32 @@ def test_needs_rehash_names_the_max_work_a_costly_upgrade_needs() -> None:
         "it can be upgraded without the password: twocats upgrade HASH --mem-cost 10 "
         f"--max-work {-(-work // 10**6)}ms\n"
     )
+
+
+def test_an_ordinary_hash_upgrades_to_a_large_memory_cost() -> None:
+    """upgrade --mem-cost 20 of an ordinary hash runs, and names the options verify then needs."""
+    small = dataclasses.replace(DEFAULT, mem_cost=10, start_mem_cost=10)
+    stored = PasswordHasher.from_params(small).hash("pw")
+    target = dataclasses.replace(small, mem_cost=20)
+    options = ["--max-memory", f"{verify_limits_for(target)[0] >> 20}MiB"]
+    result = run("upgrade", stored, "--mem-cost", "20", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert (document["mem_cost"], document["verify_options"]) == (20, options)
+    verified = run("verify", document["hash"], *options, "--password-stdin", stdin="pw\n")
+    assert (verified.exit_code, verified.stdout) == (0, "OK\n"), verified.output
+
+
+@pytest.mark.parametrize("command", ["verify", "upgrade", "needs-rehash", "selftest"])
+def test_limit_options_show_the_real_defaults(command: str) -> None:
+    """--max-memory and --max-work help give the defaults computed from the library's ratios."""
+    default = StoredLimits.relative_to(DEFAULT)
+    text = " ".join(run(command, "--help").stdout.split())
+    assert (
+        f"(default: {format_size(MEMORY_RATIO * DEFAULT.memory_bytes)}, {MEMORY_RATIO:g} times "
+        "the memory of the default profile)"
+    ) in text
+    assert (
+        f"(default: {format_work(default.max_work)}, {WORK_RATIO:g} times the work of the default "
+        "profile, or of a default-profile hash at --max-memory where that is more)"
+    ) in text
