@@ -110,7 +110,8 @@ def test_hash_json() -> None:
     elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert set(document) == {"hash", "params", "seconds", "startup_seconds"}
+    assert set(document) == {"hash", "params", "seconds", "startup_seconds", "verify_options"}
+    assert document["verify_options"] == []
     assert document["params"]["mem_cost"] == 0
     assert document["params"]["memory_bytes"] == 1024
     assert len(phc.decode(document["hash"]).salt) == 20
@@ -277,14 +278,17 @@ def test_upgrade_equals_direct_hash() -> None:
 
 
 def test_upgrade_errors() -> None:
-    """A cost not above the stored one, or above the limit, is a usage error."""
+    """A cost not above the stored one, or a stored hash above the limit, is a usage error."""
     encoded = stored_hash(params=dataclasses.replace(CHEAPEST, mem_cost=2))
     same = run("upgrade", encoded, "--mem-cost", "2")
     assert same.exit_code == 2
     assert "must be above the stored hash's mem_cost (2)" in one_error_line(same)
-    limited = run("upgrade", encoded, "--mem-cost", "12", "--max-memory", "1MiB")
+    limited = run("upgrade", encoded, "--mem-cost", "12", "--max-memory", "2KiB")
     assert limited.exit_code == 2
-    assert "mem_cost=12" in one_error_line(limited)
+    assert one_error_line(limited) == (
+        "Error: the stored hash is refused: mem_cost=2 needs 4 KiB of work memory (4096 bytes), "
+        "more than max_memory (2 KiB, 2048 bytes)"
+    )
     missing = run("upgrade", encoded)
     assert missing.exit_code == 2
     assert "Missing option '--mem-cost'" in missing.stderr

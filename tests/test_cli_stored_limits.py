@@ -1,8 +1,10 @@
 """Commands that run stored or file-supplied parameters keep verify's memory and work limits.
 
-``upgrade``, ``needs-rehash`` and ``selftest --vectors`` refuse what ``verify`` refuses, with the
-same defaults and messages; ``hash`` and ``upgrade`` make only hashes that ``verify`` accepts with
-the same ``--max-memory``; the hidden prompt copes with a non-UTF-8 locale; an empty pepper file is
+``verify`` accepts exactly what ``PasswordHasher()`` (the default profile) accepts with the same
+limits; ``upgrade``, ``needs-rehash`` and ``selftest --vectors`` refuse what ``verify`` refuses,
+with the same defaults and messages, and ``upgrade`` refuses an upgrade whose work is over the
+limit before it runs; ``hash`` and ``upgrade`` make the user's own parameters and name the options
+``verify`` will need; the hidden prompt copes with a non-UTF-8 locale; an empty pepper file is
 refused.
 """
 
@@ -22,11 +24,22 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bench import fuzz
-from twocats import hasher as hasher_module
+from twocats import phc
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
+from twocats.cli._common import verify_limits, verify_options
+from twocats.exceptions import HashLimitError
+from twocats.hasher import PasswordHasher, verify_limits_for
+from twocats.kdf.limits import (
+    MEMORY_RATIO,
+    WORK_RATIO,
+    StoredLimits,
+    estimated_work,
+    format_size,
+    format_work,
+)
+from twocats.kdf.vectors import load_vectors
 from twocats.params import Params
-from twocats.profiles import CHEAPEST, DEFAULT
+from twocats.profiles import CHEAPEST, DEFAULT, SENSITIVE
 
 TINY = ["--profile", "cheapest", "--insecure"]
 
@@ -39,6 +52,15 @@ PLANTED_MEMORY = fuzz.planted_hashes()[2].decode()
 def run(*args: str, stdin: str | bytes | None = None) -> Result:
     """Invoke the CLI with separate stdout and stderr."""
     return CliRunner().invoke(main, list(args), input=stdin)
+
+
+def run_program(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    """Run the installed twocats program: a gibibyte hashed there is not held by this process."""
+    program = shutil.which("twocats")
+    assert program is not None
+    return subprocess.run(
+        [program, *args], input=stdin, capture_output=True, text=True, check=False, timeout=300
+    )
 
 
 def error_of(result: Result) -> str:
@@ -62,66 +84,137 @@ def test_upgrade_and_needs_rehash_refuse_what_verify_refuses(planted: str) -> No
     assert error_of(rehash) == error_of(upgrade)
 
 
-def test_upgrade_limits_match_verify_for_work() -> None:
-    """The 2014 planted hash of the issue is refused by its estimated work, naming max_work."""
-    result = run("upgrade", PLANTED_WORK[0], "--mem-cost", "1")
+#: The work limit of 'twocats verify' by default, computed from the library's constants.
+DEFAULT_MAX_WORK = int(WORK_RATIO * estimated_work(DEFAULT))
+
+#: The settings a work refusal names, for the planted 2014 shape.
+PLANTED_SETTINGS = (
+    "hash_type=blake2s, mem_cost=0, time_cost=30, multiplies=0, lanes=8, parallelism=1, "
+    "block_size=32, sub_block_size=32"
+)
+
+
+@pytest.mark.parametrize("planted", PLANTED_WORK)
+def test_upgrade_of_a_planted_shape_is_refused_at_once(planted: str) -> None:
+    """A time_cost=30 shape (2014 and March 2014) upgraded to --mem-cost 1 is one clear line."""
+    result = run("upgrade", planted, "--mem-cost", "1")
     assert result.exit_code == 2
     message = error_of(result)
     assert message.startswith("Error: the stored hash is refused: its work is estimated at ")
     assert message.endswith(
-        "of standard fill (mem_cost=0, time_cost=30, block_size=32, lanes=8, multiplies=0), more "
-        "than max_work (8 GiB, 8 times max_memory)"
+        f"more than max_work ({format_work(DEFAULT_MAX_WORK)}, 2.5 times the work of the own "
+        "parameters)"
     )
 
 
-def test_max_memory_raises_the_limits_of_upgrade() -> None:
-    """An upgrade over a small --max-memory is refused, and runs under a larger one."""
-    stored = PasswordHasher.from_params(CHEAPEST).hash("pw")
-    small = run("upgrade", stored, "--mem-cost", "3", "--max-memory", "4KiB")
-    assert small.exit_code == 2
-    assert "more than max_memory (4 KiB, 4096 bytes)" in error_of(small)
-    assert run("upgrade", stored, "--mem-cost", "3", "--max-memory", "64KiB").exit_code == 0
+def test_upgrade_work_names_the_estimate_and_the_limit() -> None:
+    """The 2014 planted hash of the issue is refused with its estimate, settings and limit."""
+    params = phc.decode(PLANTED_WORK[0]).params
+    work = StoredLimits.relative_to(DEFAULT).work_of(params)
+    result = run("upgrade", PLANTED_WORK[0], "--mem-cost", "1")
+    assert error_of(result) == (
+        f"Error: the stored hash is refused: its work is estimated at {format_work(work)} of CPU "
+        f"({PLANTED_SETTINGS}), more than max_work ({format_work(DEFAULT_MAX_WORK)}, "
+        f"{WORK_RATIO:g} times the work of the own parameters)"
+    )
 
 
-def test_hash_refuses_what_verify_would_refuse() -> None:
-    """hash --mem-cost 21 names the --max-memory that hashing and verifying need."""
-    result = run("hash", "--mem-cost", "21", "--password-stdin", stdin="pw\n")
+#: A 2014 hash with time_cost=8 at 1 KiB: cheap to verify, costly to upgrade to 1 MiB.
+COSTLY_TO_UPGRADE = Params(
+    variant="2014",
+    mem_cost=0,
+    time_cost=8,
+    multiplies=0,
+    parallelism=1,
+    block_size=32,
+    sub_block_size=32,
+)
+
+
+def test_an_upgrade_over_the_work_limit_is_refused_before_it_runs() -> None:
+    """A stored hash verify accepts, whose upgrade would cost too much, is refused at once."""
+    stored = phc.encode(COSTLY_TO_UPGRADE, bytes(16), bytes(32))
+    verify_limits(None).check(COSTLY_TO_UPGRADE)
+    target = dataclasses.replace(COSTLY_TO_UPGRADE, mem_cost=10)
+    limits = StoredLimits.relative_to(DEFAULT, max_memory=2 * DEFAULT.memory_bytes)
+    work = limits.work_of(target, old_mem_cost=0)
+    assert work > limits.max_work
+    result = run("upgrade", stored, "--mem-cost", "10")
     assert result.exit_code == 2
     assert error_of(result) == (
-        "Error: a hash with these parameters is refused: mem_cost=21 needs 2 GiB of work memory "
-        "(2147483648 bytes), more than max_memory (1 GiB, 1073741824 bytes); 'twocats verify' "
-        "would refuse it too: pass --max-memory 2048MiB here and to 'twocats verify'"
+        f"Error: the upgrade is refused: its work is estimated at {format_work(work)} of CPU "
+        f"({PLANTED_SETTINGS.replace('mem_cost=0, time_cost=30', 'mem_cost=10, time_cost=8')}), "
+        f"more than max_work ({format_work(limits.max_work)}, {limits.work_basis})"
     )
+    raised = run("upgrade", stored, "--mem-cost", "10", "--max-work", "1ms")
+    assert error_of(raised).endswith("more than max_work (0.001 s, set by the caller)")
 
 
-def test_upgrade_refuses_a_result_verify_would_refuse() -> None:
-    """upgrade --mem-cost 21 of an ordinary hash says which --max-memory verify will need."""
-    stored = PasswordHasher.from_params(Params(mem_cost=10)).hash("pw")
-    result = run("upgrade", stored, "--mem-cost", "21")
-    assert result.exit_code == 2
-    assert error_of(result).startswith(
-        "Error: the upgraded hash is refused: mem_cost=21 needs 2 GiB of work memory"
+def test_the_upgrade_target_is_not_held_to_verify_memory_limit() -> None:
+    """An upgrade to more memory than --max-memory runs: the target is the user's own choice."""
+    stored = PasswordHasher.from_params(CHEAPEST).hash("pw")
+    result = run("upgrade", stored, "--mem-cost", "3", "--max-memory", "4KiB", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert (document["mem_cost"], document["verify_options"]) == (3, [])
+    assert PasswordHasher.from_params(dataclasses.replace(CHEAPEST, mem_cost=3)).verify(
+        document["hash"], "pw"
     )
-    assert error_of(result).endswith("pass --max-memory 2048MiB here and to 'twocats verify'")
+    assert result.stderr == ""
 
 
-def test_a_hash_made_with_a_raised_limit_says_how_to_verify_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """With --max-memory above the default, hash notes the --max-memory verify needs."""
-    # A default limit of 1 MiB makes the test cheap; hash and verify both read it.
-    monkeypatch.setattr(hasher_module, "DEFAULT_MAX_MEMORY", 1 << 20)
-    params = ["--mem-cost", "11", "--parallelism", "1"]
-    refused = run("hash", *params, "--password-stdin", stdin="pw\n")
+def test_hash_of_the_sensitive_profile_says_what_verify_needs() -> None:
+    """hash --profile sensitive works, and names the options with which verify accepts it."""
+    memory, _ = verify_limits_for(SENSITIVE)
+    assert memory > verify_limits(None).max_memory
+    options = ["--max-memory", f"{memory >> 20}MiB"]
+    made = run_program("hash", "--profile", "sensitive", "--password-stdin", "--json", stdin="pw\n")
+    assert made.returncode == 0, made.stderr
+    document = json.loads(made.stdout)
+    assert document["verify_options"] == options
+    assert made.stderr == (
+        f"note: verify this hash with 'twocats verify {' '.join(options)}' (above its default "
+        "limits)\n"
+    )
+    encoded = document["hash"]
+    refused = run("verify", encoded, "--password-stdin", stdin="pw\n")
     assert refused.exit_code == 2
-    assert error_of(refused).endswith("pass --max-memory 2MiB here and to 'twocats verify'")
-    made = run("hash", *params, "--max-memory", "2MiB", "--password-stdin", stdin="pw\n")
-    assert made.exit_code == 0, made.output
-    assert "note: verify this hash with 'twocats verify --max-memory 2MiB'" in made.stderr
-    encoded = made.stdout.strip()
-    assert run("verify", encoded, "--password-stdin", stdin="pw\n").exit_code == 2
-    verified = run("verify", encoded, "--max-memory", "2MiB", "--password-stdin", stdin="pw\n")
-    assert verified.exit_code == 0, verified.output
+    assert error_of(refused) == (
+        f"Error: the stored hash is refused: mem_cost=20 needs 1 GiB of work memory ({memory} "
+        f"bytes), more than max_memory (512 MiB, {MEMORY_RATIO * DEFAULT.memory_bytes} bytes)"
+    )
+    verified = run_program("verify", encoded, *options, "--password-stdin", stdin="pw\n")
+    assert (verified.returncode, verified.stdout) == (0, "OK\n"), verified.stderr
+
+
+def test_verify_options_name_max_work_where_memory_is_not_enough() -> None:
+    """A shape costlier per byte than the default profile (small blocks) needs --max-work too."""
+    params = Params(mem_cost=20, lanes=4, block_size=256, parallelism=1)
+    memory, work = verify_limits_for(params)
+    options = verify_options(params)
+    assert options == ["--max-memory", f"{memory >> 20}MiB", "--max-work", f"{-(-work // 10**6)}ms"]
+    verify_limits(memory, -(-work // 10**6) * 10**6).check(params)
+    with pytest.raises(HashLimitError):
+        verify_limits(memory).check(params)
+
+
+def test_verify_accepts_exactly_what_the_default_hasher_accepts() -> None:
+    """verify's limits are those of PasswordHasher() with the same max_memory and max_work."""
+    for max_memory, max_work in ((None, None), (1 << 30, None), (None, 10**9), (1 << 30, 10**9)):
+        hasher = PasswordHasher.from_params(DEFAULT, max_memory=max_memory, max_work=max_work)
+        assert verify_limits(max_memory, max_work) == hasher.limits
+
+
+def test_verify_limits_below_the_default_profile_are_a_usage_error() -> None:
+    """verify --max-memory below the default profile's own memory says why it is refused."""
+    stored = PasswordHasher.from_params(CHEAPEST).hash("pw")
+    result = run("verify", stored, "--max-memory", "4MiB", "--password-stdin", stdin="pw\n")
+    assert result.exit_code == 2
+    assert error_of(result) == (
+        f"Error: mem_cost=18 needs 256 MiB of work memory ({DEFAULT.memory_bytes} bytes), more "
+        "than max_memory (4 MiB, 4194304 bytes); the limits of 'twocats verify' cannot be below "
+        "the default profile's own memory and work"
+    )
 
 
 def _vector(**changes: object) -> str:
@@ -138,12 +231,17 @@ def test_selftest_refuses_an_over_limit_vector(tmp_path: Path) -> None:
     result = run("selftest", "--vectors", str(path), "--backend", "reference")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("REFUSED planted (2014 extended blake2s): its work is estimated at ")
-    assert lines[0].endswith("more than max_work (8 GiB, 8 times max_memory)")
+    assert lines[0].startswith(
+        "REFUSED planted (2014 extended blake2s): the vector is refused: its work is estimated at "
+    )
+    assert lines[0].endswith(
+        f"more than max_work ({format_work(DEFAULT_MAX_WORK)}, 2.5 times the work of the own "
+        "parameters)"
+    )
     assert lines[1:] == [
         (
-            "REFUSED huge (2014 extended blake2s): mem_cost=22 needs 4 GiB of work memory "
-            "(4294967296 bytes), more than max_memory (1 GiB, 1073741824 bytes)"
+            "REFUSED huge (2014 extended blake2s): the vector is refused: mem_cost=22 needs 4 GiB "
+            "of work memory (4294967296 bytes), more than max_memory (512 MiB, 536870912 bytes)"
         ),
         "0 passed, 0 failed, 2 refused (over the limits: raise --max-memory or --max-work)",
     ]
@@ -153,15 +251,18 @@ def test_selftest_refuses_an_over_limit_vector(tmp_path: Path) -> None:
     assert (document["refused"], len(document["refusals"])) == (2, 2)
 
 
-def test_selftest_max_work_raises_the_work_limit(tmp_path: Path) -> None:
-    """--max-work lets a vector with more work than the default run (and fail on its output)."""
+def test_selftest_max_work_sets_the_work_limit(tmp_path: Path) -> None:
+    """--max-work refuses a vector over it, and a larger one lets it run (and fail its output)."""
     path = tmp_path / "costly.jsonl"
     path.write_text(_vector(timeCost=8, memCost=4), encoding="utf-8")
-    refused = run("selftest", "--vectors", str(path), "--max-memory", "16KiB")
+    ((params, old_mem_cost),) = load_vectors(path)[0].derivations()
+    work = verify_limits(None).work_of(params, old_mem_cost=old_mem_cost)
+    below = f"{work // 1000 - 1}us"
+    refused = run("selftest", "--vectors", str(path), "--max-work", below)
     assert refused.stdout.splitlines()[-1].endswith(
         "1 refused (over the limits: raise --max-memory or --max-work)"
     )
-    ran = run("selftest", "--vectors", str(path), "--max-memory", "16KiB", "--max-work", "1GiB")
+    ran = run("selftest", "--vectors", str(path), "--max-work", f"{work // 1000 + 1}us")
     assert ran.exit_code == 1
     assert ran.stdout.splitlines()[-1] == "0 passed, 1 failed"
 
@@ -253,8 +354,8 @@ def test_tune_stays_within_max_memory_plus_its_overhead() -> None:
     assert usage.ru_maxrss * 1024 <= limit + TUNE_OVERHEAD
 
 
-def test_needs_rehash_names_the_limit_an_upgrade_needs() -> None:
-    """needs-rehash suggests the upgrade with the --max-memory its result will need."""
+def test_needs_rehash_names_the_limits_an_upgrade_needs() -> None:
+    """needs-rehash suggests the upgrade with the limit options it needs, and only those."""
     small = dataclasses.replace(DEFAULT, mem_cost=10, start_mem_cost=10)
     stored = PasswordHasher.from_params(small).hash("pw")
     plain = run("needs-rehash", stored, "--mem-cost", "12")
@@ -262,8 +363,58 @@ def test_needs_rehash_names_the_limit_an_upgrade_needs() -> None:
         "yes\n",
         "it can be upgraded without the password: twocats upgrade HASH --mem-cost 12\n",
     )
+    # The upgrade's memory is the target's own: an ordinary hash needs no option for it.
     large = run("needs-rehash", stored, "--mem-cost", "21")
     assert large.stderr == (
-        "it can be upgraded without the password: twocats upgrade HASH --mem-cost 21 "
-        "--max-memory 2048MiB\n"
+        "it can be upgraded without the password: twocats upgrade HASH --mem-cost 21\n"
     )
+    given = run("needs-rehash", stored, "--mem-cost", "12", "--max-memory", "1GiB")
+    assert given.stderr == (
+        "it can be upgraded without the password: twocats upgrade HASH --mem-cost 12 "
+        "--max-memory 1024MiB\n"
+    )
+
+
+def test_needs_rehash_names_the_max_work_a_costly_upgrade_needs() -> None:
+    """An upgrade over the work limit is suggested with the --max-work that lets it run."""
+    stored = phc.encode(COSTLY_TO_UPGRADE, bytes(16), bytes(32))
+    current = ["--variant", "2014", "--time-cost", "8", "--multiplies", "0", "--parallelism", "1"]
+    shape = ["--block-size", "32", "--sub-block-size", "32", "--mem-cost", "10"]
+    target = dataclasses.replace(COSTLY_TO_UPGRADE, mem_cost=10)
+    limits = StoredLimits.relative_to(DEFAULT, max_memory=2 * DEFAULT.memory_bytes)
+    work = limits.work_of(target, old_mem_cost=0)
+    result = run("needs-rehash", stored, *current, *shape, "--salt-len", "16")
+    assert result.stdout == "yes\n", result.output
+    assert result.stderr == (
+        "it can be upgraded without the password: twocats upgrade HASH --mem-cost 10 "
+        f"--max-work {-(-work // 10**6)}ms\n"
+    )
+
+
+def test_an_ordinary_hash_upgrades_to_a_large_memory_cost() -> None:
+    """upgrade --mem-cost 20 of an ordinary hash runs, and names the options verify then needs."""
+    small = dataclasses.replace(DEFAULT, mem_cost=10, start_mem_cost=10)
+    stored = PasswordHasher.from_params(small).hash("pw")
+    target = dataclasses.replace(small, mem_cost=20)
+    options = ["--max-memory", f"{verify_limits_for(target)[0] >> 20}MiB"]
+    result = run_program("upgrade", stored, "--mem-cost", "20", "--json", stdin="")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert (document["mem_cost"], document["verify_options"]) == (20, options)
+    verified = run_program("verify", document["hash"], *options, "--password-stdin", stdin="pw\n")
+    assert (verified.returncode, verified.stdout) == (0, "OK\n"), verified.stderr
+
+
+@pytest.mark.parametrize("command", ["verify", "upgrade", "needs-rehash", "selftest"])
+def test_limit_options_show_the_real_defaults(command: str) -> None:
+    """--max-memory and --max-work help give the defaults computed from the library's ratios."""
+    default = StoredLimits.relative_to(DEFAULT)
+    text = " ".join(run(command, "--help").stdout.split())
+    assert (
+        f"(default: {format_size(MEMORY_RATIO * DEFAULT.memory_bytes)}, {MEMORY_RATIO:g} times "
+        "the memory of the default profile)"
+    ) in text
+    assert (
+        f"(default: {format_work(default.max_work)}, {WORK_RATIO:g} times the work of the default "
+        "profile, or of a default-profile hash at --max-memory where that is more)"
+    ) in text

@@ -94,12 +94,12 @@ def test_stored_hash_over_max_memory() -> None:
 
 def test_cli_refuses_a_stored_hash_over_max_memory_before_the_prompt() -> None:
     """twocats verify refuses the planted hash with exit status 2 before reading a password."""
-    planted = phc.encode(Params(mem_cost=13), SALT, bytes(32))
-    result = run("verify", planted, "--max-memory", "4MiB")
+    planted = phc.encode(Params(mem_cost=19), SALT, bytes(32))
+    result = run("verify", planted, "--max-memory", "300MiB")
     assert result.exit_code == 2
     assert error_line(result) == (
-        "Error: the stored hash is refused: mem_cost=13 needs 8 MiB of work memory (8388608 "
-        "bytes), more than max_memory (4 MiB, 4194304 bytes)"
+        "Error: the stored hash is refused: mem_cost=19 needs 512 MiB of work memory (536870912 "
+        "bytes), more than max_memory (300 MiB, 314572800 bytes)"
     )
     assert "Password" not in result.stderr
 

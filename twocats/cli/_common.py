@@ -27,7 +27,7 @@ from twocats.exceptions import (
     TwoCatsError,
     VerifyMismatchError,
 )
-from twocats.kdf.limits import format_size
+from twocats.kdf.limits import StoredLimits, format_size
 from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
 from twocats.simd.registry import BACKENDS
 
@@ -255,82 +255,57 @@ def read_secret_file(path: str | None, what: str) -> bytes:
 # Limits on stored and file-supplied parameters -------------------------------------------------
 
 
-@dataclasses.dataclass(frozen=True)
-class StoredLimits:
-    """The memory and work limits for parameters from a stored hash or a file."""
+def verify_limits(max_memory: int | None, max_work: int | None = None) -> StoredLimits:
+    """Return the limits ``twocats verify`` applies to stored or file-supplied parameters.
 
-    max_memory: int
-    memory_name: str
-    max_work: int
-    #: How the work limit was set, for messages ("8 times max_memory"), or None if given.
-    work_source: str | None
-
-
-def stored_limits(max_memory: int | None, max_work: int | None = None) -> StoredLimits:
-    """Return the limits ``twocats verify`` applies to a stored hash, for `max_memory`.
-
-    Without `max_memory` that is the library's default limit; the work limit is
-    :data:`twocats.hasher.WORK_PER_MEMORY` times the memory limit unless `max_work` is given.
+    They are exactly those of a :class:`~twocats.PasswordHasher` with the default profile and
+    `max_memory` and `max_work` (None: its defaults), so that the command line accepts what such a
+    server accepts, with the same messages.
     """
-    from twocats.hasher import DEFAULT_MAX_MEMORY, WORK_PER_MEMORY
-    from twocats.kdf.limits import effective_limit
+    from twocats.profiles import DEFAULT
 
-    wanted = DEFAULT_MAX_MEMORY if max_memory is None else max_memory
-    limit, name = effective_limit(wanted)
-    memory = wanted if limit is None else limit
-    if max_work is not None:
-        return StoredLimits(memory, name, max_work, None)
-    return StoredLimits(
-        memory, name, WORK_PER_MEMORY * memory, f"{WORK_PER_MEMORY} times max_memory"
-    )
+    return StoredLimits.relative_to(DEFAULT, max_memory=max_memory, max_work=max_work)
 
 
-def check_limits(
-    params: Params, limit: StoredLimits, *, what: str | None, old_mem_cost: int | None = None
-) -> None:
-    """Refuse (``HashLimitError``) `params` needing more memory or work than `limit`.
+def verify_options(params: Params) -> list[str]:
+    """Return the options ``twocats verify`` needs for hashes of `params` ([] if none).
 
-    `what` names the source at the start of the message ("the stored hash"); `old_mem_cost` rates
-    an update from that memory cost.  The messages are those of ``PasswordHasher.verify``.  Every
-    command that runs stored or file-supplied parameters calls this one function, so that it is
-    the one place to follow the library's check of stored parameters.
+    The options come from :func:`twocats.hasher.verify_limits_for`, rounded up to what the
+    options accept; ``--max-work`` is named only where ``--max-memory`` alone is not enough.
     """
     from twocats.exceptions import HashLimitError, HashMemoryLimitError
-    from twocats.kdf.limits import estimated_work, format_size, memory_limit_error
+    from twocats.hasher import verify_limits_for
 
-    start = "" if what is None else f"{what} is refused: "
-    needed = params.memory_bytes
-    if needed > limit.max_memory:
-        error = memory_limit_error(params.mem_cost, needed, limit.max_memory, limit.memory_name)
-        raise HashMemoryLimitError(f"{start}{error}")
-    work = estimated_work(params, old_mem_cost=old_mem_cost)
-    if work > limit.max_work:
-        settings = ", ".join(
-            f"{name}={getattr(params, name)}"
-            for name in ("mem_cost", "time_cost", "block_size", "lanes", "multiplies")
-            if getattr(params, name) is not None
-        )
-        source = "" if limit.work_source is None else f", {limit.work_source}"
-        raise HashLimitError(
-            f"{start}its work is estimated at {format_size(work)} of standard fill "
-            f"({settings}), more than max_work ({format_size(limit.max_work)}{source})"
-        )
-
-
-def verification_memory(params: Params) -> int:
-    """Return the smallest ``--max-memory`` with which ``twocats verify`` accepts `params`."""
-    from twocats.hasher import WORK_PER_MEMORY
-    from twocats.kdf.limits import estimated_work
-
-    return max(params.memory_bytes, -(-estimated_work(params) // WORK_PER_MEMORY))
+    memory, work = verify_limits_for(params)
+    options: list[str] = []
+    max_memory = None
+    if memory > verify_limits(None).max_memory:
+        options += ["--max-memory", size_argument(memory)]
+        max_memory = _MIB * -(-memory // _MIB)
+    try:
+        verify_limits(max_memory).check(params)
+    except HashMemoryLimitError:
+        # More than this machine can give: no option helps here.
+        pass
+    except HashLimitError:
+        options += ["--max-work", work_argument(work)]
+    return options
 
 
 def size_argument(nbytes: int) -> str:
     """Return `nbytes` as a ``--max-memory`` argument, rounded up to whole MiB."""
-    return f"{-(-nbytes // (1 << 20))}MiB"
+    return f"{-(-nbytes // _MIB)}MiB"
+
+
+def work_argument(units: int) -> str:
+    """Return work `units` (CPU nanoseconds) as a ``--max-work`` argument, rounded up to ms."""
+    return f"{-(-units // _NS_PER_MS)}ms"
 
 
 # Sizes and durations ---------------------------------------------------------------------------
+
+_MIB: Final = 1 << 20
+_NS_PER_MS: Final = 1_000_000
 
 _SIZE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*")
 _SIZE_UNITS: Final = {
@@ -390,8 +365,20 @@ class DurationType(_FloatParam):
         return seconds
 
 
+class WorkType(_IntParam):
+    """An estimated work as CPU time (``250ms``, ``2s``); the value is in work units (CPU ns)."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        return max(1, round(DurationType().convert(value, param, ctx) * 1e9))
+
+
 SIZE: Final = SizeType()
 DURATION: Final = DurationType()
+WORK: Final = WorkType()
 
 
 def backend_option(function: F) -> F:
@@ -422,6 +409,33 @@ def max_memory_option(default_help: str) -> Callable[[F], F]:
         default=None,
         help=f"Refuse to use more memory than this, e.g. 4GiB (default: {default_help}).",
     )
+
+
+def stored_limits_options(what: str) -> Callable[[F], F]:
+    """Add ``--max-memory`` and ``--max-work``, the limits of :func:`verify_limits`, for `what`."""
+    from twocats.kdf.limits import MEMORY_RATIO, WORK_RATIO, format_work
+
+    default = verify_limits(None)
+
+    def decorate(function: F) -> F:
+        function = click.option(
+            "--max-work",
+            type=WORK,
+            default=None,
+            help=f"Refuse {what} whose work is estimated above this CPU time, e.g. 2s (default: "
+            f"{format_work(default.max_work)}, {WORK_RATIO:g} times the work of the default "
+            "profile, or of a default-profile hash at --max-memory where that is more).",
+        )(function)
+        return click.option(
+            "--max-memory",
+            type=SIZE,
+            default=None,
+            help=f"Refuse {what} needing more memory than this, e.g. 2GiB (default: "
+            f"{format_size(default.max_memory)}, {MEMORY_RATIO:g} times the memory of the default "
+            "profile).",
+        )(function)
+
+    return decorate
 
 
 # Parameters ------------------------------------------------------------------------------------

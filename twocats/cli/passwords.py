@@ -16,11 +16,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from twocats.cli._common import (
-    StoredLimits,
     UsageFailure,
     backend_option,
     build_params,
-    check_limits,
     emit_json,
     info,
     json_option,
@@ -31,11 +29,15 @@ from twocats.cli._common import (
     read_password,
     read_secret_file,
     size_argument,
-    stored_limits,
-    verification_memory,
+    stored_limits_options,
+    verify_limits,
+    verify_options,
+    work_argument,
 )
 
 if TYPE_CHECKING:
+    from twocats.hasher import PasswordHasher
+    from twocats.kdf.limits import StoredLimits
     from twocats.params import Params
     from twocats.phc import PHCHash
 
@@ -44,8 +46,6 @@ _PEPPER_HELP = (
     "a trailing newline included; an empty file is refused. Hashes made with a pepper verify "
     "only with the same pepper."
 )
-
-_LIMITS_HELP = "1 GiB, the limit 'twocats verify' applies by default"
 
 
 def _decode_argument(hash_string: str) -> PHCHash:
@@ -70,34 +70,27 @@ def _decode_argument(hash_string: str) -> PHCHash:
     raise UsageFailure(message)
 
 
-def _check_verifiable(params: Params, limit: StoredLimits, what: str) -> None:
-    """Refuse to make a hash that 'twocats verify' would refuse with the limits in force."""
-    from twocats.exceptions import HashLimitError
-
-    needed_bytes = verification_memory(params)
-    # Parameters beyond what the machine can give are refused as such, whatever the limit.
-    check_limits(params, stored_limits(needed_bytes), what=None)
-    try:
-        check_limits(params, limit, what=what)
-    except HashLimitError as error:
-        message = str(error)
-    else:
-        return
-    needed = size_argument(needed_bytes)
-    raise UsageFailure(
-        f"{message}; 'twocats verify' would refuse it too: pass --max-memory {needed} here and "
-        "to 'twocats verify'"
-    )
-
-
-def _note_verification_memory(params: Params) -> None:
-    """Say which --max-memory verification needs when it is above verify's default."""
-    needed = verification_memory(params)
-    if needed > stored_limits(None).max_memory:
+def _note_verify_options(params: Params) -> list[str]:
+    """Say which options 'twocats verify' needs for hashes of `params`; return them."""
+    options = verify_options(params)
+    if options:
         info(
-            f"note: verify this hash with 'twocats verify --max-memory {size_argument(needed)}' "
-            "(above the default limit)"
+            f"note: verify this hash with 'twocats verify {' '.join(options)}' "
+            "(above its default limits)"
         )
+    return options
+
+
+def _upgrade_limits(target: Params, max_memory: int | None, max_work: int | None) -> StoredLimits:
+    """Return the limits of an upgrade to `target`: verify's, with room for `target`'s memory.
+
+    The target is the user's own choice, refused for its memory only where the machine cannot
+    give it; its work is held to verify's work limit at that memory.
+    """
+    from twocats.hasher import verify_limits_for
+
+    memory = verify_limits(max_memory).max_memory
+    return verify_limits(max(memory, verify_limits_for(target)[0]), max_work)
 
 
 @click.command("hash")
@@ -111,7 +104,7 @@ def _note_verification_memory(params: Params) -> None:
 )
 @click.option("--pepper-file", type=click.Path(dir_okay=False), default=None, help=_PEPPER_HELP)
 @password_stdin_option
-@max_memory_option(_LIMITS_HELP)
+@max_memory_option("the memory this machine can give")
 @backend_option
 @json_option
 def hash_command(
@@ -126,19 +119,18 @@ def hash_command(
 ) -> None:
     """Hash a password and print the PHC string to store.
 
-    Parameters that 'twocats verify' would refuse with the same --max-memory are refused here.
+    If 'twocats verify' would refuse the hash with its default limits, a note on standard error
+    (and "verify_options" with --json) names the options it needs.
     """
     from twocats.hasher import PasswordHasher
     from twocats.profiles import CHEAPEST
 
     params = build_params(options)
-    limit = stored_limits(max_memory)
-    _check_verifiable(params, limit, "a hash with these parameters")
     hasher = PasswordHasher.from_params(
         params,
         salt_len=salt_len,
         secret=read_secret_file(pepper_file, "pepper") or None,
-        max_memory=limit.max_memory,
+        max_memory=max_memory,
         backend=backend,
     )
     password = read_password(password_stdin, confirm=True, allow_empty=allow_empty)
@@ -149,6 +141,7 @@ def hash_command(
     loaded = time.perf_counter()
     encoded = hasher.hash(password)
     seconds = time.perf_counter() - loaded
+    needed = _note_verify_options(params)
     if as_json:
         emit_json(
             {
@@ -156,18 +149,18 @@ def hash_command(
                 "params": params_document(params),
                 "seconds": seconds,
                 "startup_seconds": loaded - started,
+                "verify_options": needed,
             }
         )
     else:
         click.echo(encoded)
-    _note_verification_memory(params)
 
 
 @click.command("verify")
 @click.argument("hash_string", metavar="HASH")
 @click.option("--pepper-file", type=click.Path(dir_okay=False), default=None, help=_PEPPER_HELP)
 @password_stdin_option
-@max_memory_option("1 GiB")
+@stored_limits_options("a HASH")
 @backend_option
 @json_option
 def verify_command(
@@ -176,25 +169,19 @@ def verify_command(
     password_stdin: bool,
     allow_empty: bool,
     max_memory: int | None,
+    max_work: int | None,
     backend: str | None,
     as_json: bool,
 ) -> None:
     """Check a password against a stored HASH.
 
+    It accepts exactly the hashes a server with the default profile and the same limits accepts.
     Exit status 0 if it matches, 1 if it does not, 2 if HASH is malformed or asks for more memory
-    than --max-memory allows.  Put HASH in single quotes: it contains $ signs.
+    or work than the limits allow.  Put HASH in single quotes: it contains $ signs.
     """
     from twocats.exceptions import VerifyMismatchError
-    from twocats.hasher import PasswordHasher
-    from twocats.profiles import CHEAPEST
 
-    # The hasher's own parameters play no part in verification; CHEAPEST keeps its limit exact.
-    hasher = PasswordHasher.from_params(
-        CHEAPEST,
-        secret=read_secret_file(pepper_file, "pepper") or None,
-        max_memory=max_memory,
-        backend=backend,
-    )
+    hasher = _verify_hasher(read_secret_file(pepper_file, "pepper"), max_memory, max_work, backend)
     # A malformed or oversized hash is refused before the prompt.
     _decode_argument(hash_string)
     hasher.check_hash(hash_string)
@@ -212,6 +199,32 @@ def verify_command(
         click.echo("OK")
 
 
+def _verify_hasher(
+    pepper: bytes, max_memory: int | None, max_work: int | None, backend: str | None
+) -> PasswordHasher:
+    """Return the hasher of 'twocats verify': the default profile's, with the given limits."""
+    from twocats.exceptions import InvalidParametersError
+    from twocats.hasher import PasswordHasher
+    from twocats.profiles import DEFAULT
+
+    try:
+        return PasswordHasher.from_params(
+            DEFAULT,
+            secret=pepper or None,
+            max_memory=max_memory,
+            max_work=max_work,
+            backend=backend,
+        )
+    except InvalidParametersError as error:
+        if max_memory is None and max_work is None:
+            raise
+        message = str(error)
+    raise UsageFailure(
+        f"{message}; the limits of 'twocats verify' cannot be below the default profile's own "
+        "memory and work"
+    )
+
+
 @click.command("upgrade")
 @click.argument("hash_string", metavar="HASH")
 @click.option(
@@ -220,39 +233,43 @@ def verify_command(
     required=True,
     help="The new memory cost (memory 2**N KiB); must be above the stored one.",
 )
-@max_memory_option(_LIMITS_HELP)
+@stored_limits_options("a stored HASH")
 @backend_option
 @json_option
 def upgrade_command(
     hash_string: str,
     mem_cost: int,
     max_memory: int | None,
+    max_work: int | None,
     backend: str | None,
     as_json: bool,
 ) -> None:
     """Raise the memory cost of a stored HASH without the password.
 
     The new hash verifies the same password, exactly as if it had been hashed at the new cost.
-    The stored hash and the upgraded one must both be within the limits 'twocats verify' applies
-    with the same --max-memory.  Put HASH in single quotes: it contains $ signs.
+    The stored hash must be within the limits 'twocats verify' applies with the same options, and
+    so must the work of the upgrade (its memory may be the new cost's, as far as the machine
+    can give it).  A note names the options verification of the new hash needs where they are
+    above verify's defaults.  Put HASH in single quotes: it contains $ signs.
     """
     from twocats.hasher import PasswordHasher
 
     stored = _decode_argument(hash_string)
-    limit = stored_limits(max_memory)
-    check_limits(stored.params, limit, what="the stored hash")
+    verify_limits(max_memory, max_work).check(stored.params)
     if mem_cost <= stored.params.mem_cost:
         raise UsageFailure(
             f"--mem-cost must be above the stored hash's mem_cost ({stored.params.mem_cost})"
         )
     target = dataclasses.replace(stored.params, mem_cost=mem_cost)
-    _check_verifiable(target, limit, "the upgraded hash")
+    limits = _upgrade_limits(target, max_memory, max_work)
+    limits.check(target, old_mem_cost=stored.params.mem_cost, subject="the upgrade")
     hasher = PasswordHasher.from_params(
-        target, salt_len=len(stored.salt), max_memory=limit.max_memory, backend=backend
+        target, salt_len=len(stored.salt), max_memory=limits.max_memory, backend=backend
     )
     started = time.perf_counter()
     encoded = hasher.upgrade(hash_string)
     seconds = time.perf_counter() - started
+    needed = _note_verify_options(target)
     if as_json:
         emit_json(
             {
@@ -260,11 +277,11 @@ def upgrade_command(
                 "old_mem_cost": stored.params.mem_cost,
                 "mem_cost": mem_cost,
                 "seconds": seconds,
+                "verify_options": needed,
             }
         )
     else:
         click.echo(encoded)
-    _note_verification_memory(target)
 
 
 @click.command("needs-rehash")
@@ -277,22 +294,26 @@ def upgrade_command(
     show_default=True,
     help="Salt length current hashes should have.",
 )
-@max_memory_option(_LIMITS_HELP)
+@stored_limits_options("a HASH")
 @json_option
 def needs_rehash_command(
-    hash_string: str, salt_len: int, max_memory: int | None, as_json: bool, **options: Any
+    hash_string: str,
+    salt_len: int,
+    max_memory: int | None,
+    max_work: int | None,
+    as_json: bool,
+    **options: Any,
 ) -> None:
     """Tell whether HASH was made with other parameters than the current ones.
 
     Prints "yes" or "no" (exit status 0 either way), and says when 'twocats upgrade' can bring the
-    hash up to date without the password.  A HASH that 'twocats verify' would refuse with the
-    same --max-memory is refused here too.
+    hash up to date without the password, with the options it needs.  A HASH that 'twocats
+    verify' would refuse with the same limits is refused here too.
     """
     from twocats.hasher import PasswordHasher
 
     stored = _decode_argument(hash_string)
-    limit = stored_limits(max_memory)
-    check_limits(stored.params, limit, what="the stored hash")
+    verify_limits(max_memory, max_work).check(stored.params)
     params = build_params(options)
     hasher = PasswordHasher.from_params(params, salt_len=salt_len, max_memory=params.memory_bytes)
     needed = hasher.needs_rehash(hash_string)
@@ -303,14 +324,35 @@ def needs_rehash_command(
     click.echo("yes" if needed else "no")
     if upgradable:
         target = dataclasses.replace(stored.params, mem_cost=params.mem_cost)
-        verification = verification_memory(target)
-        raised = ""
-        if verification > limit.max_memory:
-            raised = f" --max-memory {size_argument(verification)}"
+        raised = _upgrade_options(target, stored.params.mem_cost, max_memory, max_work)
         info(
-            f"it can be upgraded without the password: twocats upgrade HASH --mem-cost "
-            f"{params.mem_cost}{raised}"
+            "it can be upgraded without the password: twocats upgrade HASH --mem-cost "
+            + " ".join([str(params.mem_cost), *raised])
         )
+
+
+def _upgrade_options(
+    target: Params, old_mem_cost: int, max_memory: int | None, max_work: int | None
+) -> list[str]:
+    """Return the limit options 'twocats upgrade' needs to bring a hash up to `target`.
+
+    Those given here (the stored hash needed them), and ``--max-work`` where the upgrade's work
+    is above its limit.
+    """
+    from twocats.exceptions import HashLimitError, HashMemoryLimitError
+
+    options = [] if max_memory is None else ["--max-memory", size_argument(max_memory)]
+    limits = _upgrade_limits(target, max_memory, max_work)
+    try:
+        limits.check(target, old_mem_cost=old_mem_cost)
+    except HashMemoryLimitError:
+        # More than this machine can give: the upgrade will say so.
+        pass
+    except HashLimitError:
+        max_work = limits.work_of(target, old_mem_cost=old_mem_cost)
+    if max_work is not None:
+        options += ["--max-work", work_argument(max_work)]
+    return options
 
 
 @click.command("derive")

@@ -1,7 +1,7 @@
 """``twocats selftest``: run known-answer vectors on a backend and report every failure.
 
 Standard output gets one ``FAIL`` line per failing vector, one ``REFUSED`` line per vector over the
-memory or work limit (those of ``twocats verify``; ``--max-memory`` and ``--max-work`` raise them)
+memory or work limit (those of ``twocats verify``, with the same options to raise them)
 and a closing ``N passed, M failed`` line (``, K refused`` when some were); the exit status is 1 if
 any vector failed.
 With ``--json`` the same counts and failures are one JSON document on standard output instead.
@@ -20,17 +20,15 @@ from typing import TypeVar
 import click
 
 from twocats.cli._common import (
-    SIZE,
     Failure,
     UsageFailure,
     backend_option,
-    check_limits,
     emit_json,
     info,
     json_option,
-    max_memory_option,
     progress_wanted,
-    stored_limits,
+    stored_limits_options,
+    verify_limits,
 )
 from twocats.exceptions import BackendError, HashLimitError, TwoCatsError
 
@@ -58,14 +56,7 @@ def _progress(items: list[T]) -> Iterator[Iterable[T]]:
     help="A JSON-lines vector file in the shared schema (default: the packaged vectors).",
 )
 @backend_option
-@max_memory_option("1 GiB, as 'twocats verify'; larger vectors are refused and counted")
-@click.option(
-    "--max-work",
-    type=SIZE,
-    default=None,
-    help="Refuse vectors whose work is estimated above this many bytes of standard fill "
-    "(default: 8 times --max-memory, as 'twocats verify').",
-)
+@stored_limits_options("a vector (counted as refused)")
 @json_option
 def selftest(
     vectors_file: Path | None,
@@ -83,7 +74,7 @@ def selftest(
     from twocats.kdf.engine import Engine
     from twocats.kdf.vectors import VectorFormatError, load_vectors, selftest_vectors
 
-    limit = stored_limits(max_memory, max_work)
+    limit = verify_limits(max_memory, max_work)
     try:
         vectors = load_vectors(vectors_file) if vectors_file is not None else selftest_vectors()
         engine = Engine(backend, max_memory=limit.max_memory)
@@ -103,7 +94,7 @@ def selftest(
         for item in items:
             try:
                 for params, old_mem_cost in item.derivations():
-                    check_limits(params, limit, what=None, old_mem_cost=old_mem_cost)
+                    limit.check(params, old_mem_cost=old_mem_cost, subject="the vector")
                 ok = item.check(engine)
                 reason = "output differs from the expected value"
             except HashLimitError as error:
