@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from twocats.cli import bench
-from twocats.cli.bench import bench_command, project_cache_root
+from twocats.cli.bench import bench_command
+from twocats.simd import levels
+from twocats.simd.cache import cache_root
 
 CHEAP = ["--level", "none", "--lanes", "8", "--mem-cost", "10", "--repeats", "1", "--json"]
 
@@ -19,7 +20,7 @@ def test_hash_and_cache_dir_reach_the_child(tmp_path: Path) -> None:
     """A real run with --hash blake2b and --cache-dir measures blake2b cells in that cache."""
     # A link to the warm project cache: another path, the same compiled kernels.
     cache = tmp_path / "cache"
-    cache.symlink_to(project_cache_root(), target_is_directory=True)
+    cache.symlink_to(cache_root(), target_is_directory=True)
     result = CliRunner().invoke(
         bench_command, [*CHEAP, "--hash", "blake2b", "--cache-dir", str(cache)]
     )
@@ -45,7 +46,7 @@ def test_cold_gives_each_level_a_fresh_cache_that_is_removed(
         return []
 
     # Compiling every kernel afresh takes minutes; the folders are what --cold decides.
-    monkeypatch.setattr(bench, "run_levels", record)
+    monkeypatch.setattr(levels, "run_levels", record)
     args = ["--level", "none", "--level", "sse2", "--lanes", "8", "--cold", "--json"]
     result = CliRunner().invoke(bench_command, args)
     assert result.exit_code == 0, result.output
@@ -53,5 +54,5 @@ def test_cold_gives_each_level_a_fresh_cache_that_is_removed(
     assert seen["none"].parent == seen["sse2"].parent
     assert seen["none"].parent.name.startswith("twocats-bench-")
     assert [folder.name for folder in seen.values()] == ["none", "sse2"]
-    assert project_cache_root() not in seen["none"].parents
+    assert cache_root() not in seen["none"].parents
     assert not seen["none"].parent.exists()
