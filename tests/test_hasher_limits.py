@@ -24,6 +24,7 @@ from twocats.exceptions import (
 )
 from twocats.hasher import PasswordHasher, verify_limits_for
 from twocats.kdf import core, limits
+from twocats.kdf.geometry import SliceJob
 from twocats.kdf.limits import StoredLimits, WorkUnits, check_stored_params
 from twocats.params import HASH_TYPES, Params
 from twocats.profiles import CHEAPEST, MODERATE
@@ -39,31 +40,17 @@ class CountingSeam:
         self.calls = self.blocks = self.sub_blocks = self.rows = self.multiplies = 0
 
     def __call__(
-        self,
-        mem: npt.NDArray[np.uint32],
-        states: npt.NDArray[np.uint32],
-        done: int,
-        per_slice: int,
-        bpt: int,
-        blocklen: int,
-        sub_blocklen: int,
-        parallelism: int,
-        lanes: int,
-        multiplies: int,
-        dependent: bool,
-        hash_type: int,
-        variant: int,
-        time_cost: int,
+        self, mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob
     ) -> None:
         self.calls += 1
-        expanded = 1 if not dependent and done == 0 and per_slice else 0
-        count = parallelism * (per_slice - expanded)
-        repeats = 1 << time_cost if variant == 1 else 1
+        expanded = 1 if not job.dependent and job.done == 0 and job.per_slice else 0
+        count = job.parallelism * (job.per_slice - expanded)
+        repeats = 1 << job.time_cost if job.variant == 1 else 1
         self.blocks += count
-        self.sub_blocks += count * repeats * (blocklen // sub_blocklen)
-        rows = count * repeats * (blocklen // lanes)
+        self.sub_blocks += count * repeats * (job.blocklen // job.sub_blocklen)
+        rows = count * repeats * (job.blocklen // job.lanes)
         self.rows += rows
-        self.multiplies += rows * multiplies
+        self.multiplies += rows * job.multiplies
 
     def units(self) -> WorkUnits:
         """The counts as work units."""
