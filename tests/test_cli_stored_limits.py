@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from bench import fuzz
+import fuzz
 from twocats import phc
 from twocats.cli import main
 from twocats.cli._common import verify_limits, verify_options

@@ -1,8 +1,8 @@
-"""Fuzzing the readers of untrusted text at a modest size (the long run: ``python -m bench.fuzz``).
+"""Fuzzing the readers of untrusted text at a modest size (the long run: ``python -m fuzz``).
 
 The PHC decoders, ``PasswordHasher.verify``, the ``sum --check`` line parser and the vector-file
 reader get random text and bytes, and valid inputs put through the mutations of
-:mod:`bench.fuzz` (bit flips, truncations, duplicated, dropped or reordered fields, huge numbers,
+:mod:`fuzz` (bit flips, truncations, duplicated, dropped or reordered fields, huge numbers,
 non-ASCII text, NUL bytes, very long repetitions).  They raise only their documented exceptions,
 never quote their input, and whatever they accept round-trips exactly.
 """
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench import fuzz
+import fuzz
 from twocats import phc
 from twocats.cli.checksum import CheckLine, escape_name, parse_check_line
 from twocats.exceptions import InvalidHashError, InvalidParametersError, VerifyMismatchError
@@ -181,7 +181,7 @@ def test_packaged_vectors_round_trip() -> None:
 
 
 def test_the_fuzz_run_itself(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A short run of bench.fuzz over every target (command line and file paths too) is clean."""
+    """A short run of the fuzzer over every target (command line and file paths too) is clean."""
     # The run's 20 s alarm would call an input slowed by a busy machine a hang; here the alarm
     # only catches a true hang.
     monkeypatch.setattr(fuzz, "TIME_LIMIT", 600.0)

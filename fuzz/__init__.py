@@ -1,6 +1,6 @@
 """Fuzz the readers of untrusted text: PHC strings, ``verify``, ``sum --check`` lines, vector files.
 
-``python -m bench.fuzz [--count N] [--seed S] [--targets a,b] [--out DIR]`` feeds each target
+``python -m fuzz [--count N] [--seed S] [--targets a,b] [--out DIR]`` feeds each target
 ``N`` inputs (default 100,000) and checks its contract on every one:
 
 * ``phc`` and ``phc_params``: :func:`twocats.phc.decode` and :func:`~twocats.phc.decode_params`
@@ -43,7 +43,7 @@ zeros, signs, 5000 digits, non-ASCII digits), non-ASCII text, NUL bytes, invalid
 repetitions (up to :data:`MAX_INPUT` bytes) and splices of two seeds.  Each input runs under a
 :data:`TIME_LIMIT` second alarm, so a hang is reported as such.
 
-The report (``fuzz.json`` and ``fuzz.md`` in ``--out``, default bench/results) counts inputs,
+The report (``fuzz.json`` and ``fuzz.md`` in ``--out``, default fuzz/results) counts inputs,
 acceptances and refusals by exception class per target; any undocumented exception, broken
 contract or hang is listed with its input saved under ``fuzz-failures/`` and makes the exit
 status 1.  ``--replay TARGET FILE`` reruns one saved input and shows its traceback.
@@ -70,7 +70,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from bench.harness import RESULTS_DIR, machine
+from bench.harness import machine
 from twocats import phc
 from twocats.cli.checksum import escape_name, parse_check_line
 from twocats.exceptions import (
@@ -97,6 +97,9 @@ __all__ = [
     "run",
     "smoke",
 ]
+
+#: Where ``python -m fuzz`` writes its report unless told ``--out``.
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 #: A stand-in secret planted in inputs and passwords; no exception message may contain it.
 MARKER = "Zq7SecretMarker"
@@ -1028,7 +1031,7 @@ def replay(name: str, path: Path) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the options, run the targets, write the report; exit status 1 on any failure."""
-    parser = argparse.ArgumentParser(prog="python -m bench.fuzz", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m fuzz", description=__doc__)
     parser.add_argument("--count", type=int, default=100_000, help="inputs per target")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--targets", default=",".join(TARGETS))
@@ -1044,7 +1047,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = RESULTS_DIR if args.out is None else args.out
     reports = run(args.count, args.seed, names, out / "fuzz-failures")
     document = {
-        "command": "python -m bench.fuzz " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m fuzz " + " ".join(sys.argv[1:] if argv is None else argv),
         "machine": machine(),
         "count": args.count,
         "seed": args.seed,
