@@ -45,6 +45,11 @@ _LAZY_COMMANDS: Final = {
         "selftest",
         "Check a backend against known-answer TwoCats vectors.",
     ),
+    "upgrade-db": (
+        "twocats.cli.upgrade_db",
+        "upgrade_db_command",
+        "Raise the cost of every TwoCats hash in a database table, on Dask.",
+    ),
 }
 
 
