@@ -19,4 +19,5 @@ SUITES: dict[str, str] = {
     "kdf": "bench.kdf",
     "threads": "bench.threads",
     "modes": "bench.modes",
+    "bulk": "bench.bulk",
 }

@@ -26,6 +26,7 @@ from click.testing import CliRunner
 
 from tests.pgserver import PostgresServer, find_bin_dir
 from twocats.bulk import upgrade_table
+from twocats.bulk.table import database_url
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
@@ -88,20 +89,16 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{path}"
     server: PostgresServer = request.getfixturevalue("postgres")
     name = f"t_{uuid.uuid4().hex}"
-    admin = sa.create_engine(_driver(server.url), isolation_level="AUTOCOMMIT")
+    admin = sa.create_engine(database_url(server.url), isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(sa.text(f"CREATE DATABASE {name}"))
     admin.dispose()
     return server.database_url(name)
 
 
-def _driver(url: str) -> str:
-    return url.replace("postgresql://", "postgresql+psycopg://", 1)
-
-
 def _create(url: str, rows: list[tuple[int, str | None]]) -> None:
     """Create the table users(id primary key, password text) holding `rows`."""
-    engine = sa.create_engine(_driver(url))
+    engine = sa.create_engine(database_url(url))
     with engine.begin() as connection:
         connection.execute(
             sa.text("CREATE TABLE users (id INTEGER PRIMARY KEY, password VARCHAR(1000))")
@@ -114,7 +111,7 @@ def _create(url: str, rows: list[tuple[int, str | None]]) -> None:
 
 
 def _contents(url: str) -> dict[int, str | None]:
-    engine = sa.create_engine(_driver(url))
+    engine = sa.create_engine(database_url(url))
     with engine.connect() as connection:
         rows = connection.execute(sa.text("SELECT id, password FROM users ORDER BY id"))
         contents = {int(key): value for key, value in rows}
@@ -201,7 +198,7 @@ def test_concurrent_writer_causes_counted_conflicts_and_no_lost_update(
 ) -> None:
     """Rows rehashed by a login while in flight are counted as conflicts and never overwritten."""
     _create(db_url, _twocats_rows(40))
-    writer = sa.create_engine(_driver(db_url))
+    writer = sa.create_engine(database_url(db_url))
     changed = PasswordHasher.from_params(OLD)
     logins = 0
 

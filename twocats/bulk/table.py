@@ -24,7 +24,7 @@ from sqlalchemy import exc as sa_exc
 
 from twocats.exceptions import InvalidParametersError
 
-__all__ = ["StoredHashTable", "database_error", "open_table"]
+__all__ = ["StoredHashTable", "database_error", "database_url", "open_table"]
 
 
 def database_error(error: sa_exc.SQLAlchemyError) -> str:
@@ -34,9 +34,10 @@ def database_error(error: sa_exc.SQLAlchemyError) -> str:
     return text[0] if text else type(cause).__name__
 
 
-def _engine(url_text: str) -> sa.Engine:
+def database_url(text: str) -> sa.URL:
+    """Return the SQLAlchemy URL of `text`, with psycopg 3 for a plain ``postgresql://``."""
     try:
-        url = sa.make_url(url_text)
+        url = sa.make_url(text)
     except sa_exc.ArgumentError:
         raise InvalidParametersError(
             "DATABASE_URL is not a database URL (for example sqlite:///users.db or "
@@ -44,6 +45,11 @@ def _engine(url_text: str) -> sa.Engine:
         ) from None
     if url.drivername == "postgresql":
         url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def _engine(url_text: str) -> sa.Engine:
+    url = database_url(url_text)
     shown = url.render_as_string(hide_password=True)
     options: dict[str, Any] = {}
     if url.get_backend_name() == "sqlite":

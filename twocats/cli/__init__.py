@@ -48,7 +48,7 @@ _LAZY_COMMANDS: Final = {
     "upgrade-db": (
         "twocats.cli.upgrade_db",
         "upgrade_db_command",
-        "Raise the cost of every TwoCats hash in a database table, on Dask.",
+        "Raise every TwoCats hash in a database table to the target cost, on Dask.",
     ),
 }
 

@@ -83,7 +83,9 @@ def upgrade_db_command(
     as_json: bool,
     **options: Any,
 ) -> None:
-    """Raise every TwoCats hash in a database table to the target cost, without the passwords.
+    """Raise every TwoCats hash in a database table to the target cost, on Dask.
+
+    The passwords are not needed: only the memory cost rises.
 
     DATABASE_URL is an SQLAlchemy URL such as sqlite:///users.db or postgresql://user@host/db
     (or set $TWOCATS_DATABASE_URL, which keeps a database password out of the command line).
