@@ -27,6 +27,7 @@ from click.testing import CliRunner
 from tests.pgserver import PostgresServer, find_bin_dir
 from twocats.bulk import upgrade_table
 from twocats.bulk.table import database_url
+from twocats.bulk.workers import UpgradePlugin
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
@@ -296,3 +297,16 @@ def test_two_workers_give_the_same_result_as_one(tmp_path: Path, dask_client: An
     assert {k: v for k, v in two.document().items() if k not in ignored} == {
         k: v for k, v in one.items() if k not in ignored
     }
+
+
+def test_each_worker_holds_one_hasher_and_a_bounded_semaphore(dask_client: Any) -> None:
+    """The plugin gives each worker the target hasher and one upgrade slot per worker thread."""
+    plugin = UpgradePlugin(TARGET, max_memory=None, backend=None, fill_threads=None)
+    dask_client.register_plugin(plugin, name=plugin.name)
+
+    def inspect(dask_worker: Any, name: str) -> tuple[Params, int]:
+        installed = dask_worker.plugins[name]
+        return installed.hasher.params, installed.slots._value
+
+    found = dask_client.run(inspect, name=plugin.name)
+    assert list(found.values()) == [(TARGET, 1), (TARGET, 1)]
