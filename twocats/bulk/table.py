@@ -59,6 +59,9 @@ def _engine(url_text: str) -> sa.Engine:
             raise InvalidParametersError(f"no SQLite database at {path}")
         # Wait for another writer's lock instead of failing at once.
         options["connect_args"] = {"timeout": 30}
+    elif url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
+        # A host that does not answer is reported after this many seconds, not the system's.
+        options["connect_args"] = {"connect_timeout": 15}
     try:
         engine = sa.create_engine(url, **options)
     except (sa_exc.NoSuchModuleError, ImportError) as error:
