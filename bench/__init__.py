@@ -25,4 +25,5 @@ SUITES: dict[str, str] = {
     "work": "bench.work",
     "sum": "bench.sum",
     "compile": "bench.compile",
+    "bulk": "bench.bulk",
 }

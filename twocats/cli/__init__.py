@@ -50,6 +50,11 @@ _LAZY_COMMANDS: Final = {
         "warmup_command",
         "Compile kernels into the cache ahead of use.",
     ),
+    "upgrade-db": (
+        "twocats.cli.upgrade_db",
+        "upgrade_db_command",
+        "Raise every TwoCats hash in a database table to the target cost, on Dask.",
+    ),
 }
 
 # The context key telling that the command line asked for --json.

@@ -1,0 +1,151 @@
+"""``twocats upgrade-db``: bad input is one clear line and exit status 2, and a dry run counts.
+
+None of these reach a Dask cluster: bad input is refused before one would start, and a dry run
+needs none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from twocats.cli import main
+from twocats.hasher import PasswordHasher
+from twocats.phc import encode_params
+from twocats.profiles import CHEAPEST
+
+OLD = dataclasses.replace(CHEAPEST, mem_cost=3, start_mem_cost=3)
+TARGET = dataclasses.replace(OLD, mem_cost=6)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    """An SQLite database with a users table of 5 TwoCats rows at OLD and 2 others."""
+    path = tmp_path / "users.db"
+    hasher = PasswordHasher.from_params(OLD)
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, pw TEXT, n INTEGER)")
+        connection.execute("CREATE TABLE loose (name TEXT, pw TEXT)")
+        connection.executemany(
+            "INSERT INTO users VALUES (?, ?, 0)",
+            [(key, hasher.hash(f"pw {key}")) for key in range(5)] + [(5, ""), (6, "x")],
+        )
+    connection.close()
+    return path
+
+
+def _run(*args: str) -> Result:
+    return CliRunner().invoke(main, ["upgrade-db", *args])
+
+
+def _table_args(
+    path: Path, *, table: str = "users", key: str = "id", column: str = "pw"
+) -> list[str]:
+    return [f"sqlite:///{path}", "--table", table, "--key-column", key, "--hash-column", column]
+
+
+def _refused(result: Result, *phrases: str) -> None:
+    """The command exited 2 with one Error: line holding every phrase, and no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: ")
+    for phrase in phrases:
+        assert phrase in lines[0]
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("overrides", "phrases"),
+    [
+        ({"table": "nobody"}, ("no table 'nobody'",)),
+        ({"key": "uid"}, ("--key-column", "no column 'uid'")),
+        ({"column": "password"}, ("--hash-column", "no column 'password'")),
+        ({"column": "n"}, ("not a text column",)),
+        ({"table": "loose", "key": "name"}, ("not the primary key or a unique key",)),
+    ],
+)
+def test_unknown_table_or_column_is_one_line(
+    database: Path, overrides: dict[str, str], phrases: tuple[str, ...]
+) -> None:
+    """An unknown table, column, non-unique key or non-text hash column is exit 2, one line."""
+    _refused(_run(*_table_args(database, **overrides), "--params", encode_params(TARGET)), *phrases)
+
+
+def test_missing_sqlite_file_is_not_created(tmp_path: Path) -> None:
+    """A SQLite path that does not exist is refused, and no empty database is left behind."""
+    path = tmp_path / "absent.db"
+    _refused(_run(*_table_args(path), "--params", encode_params(TARGET)), "no SQLite database")
+    assert not path.exists()
+
+
+def test_unreachable_database_is_one_line_without_the_password() -> None:
+    """A PostgreSQL server that does not answer is one line that hides the URL's password."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"postgresql://user:hunter2@127.0.0.1:{port}/db"
+    result = _run(url, "--table", "t", "--key-column", "k", "--hash-column", "h")
+    _refused(result, "cannot connect to", "***")
+    assert "hunter2" not in result.output
+
+
+def test_bad_url_is_one_line() -> None:
+    """A DATABASE_URL that is no URL at all is exit 2 with one line."""
+    _refused(_run("users.db", "--table", "t", "--key-column", "k", "--hash-column", "h"), "URL")
+
+
+def test_target_below_a_stored_cost_is_refused_before_writing(database: Path) -> None:
+    """A target memory cost below a stored one is exit 2, and the table is left unchanged."""
+    before = database.read_bytes()
+    low = dataclasses.replace(OLD, mem_cost=2, start_mem_cost=2)
+    _refused(
+        _run(*_table_args(database), "--params", encode_params(low)), "below the stored mem_cost 3"
+    )
+    assert database.read_bytes() == before
+
+
+def test_workers_and_scheduler_together_are_refused(database: Path) -> None:
+    """--workers and --scheduler are exclusive."""
+    _refused(
+        _run(*_table_args(database), "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"),
+        "--workers and --scheduler",
+    )
+
+
+def test_dry_run_counts_by_kind_and_estimates_without_writing(database: Path) -> None:
+    """--dry-run --json counts rows by kind, times a sample, and writes nothing."""
+    before = database.read_bytes()
+    result = _run(*_table_args(database), "--params", encode_params(TARGET), "--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["dry_run"] is True
+    assert (report["rows"], report["to_upgrade"], report["upgraded"]) == (7, 5, 0)
+    assert report["other"] == {"empty": 1, "malformed": 1}
+    assert report["cpu_seconds_per_upgrade"] > 0
+    assert report["estimated_seconds"] > 0
+    assert database.read_bytes() == before
+
+
+def test_stored_hash_over_the_work_limit_is_counted_as_failed(tmp_path: Path) -> None:
+    """A planted hash over the hasher's limits is never computed: exit 1, failed with a reason."""
+    path = tmp_path / "planted.db"
+    planted = PasswordHasher.from_params(OLD).hash("x").replace("m=3,", "m=3,t=30,", 1)
+    planted = planted.replace("v=2015", "v=2014")
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, pw TEXT)")
+        connection.execute("INSERT INTO users VALUES (1, ?)", (planted,))
+    connection.close()
+    target = dataclasses.replace(OLD, variant="2014", mem_cost=6, overwrite_cost=None)
+    result = _run(*_table_args(path), "--params", encode_params(target), "--dry-run", "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    [(reason, count)] = report["failed"].items()
+    assert count == 1
+    assert "refused" in reason

@@ -1,0 +1,72 @@
+"""How the bulk upgrade reads stored values: prefixes kept, other kinds named, verdicts."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from twocats.bulk import rows
+from twocats.bulk.rows import judge
+from twocats.bulk.values import OTHER_KINDS, StoredValue, other_kind, split_twocats
+from twocats.hasher import PasswordHasher
+from twocats.profiles import CHEAPEST
+
+OLD = dataclasses.replace(CHEAPEST, mem_cost=3, start_mem_cost=3)
+TARGET = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=6))
+STORED = PasswordHasher.from_params(OLD).hash("password")
+
+
+@pytest.mark.parametrize("prefix", ["", "twocats", "twocats$", "my_app-2"])
+def test_prefix_is_split_off_and_kept(prefix: str) -> None:
+    """A bare PHC string or one behind an algorithm name splits into prefix and PHC string."""
+    parts = split_twocats(prefix + STORED)
+    assert parts == StoredValue(prefix, STORED)
+    assert parts.with_phc("$twocats$new") == prefix + "$twocats$new"
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaA", "argon2"),
+        ("argon2$argon2id$v=19$m=102400,t=2,p=8$c2FsdA$aGFzaA", "argon2"),
+        ("$2b$12$" + "a" * 53, "bcrypt"),
+        ("bcrypt_sha256$$2b$12$" + "a" * 53, "bcrypt"),
+        ("pbkdf2_sha256$870000$salt$aGFzaA==", "pbkdf2"),
+        ("$pbkdf2-sha256$29000$c2FsdA$aGFzaA", "pbkdf2"),
+        ("scrypt$16384$salt$8$1$aGFzaA==", "scrypt"),
+        ("", "empty"),
+        (None, "empty"),
+        ("plain text", "malformed"),
+        (12345, "malformed"),
+    ],
+)
+def test_other_kinds_are_named_by_shape(value: object, kind: str) -> None:
+    """Values of other algorithms get their kind, and nothing else is taken for TwoCats."""
+    assert split_twocats(value) is None
+    assert other_kind(value) == kind
+    assert kind in OTHER_KINDS
+
+
+def test_verdicts_against_the_target() -> None:
+    """Lower cost: upgrade; same: current; higher: above target; other lanes: needs password."""
+    at_target = TARGET.hash("password")
+    higher = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=7)).hash("password")
+    lanes = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("password")
+    assert judge(STORED, TARGET).kind == rows.UPGRADE
+    assert judge("twocats$" + STORED, TARGET).stored == StoredValue("twocats$", STORED)
+    assert judge(at_target, TARGET).kind == rows.CURRENT
+    assert judge(higher, TARGET) == rows.Verdict(rows.ABOVE_TARGET, StoredValue("", higher), 7)
+    assert judge(lanes, TARGET).kind == rows.NEEDS_PASSWORD
+    assert judge(STORED[:-2], TARGET).kind == "malformed"
+    assert judge("$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA", TARGET).kind == "argon2"
+
+
+def test_stored_hash_over_the_memory_limit_is_refused_with_its_reason() -> None:
+    """A stored hash asking for more memory than max_memory is refused, never computed."""
+    small = PasswordHasher.from_params(TARGET.params, max_memory=TARGET.params.memory_bytes)
+    big = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=8)).hash("password")
+    verdict = judge(big, small)
+    assert verdict.kind == rows.REFUSED
+    assert verdict.reason is not None
+    assert "max_memory" in verdict.reason

@@ -1,0 +1,31 @@
+"""Bulk upgrade of the TwoCats hashes stored in a database table, on Dask.
+
+:func:`upgrade_table` raises the memory cost of every upgradable hash in a table without the
+passwords (see :meth:`twocats.PasswordHasher.upgrade`), in key order, on the workers of a Dask
+cluster: one passed in, one at a scheduler address, or a local one started for the job.  Each
+batch is written back in one transaction with compare-and-swap, so rows changed meanwhile are left
+alone, and a crash at any point leaves every row old or new; a rerun finishes the job.
+
+Needs the ``bulk`` extra (``pip install 'twocats[bulk]'``: Dask's distributed scheduler and
+SQLAlchemy), and the ``postgres`` extra for PostgreSQL (psycopg 3).
+"""
+
+from __future__ import annotations
+
+from twocats.bulk.job import (
+    DEFAULT_BATCH_SIZE,
+    MAX_BATCH_SIZE,
+    BulkReport,
+    DatabaseError,
+    upgrade_table,
+)
+from twocats.bulk.values import OTHER_KINDS
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "MAX_BATCH_SIZE",
+    "OTHER_KINDS",
+    "BulkReport",
+    "DatabaseError",
+    "upgrade_table",
+]

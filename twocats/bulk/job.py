@@ -1,0 +1,339 @@
+"""The bulk upgrade job: survey the table, then upgrade it batch by batch on Dask workers.
+
+The job reads the table twice, both times in key order with keyset pages:
+
+1. The survey counts the rows by kind (see :mod:`twocats.bulk.rows`) and refuses, before anything
+   is written, a target whose memory cost is below a stored one.  A dry run stops here and adds an
+   estimated duration from a few upgrades timed in this process.
+2. The run judges each page again (rows may have changed since the survey), sends the rows to
+   upgrade to the workers in chunks, and writes each page's results back in one transaction with
+   compare-and-swap (:meth:`twocats.bulk.table.StoredHashTable.swap`).  At most
+   :data:`PAGES_IN_FLIGHT` pages are between reading and writing at any time, so the memory of
+   this process does not grow with the table.
+
+The job is idempotent: a rerun after a crash or a kill at any point finds the upgraded rows at the
+target and skips them.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from sqlalchemy import exc as sa_exc
+
+from twocats.bulk import rows as kinds
+from twocats.bulk.rows import Verdict, judge
+from twocats.bulk.sample import time_upgrades
+from twocats.bulk.table import StoredHashTable, database_error, open_table
+from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk, usable_cores
+from twocats.exceptions import InvalidParametersError, TwoCatsError
+from twocats.hasher import PasswordHasher
+from twocats.params import Params
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "MAX_BATCH_SIZE",
+    "PAGES_IN_FLIGHT",
+    "BulkReport",
+    "DatabaseError",
+    "upgrade_table",
+]
+
+#: Rows read, and written back in one transaction, at a time.
+DEFAULT_BATCH_SIZE: Final = 1000
+
+#: The largest batch accepted.
+MAX_BATCH_SIZE: Final = 100_000
+
+#: Pages read but not yet written back, at most: enough to keep the workers busy while this
+#: process writes one page and reads the next.
+PAGES_IN_FLIGHT: Final = 2
+
+#: Upgrades timed for a dry run's estimate.
+SAMPLE_ROWS: Final = 8
+
+#: Called after each page with (rows done, rows in the table at the survey).
+Progress = Callable[[int, int], None]
+
+
+class DatabaseError(TwoCatsError):
+    """The database failed while the job ran; every row holds its old value or its new one."""
+
+
+@dataclass
+class BulkReport:
+    """The counts of a bulk upgrade (or of a dry run's survey).
+
+    ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt, empty,
+    malformed); ``failed`` counts the rows that could not be upgraded, by reason.
+    """
+
+    dry_run: bool
+    rows: int = 0
+    to_upgrade: int = 0
+    upgraded: int = 0
+    current: int = 0
+    needs_password: int = 0
+    conflicts: int = 0
+    other: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)
+    workers: int = 0
+    seconds: float = 0.0
+    cpu_seconds_per_upgrade: float | None = None
+    estimated_seconds: float | None = None
+
+    @property
+    def failures(self) -> int:
+        """The number of rows that failed."""
+        return sum(self.failed.values())
+
+    def document(self) -> dict[str, Any]:
+        """The report as a JSON-ready dict."""
+        document = {
+            name: getattr(self, name)
+            for name in (
+                "dry_run",
+                "rows",
+                "to_upgrade",
+                "upgraded",
+                "current",
+                "needs_password",
+                "conflicts",
+                "other",
+                "failed",
+                "workers",
+                "seconds",
+            )
+        }
+        if self.dry_run:
+            document["cpu_seconds_per_upgrade"] = self.cpu_seconds_per_upgrade
+            document["estimated_seconds"] = self.estimated_seconds
+        return document
+
+    def _count(self, verdict: Verdict) -> None:
+        """Count one judged row, except those to upgrade (counted when their result is in)."""
+        self.rows += 1
+        if verdict.kind in (kinds.CURRENT, kinds.ABOVE_TARGET):
+            self.current += 1
+        elif verdict.kind == kinds.NEEDS_PASSWORD:
+            self.needs_password += 1
+        elif verdict.kind == kinds.REFUSED:
+            self._fail(verdict.reason or "refused", 1)
+        elif verdict.kind != kinds.UPGRADE:
+            self.other[verdict.kind] = self.other.get(verdict.kind, 0) + 1
+
+    def _fail(self, reason: str, count: int) -> None:
+        self.failed[reason] = self.failed.get(reason, 0) + count
+
+
+# One row to upgrade: (key, value as read, verdict).
+_Row = tuple[Any, str, Verdict]
+
+
+@dataclass
+class _Page:
+    """A page between reading and writing: its rows to upgrade and the workers' futures."""
+
+    size: int
+    rows: list[_Row]
+    futures: list[Future[Any]]
+
+
+def _check_arguments(
+    batch_size: int, client: Client | None, scheduler: str | None, workers: int | None
+) -> None:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+        raise InvalidParametersError("batch_size must be an integer")
+    if not 1 <= batch_size <= MAX_BATCH_SIZE:
+        raise InvalidParametersError(f"batch_size must be from 1 to {MAX_BATCH_SIZE}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+        raise InvalidParametersError("workers must be an integer")
+    if workers is not None and workers < 1:
+        raise InvalidParametersError("workers must be at least 1")
+    if sum(given is not None for given in (client, scheduler, workers)) > 1:
+        raise InvalidParametersError("give at most one of client, scheduler and workers")
+
+
+def _judged(
+    table: StoredHashTable, hasher: PasswordHasher, batch_size: int
+) -> Iterator[list[tuple[Any, Any, Verdict]]]:
+    """Yield each page's rows with their verdicts."""
+    try:
+        for page in table.pages(batch_size):
+            yield [(key, value, judge(value, hasher)) for key, value in page]
+    except sa_exc.SQLAlchemyError as error:
+        raise DatabaseError(f"reading the table failed: {database_error(error)}") from None
+
+
+def _survey(
+    table: StoredHashTable, hasher: PasswordHasher, batch_size: int, report: BulkReport
+) -> list[str]:
+    """Count the table's rows by kind into `report`; return a few hashes to upgrade as a sample.
+
+    Raises :class:`~twocats.exceptions.InvalidParametersError` if a stored memory cost is above
+    the target's.
+    """
+    sample: list[str] = []
+    target = hasher.params.mem_cost
+    for page in _judged(table, hasher, batch_size):
+        for key, _, verdict in page:
+            if verdict.kind == kinds.ABOVE_TARGET:
+                raise InvalidParametersError(
+                    f"the target mem_cost {target} is below the stored mem_cost "
+                    f"{verdict.mem_cost} of the row {key!r}: a bulk upgrade only raises costs"
+                )
+            report._count(verdict)
+            if verdict.kind == kinds.UPGRADE:
+                report.to_upgrade += 1
+                if len(sample) < SAMPLE_ROWS and verdict.stored is not None:
+                    sample.append(verdict.stored.phc)
+    return sample
+
+
+def _submit(workers: Workers, plugin_name: str, rows: list[_Row]) -> list[Future[Any]]:
+    """Send the rows to upgrade to the workers, one chunk per worker."""
+    hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
+    size = max(1, -(-len(hashes) // workers.count))
+    return [
+        workers.client.submit(upgrade_chunk, plugin_name, hashes[start : start + size], pure=False)
+        for start in range(0, len(hashes), size)
+    ]
+
+
+def _finish(workers: Workers, page: _Page, table: StoredHashTable, report: BulkReport) -> None:
+    """Collect a page's upgrades and write them back in one transaction."""
+    try:
+        results = [result for chunk in workers.client.gather(page.futures) for result in chunk]
+    except Exception as error:
+        # A worker died or the cluster went away: nothing of this page was written.
+        report._fail(f"the Dask worker failed: {type(error).__name__}: {error}", len(page.rows))
+        return
+    changes = []
+    for (key, old, verdict), (new, reason) in zip(page.rows, results, strict=True):
+        if new is None or verdict.stored is None:
+            report._fail(reason or "no result", 1)
+        else:
+            changes.append((key, old, verdict.stored.with_phc(new)))
+    try:
+        conflicts = table.swap(changes)
+    except sa_exc.SQLAlchemyError as error:
+        raise DatabaseError(f"writing a batch failed: {database_error(error)}") from None
+    report.conflicts += conflicts
+    report.upgraded += len(changes) - conflicts
+
+
+def _run(
+    table: StoredHashTable,
+    hasher: PasswordHasher,
+    workers: Workers,
+    batch_size: int,
+    report: BulkReport,
+    progress: Progress | None,
+    total: int,
+) -> None:
+    """Upgrade the table on `workers`, counting every row into `report`."""
+    plugin = UpgradePlugin(
+        hasher.params,
+        max_memory=hasher.max_memory,
+        backend=hasher.backend,
+        fill_threads=workers.fill_threads,
+    )
+    workers.client.register_plugin(plugin, name=plugin.name)
+    pending: collections.deque[_Page] = collections.deque()
+    done = 0
+
+    def finish_oldest() -> None:
+        nonlocal done
+        page = pending.popleft()
+        _finish(workers, page, table, report)
+        done += page.size
+        if progress is not None:
+            progress(done, max(total, done))
+
+    for judged in _judged(table, hasher, batch_size):
+        rows: list[_Row] = []
+        for key, value, verdict in judged:
+            report._count(verdict)
+            if verdict.kind == kinds.UPGRADE:
+                rows.append((key, value, verdict))
+        report.to_upgrade += len(rows)
+        pending.append(_Page(len(judged), rows, _submit(workers, plugin.name, rows)))
+        while len(pending) >= PAGES_IN_FLIGHT:
+            finish_oldest()
+    while pending:
+        finish_oldest()
+
+
+def upgrade_table(
+    url: str,
+    table: str,
+    *,
+    key_column: str,
+    hash_column: str,
+    target: Params,
+    client: Client | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    dry_run: bool = False,
+    max_memory: int | None = None,
+    backend: str | None = None,
+    progress: Progress | None = None,
+) -> BulkReport:
+    """Raise every upgradable TwoCats hash in a database table to the `target` parameters.
+
+    :param url: an SQLAlchemy database URL (``sqlite:///users.db``; ``postgresql://`` uses
+        psycopg 3).
+    :param table: the table; `key_column` must be its primary key or a unique key, `hash_column`
+        a text column of bare PHC strings or prefixed ones (Django's ``twocats$``).
+    :param target: the parameters to raise the hashes to (only the memory cost can change).
+    :param client: a Dask client to run on; or `scheduler`, the address of a cluster to connect
+        to; or `workers`, the number of processes of a new local cluster (default: one per
+        usable core).
+    :param batch_size: rows per page, and per write-back transaction.
+    :param dry_run: only count the rows by kind and estimate the duration; nothing is written
+        and no cluster is started.
+    :param max_memory: the hasher's memory limit (see :class:`~twocats.PasswordHasher`); stored
+        hashes over its memory or work limits are counted as failed, never computed.
+    :param progress: called after each page with (rows done, rows in the table).
+
+    Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the table, its
+    columns, an unreachable database or cluster, a target below a stored memory cost) before
+    anything is written, and :class:`DatabaseError` if the database fails during the run.
+    """
+    _check_arguments(batch_size, client, scheduler, workers)
+    if not isinstance(target, Params):
+        raise TypeError(f"target must be a twocats.Params, not {type(target).__name__}")
+    hasher = PasswordHasher.from_params(target, max_memory=max_memory, backend=backend)
+    started = time.perf_counter()
+    survey = BulkReport(dry_run=True)
+    stored = open_table(url, table, key_column, hash_column)
+    try:
+        sample = _survey(stored, hasher, batch_size, survey)
+        if dry_run:
+            report = survey
+            report.workers = workers or (len(client.nthreads()) if client else usable_cores())
+            report.cpu_seconds_per_upgrade = time_upgrades(hasher, sample)
+            if report.cpu_seconds_per_upgrade is not None:
+                cpu = report.cpu_seconds_per_upgrade * report.to_upgrade
+                report.estimated_seconds = cpu / report.workers
+        elif survey.to_upgrade == 0:
+            report = dataclasses.replace(survey, dry_run=False)
+        else:
+            # The run counts every row again: rows may have changed since the survey.
+            report = BulkReport(dry_run=False)
+            with open_workers(client, scheduler=scheduler, workers=workers) as pool:
+                report.workers = pool.count
+                _run(stored, hasher, pool, batch_size, report, progress, survey.rows)
+    finally:
+        stored.close()
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,69 @@
+"""What a stored value is: a TwoCats hash (bare or behind a framework prefix) or another kind.
+
+A value is a TwoCats hash when it is a PHC string ``$twocats$...``, or one behind a framework's
+algorithm prefix such as Django's (``twocats$twocats$...`` or ``twocats$$twocats$...``: the
+algorithm's name, then the PHC string).  The prefix is kept as found when the value is rewritten.
+Every other value is put in one of :data:`OTHER_KINDS` by its shape alone; nothing here decodes
+or checks a TwoCats string (see :mod:`twocats.bulk.rows` for that).
+
+This module imports neither SQLAlchemy nor Dask.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from twocats.phc import PHC_ID
+
+__all__ = ["OTHER_KINDS", "StoredValue", "other_kind", "split_twocats"]
+
+#: The kinds of values a bulk upgrade leaves untouched, besides TwoCats hashes.
+OTHER_KINDS: Final = ("argon2", "bcrypt", "pbkdf2", "scrypt", "empty", "malformed")
+
+# A framework prefix is an algorithm name (letters, digits, underscores and hyphens), with or
+# without a "$" of its own before the PHC string.
+_PREFIX: Final = r"([A-Za-z][A-Za-z0-9_-]{0,63}\$?)?"
+_TWOCATS: Final = re.compile(_PREFIX + r"(\$" + PHC_ID + r"\$.*)", re.DOTALL)
+
+# The shapes of the other algorithms' values, bare or behind Django's and passlib's names.
+_SHAPES: Final = (
+    ("argon2", re.compile(r"(argon2)?\$argon2(id|i|d)\$")),
+    ("bcrypt", re.compile(r"(bcrypt(_sha256)?\$)?\$2[abxy]?\$")),
+    ("pbkdf2", re.compile(r"pbkdf2_sha(1|256)\$|\$pbkdf2(-sha(1|256|512))?\$")),
+    ("scrypt", re.compile(r"scrypt\$|\$scrypt\$|\$7\$")),
+)
+
+
+@dataclass(frozen=True)
+class StoredValue:
+    """A stored TwoCats value split into its framework prefix (often empty) and its PHC string."""
+
+    prefix: str
+    phc: str
+
+    def with_phc(self, phc: str) -> str:
+        """Return the value to store for a new PHC string, behind the same prefix."""
+        return self.prefix + phc
+
+
+def split_twocats(value: object) -> StoredValue | None:
+    """Return the parts of a TwoCats value, or None if `value` is not one."""
+    if not isinstance(value, str):
+        return None
+    match = _TWOCATS.fullmatch(value)
+    if match is None:
+        return None
+    return StoredValue(match.group(1) or "", match.group(2))
+
+
+def other_kind(value: object) -> str:
+    """Return the kind of a value that is not a usable TwoCats hash (one of :data:`OTHER_KINDS`)."""
+    if value is None or value == "" or value == b"":
+        return "empty"
+    if isinstance(value, str):
+        for kind, shape in _SHAPES:
+            if shape.match(value):
+                return kind
+    return "malformed"

@@ -1,0 +1,144 @@
+"""The Dask side of a bulk upgrade: a worker plugin that holds the hasher, and the task it runs.
+
+Each worker builds the target hasher once, when the plugin is registered, and loads the kernels
+then (:func:`twocats.bulk.sample.warm_up`), so no task pays for compilation.  Upgrades running at
+once on one worker are bounded by a semaphore: at most one per worker thread, and no more than
+the worker's memory limit holds at the target's memory cost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+from distributed import Client, LocalCluster, WorkerPlugin, get_worker
+
+from twocats.bulk.sample import warm_up
+from twocats.exceptions import InvalidParametersError, TwoCatsError
+from twocats.hasher import PasswordHasher
+from twocats.params import Params
+from twocats.simd.fill import THREADS_ENV
+
+__all__ = ["UpgradePlugin", "Workers", "open_workers", "upgrade_chunk", "usable_cores"]
+
+#: Seconds to wait for an existing cluster's scheduler and its first worker.
+CONNECT_TIMEOUT = 30
+
+
+def usable_cores() -> int:
+    """Return the number of CPU cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
+
+
+class UpgradePlugin(WorkerPlugin):
+    """Builds the target hasher on each worker and bounds the upgrades it runs at once."""
+
+    def __init__(
+        self,
+        params: Params,
+        *,
+        max_memory: int | None,
+        backend: str | None,
+        fill_threads: int | None,
+    ) -> None:
+        self.params = params
+        self.max_memory = max_memory
+        self.backend = backend
+        self.fill_threads = fill_threads
+        digest = hashlib.sha256(repr((params, max_memory, backend)).encode()).hexdigest()
+        self.name = f"twocats-bulk-{digest[:16]}"
+
+    def setup(self, worker: Any) -> None:
+        """Build the hasher, load its kernels and size the semaphore for this worker."""
+        if self.fill_threads is not None:
+            os.environ[THREADS_ENV] = str(self.fill_threads)
+        self.hasher = PasswordHasher.from_params(
+            self.params, max_memory=self.max_memory, backend=self.backend
+        )
+        warm_up(self.hasher)
+        slots = max(1, int(worker.state.nthreads))
+        memory_limit = worker.memory_manager.memory_limit
+        if memory_limit:
+            slots = min(slots, max(1, int(memory_limit) // self.params.memory_bytes))
+        self.slots = threading.BoundedSemaphore(slots)
+
+    def teardown(self, worker: Any) -> None:
+        """Let go of the hasher's work memory."""
+        self.hasher.release()
+
+
+def upgrade_chunk(plugin_name: str, hashes: list[str]) -> list[tuple[str | None, str | None]]:
+    """Upgrade PHC strings on this worker; return (new hash, None) or (None, reason) for each."""
+    plugin = cast(UpgradePlugin, get_worker().plugins[plugin_name])
+    results: list[tuple[str | None, str | None]] = []
+    for stored in hashes:
+        try:
+            with plugin.slots:
+                results.append((plugin.hasher.upgrade(stored), None))
+        except TwoCatsError as error:
+            results.append((None, str(error)))
+    return results
+
+
+@dataclass(frozen=True)
+class Workers:
+    """A Dask client, the number of workers it reaches, and the fill threads each hash may use."""
+
+    client: Client
+    count: int
+    fill_threads: int | None
+
+
+@contextlib.contextmanager
+def open_workers(
+    client: Client | None = None, *, scheduler: str | None = None, workers: int | None = None
+) -> Iterator[Workers]:
+    """Yield the workers of `client`, of the cluster at `scheduler`, or of a new local cluster.
+
+    A local cluster has `workers` processes (default: one per usable core) of one thread each,
+    and each hash then uses the cores of its worker's share; it is shut down afterwards.
+    """
+    if client is not None:
+        yield Workers(client, _count(client), None)
+        return
+    if scheduler is not None:
+        try:
+            remote = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as error:
+            raise InvalidParametersError(
+                f"--scheduler: cannot reach a Dask scheduler at {scheduler}: {error}"
+            ) from None
+        with remote:
+            yield Workers(remote, _count(remote), None)
+        return
+    count = workers or usable_cores()
+    cluster = LocalCluster(
+        n_workers=count,
+        threads_per_worker=1,
+        processes=True,
+        # Its HTTP endpoint (and the dashboard, if installed) on a free loopback port.
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
+    with cluster, Client(cluster) as local:
+        yield Workers(local, count, max(1, usable_cores() // count))
+
+
+def _count(client: Client) -> int:
+    """Return the number of workers of `client`'s cluster, waiting for the first one."""
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+    except TimeoutError:
+        raise InvalidParametersError(
+            f"the Dask cluster has no worker after {CONNECT_TIMEOUT} s"
+        ) from None
+    return max(1, len(client.nthreads()))
