@@ -18,6 +18,7 @@ from __future__ import annotations
 
 __all__ = [
     "BackendError",
+    "DatabaseError",
     "HashLimitError",
     "HashMemoryLimitError",
     "HasherBusyError",
@@ -92,3 +93,7 @@ class HasherBusyError(TwoCatsError):
     ``max_total_memory``) and how long it waited.  Nothing was computed; the caller may retry
     or answer "try again later".  Without a timeout no call ever raises it.
     """
+
+
+class DatabaseError(TwoCatsError):
+    """The database failed during a bulk upgrade; every row holds its old value or its new one."""

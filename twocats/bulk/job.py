@@ -31,7 +31,7 @@ from twocats.bulk.rows import Verdict, judge
 from twocats.bulk.sample import time_upgrades
 from twocats.bulk.table import StoredHashTable, database_error, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk, usable_cores
-from twocats.exceptions import InvalidParametersError, TwoCatsError
+from twocats.exceptions import DatabaseError, InvalidParametersError
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 
@@ -62,10 +62,6 @@ SAMPLE_ROWS: Final = 8
 
 #: Called after each page with (rows done, rows in the table at the survey).
 Progress = Callable[[int, int], None]
-
-
-class DatabaseError(TwoCatsError):
-    """The database failed while the job ran; every row holds its old value or its new one."""
 
 
 @dataclass
