@@ -333,7 +333,9 @@ def sha256_mh(data: Any, length: Any, out: Any) -> None:
                             byte = (bits >> (U64(8) * (padded - U64(1) - g))) & U64(0xFF)
                         word |= byte << U64(24 - 8 * t)
                     M[i, s] = U32(word)
-        sha256_lanes(H, M, T, F, 16)
+        # An int64, not the literal 16: the other callers pass an int64 width, and a literal would
+        # compile the lane kernel a second time for its own signature.
+        sha256_lanes(H, M, T, F, np.int64(16))
     for s in range(16):
         for i in range(8):
             out[s, i] = H[i, s]
