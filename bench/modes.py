@@ -21,14 +21,12 @@ Every row's output is checked against its peer before timing.  ``--smoke`` runs 
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-from bench.harness import Report, measure_group
+from bench.harness import Report, measure_group, print_markdown, suite_parser
 from twocats.simd.modes import blake2tree, keccak, lsh, sha1, sha256tree
 
 #: Published single-core SHA3-256 speed on 4 KiB inputs (tiny-keccak README, MB/s).
@@ -234,17 +232,13 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/modes.{json,md}."""
-    parser = argparse.ArgumentParser(prog="python -m bench modes", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--min-time", type=float, default=0.2)
+    parser = suite_parser("modes", __doc__, repeats=5, min_time=0.2)
     parser.add_argument(
         "--scale",
         type=float,
         default=1.0,
         help="multiply the batch count and the large message size",
     )
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no result files")
     args = parser.parse_args(list(argv or []))
     if args.smoke:
         return smoke()
@@ -258,6 +252,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def smoke() -> int:
     """Run every measurement once on tiny inputs; checks outputs, asserts no timing."""
-    report = run(SMOKE, repeats=1, min_time=0.0)
-    print(report.markdown(), end="")
-    return 0
+    return print_markdown(run(SMOKE, repeats=1, min_time=0.0))

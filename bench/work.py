@@ -12,19 +12,14 @@ ratio, which the limit caps at 2.5.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, machine
-from bench.load import measured
+from bench.harness import machine, measured, suite_parser, write_document
 from twocats import phc
 from twocats.exceptions import HashLimitError
 from twocats.hasher import PasswordHasher
@@ -184,18 +179,10 @@ def markdown(document: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite and write work.json and work.md."""
-    parser = argparse.ArgumentParser(prog="python -m bench work", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true")
+    parser = suite_parser("work", __doc__, repeats=3, smoke_help=None)
     args = parser.parse_args(list(argv or []))
     document = run(1 if args.smoke else args.repeats, smoke=args.smoke)
-    target = RESULTS_DIR if args.out is None else args.out
-    target.mkdir(parents=True, exist_ok=True)
-    (target / "work.json").write_text(json.dumps(document, indent=2) + "\n")
-    text = markdown(document)
-    (target / "work.md").write_text(text)
-    sys.stdout.write(text)
+    write_document("work", document, markdown(document), args.out)
     return 0
 
 
