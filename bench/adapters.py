@@ -29,7 +29,15 @@ from django.test import override_settings
 from passlib.context import CryptContext
 from pwdlib import PasswordHash
 
-from bench.harness import Report, Timing, load_note, measure_group, print_markdown, suite_parser
+from bench.harness import (
+    Report,
+    Timing,
+    load_note,
+    measure_group,
+    print_markdown,
+    run_suite,
+    suite_parser,
+)
 from twocats.exceptions import TwoCatsError
 from twocats.hasher import DEFAULT_SALT_LEN
 from twocats.integrations._common import shared_hasher
@@ -185,12 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = suite_parser(
         "adapters", __doc__, repeats=7, min_time=0.2, smoke_help="one check, no result files"
     )
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    report = run(repeats=args.repeats, min_time=args.min_time)
-    report.write(args.out)
-    return 0
+    return run_suite(
+        parser, argv, smoke, lambda args: run(repeats=args.repeats, min_time=args.min_time)
+    )
 
 
 def smoke() -> int:

@@ -43,6 +43,7 @@ __all__ = [
     "measure_group",
     "measured",
     "print_markdown",
+    "run_suite",
     "suite_parser",
     "write_document",
 ]
@@ -154,6 +155,20 @@ def suite_parser(
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--smoke", action="store_true", help=smoke_help)
     return parser
+
+
+def run_suite(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str] | None,
+    smoke: Callable[[], int],
+    full: Callable[[argparse.Namespace], Report],
+) -> int:
+    """Parse ``argv``; run ``smoke`` under --smoke, else write the full report where --out says."""
+    args = parser.parse_args(list(argv or []))
+    if args.smoke:
+        return smoke()
+    full(args).write(args.out)
+    return 0
 
 
 def print_markdown(report: Report) -> int:

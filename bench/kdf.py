@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from bench.harness import Report, measure_group, once, print_markdown, suite_parser
+from bench.harness import Report, measure_group, once, print_markdown, run_suite, suite_parser
 from twocats.kdf.limits import format_size
 from twocats.params import Params
 
@@ -238,12 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite and write bench/results/kdf.{json,md}."""
     parser = suite_parser("kdf", __doc__, repeats=5)
     parser.add_argument("--mem-cost", type=int, default=20, help="2**M KiB (default 20: 1 GiB)")
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    report = run(args.mem_cost, repeats=args.repeats)
-    report.write(args.out)
-    return 0
+    return run_suite(parser, argv, smoke, lambda args: run(args.mem_cost, repeats=args.repeats))
 
 
 def smoke() -> int:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from bench.harness import Report, measure_group, print_markdown, suite_parser
+from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
 from twocats.simd import hash_many, hash_many_fixed
 
 ALGORITHMS = ("blake2s", "sha256", "blake2b", "sha512")
@@ -162,13 +162,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/primitives.{json,md}."""
     parser = suite_parser("primitives", __doc__, repeats=7, min_time=0.05)
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    args = parser.parse_args(list(argv or []))
-    algorithms = [a for a in args.algorithms.split(",") if a]
-    if args.smoke:
-        return smoke()
-    report = run(WORKLOADS, algorithms, repeats=args.repeats, min_time=args.min_time)
-    report.write(args.out)
-    return 0
+    return run_suite(
+        parser,
+        argv,
+        smoke,
+        lambda args: run(
+            WORKLOADS,
+            [a for a in args.algorithms.split(",") if a],
+            repeats=args.repeats,
+            min_time=args.min_time,
+        ),
+    )
 
 
 def smoke() -> int:

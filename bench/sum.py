@@ -43,7 +43,7 @@ from typing import Final
 
 import numpy as np
 
-from bench.harness import Report, Timing, measure_group, print_markdown, suite_parser
+from bench.harness import Report, Timing, measure_group, print_markdown, run_suite, suite_parser
 from twocats.simd import hash_many, hash_many_array, hash_many_fixed
 
 #: Seed of every generated file tree and message batch.
@@ -389,14 +389,14 @@ def run(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/sum.{json,md}."""
     parser = suite_parser("sum", __doc__, repeats=3, min_time=0.05)
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    report = run(
-        TREES, repeats=args.repeats, api_count=65536, cycle_count=4096, min_time=args.min_time
+    return run_suite(
+        parser,
+        argv,
+        smoke,
+        lambda args: run(
+            TREES, repeats=args.repeats, api_count=65536, cycle_count=4096, min_time=args.min_time
+        ),
     )
-    report.write(args.out)
-    return 0
 
 
 def smoke() -> int:
