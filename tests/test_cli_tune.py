@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from twocats import phc
 from twocats.cli import main
-from twocats.cli._common import DURATION, SIZE
+from twocats.cli._options import DURATION, SIZE
 from twocats.cli.tune import _search, _Trial, lanes_for_isa
 from twocats.params import Params
 

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 import click
 
-from twocats.cli._common import Failure, emit_json, info, json_option
+from twocats.cli._common import Failure, emit_json, info
+from twocats.cli._options import json_option
 from twocats.hashes import HASH_TYPES, by_name
 
 __all__ = ["bench_command"]

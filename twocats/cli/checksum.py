@@ -23,8 +23,9 @@ from twocats.cli._check_file import (
     parse_check_line,
     unescape_name,
 )
-from twocats.cli._common import backend_option, info, json_option, progress_wanted
+from twocats.cli._common import info, progress_wanted
 from twocats.cli._file_digests import ALGORITHMS, LaneLoader, file_digests, method_for
+from twocats.cli._options import backend_option, json_option
 from twocats.cli._sum_output import (
     JsonDocument,
     Output,

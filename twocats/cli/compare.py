@@ -30,15 +30,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from twocats.cli._common import (
-    SIZE,
-    UsageFailure,
-    backend_option,
-    emit_json,
-    info,
-    json_option,
-    progress_wanted,
-)
+from twocats.cli._common import UsageFailure, emit_json, info, progress_wanted
+from twocats.cli._options import SIZE, backend_option, json_option
 
 if TYPE_CHECKING:
     from twocats.params import Params

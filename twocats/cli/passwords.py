@@ -15,25 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import (
-    UsageFailure,
+from twocats.cli._common import UsageFailure, emit_json, info, params_document
+from twocats.cli._limits import size_argument, verify_limits, verify_options, work_argument
+from twocats.cli._options import (
     backend_option,
     build_params,
-    emit_json,
-    info,
     json_option,
     max_memory_option,
-    params_document,
     params_options,
-    password_stdin_option,
-    read_password,
-    read_secret_file,
-    size_argument,
     stored_limits_options,
-    verify_limits,
-    verify_options,
-    work_argument,
 )
+from twocats.cli._secrets import password_stdin_option, read_password, read_secret_file
 
 if TYPE_CHECKING:
     from twocats.hasher import PasswordHasher

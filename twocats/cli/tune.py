@@ -28,17 +28,8 @@ from typing import Any, Final
 
 import click
 
-from twocats.cli._common import (
-    DURATION,
-    SIZE,
-    UsageFailure,
-    backend_option,
-    emit_json,
-    info,
-    json_option,
-    params_document,
-    progress_wanted,
-)
+from twocats.cli._common import UsageFailure, emit_json, info, params_document, progress_wanted
+from twocats.cli._options import DURATION, SIZE, backend_option, json_option
 from twocats.params import BOUNDS, VARIANTS, Params
 
 __all__ = [
