@@ -218,7 +218,7 @@ def compare_command(
     as_json: bool,
 ) -> None:
     """Compare TwoCats with argon2id and scrypt at equal memory and at equal time."""
-    from twocats.cli.tune import busy_note, cpu_count, lanes_for_isa, load_average
+    from twocats.cli._machine import busy_note, cpu_count, lanes_for_isa, load_average
     from twocats.params import Params
     from twocats.simd.registry import resolve_backend, simd_isa
 
