@@ -83,6 +83,14 @@ def _upgrade_limits(target: Params, max_memory: int | None, max_work: int | None
     return verify_limits(max(memory, verify_limits_for(target)[0]), max_work)
 
 
+def _print_hash(encoded: str, as_json: bool, **fields: Any) -> None:
+    """Print a new hash: the PHC string alone, or with --json a document that adds `fields`."""
+    if as_json:
+        emit_json({"hash": encoded, **fields})
+    else:
+        click.echo(encoded)
+
+
 @click.command("hash")
 @params_options
 @click.option(
@@ -131,19 +139,14 @@ def hash_command(
     loaded = time.perf_counter()
     encoded = hasher.hash(password)
     seconds = time.perf_counter() - loaded
-    needed = _note_verify_options(params)
-    if as_json:
-        emit_json(
-            {
-                "hash": encoded,
-                "params": params_document(params),
-                "seconds": seconds,
-                "startup_seconds": loaded - started,
-                "verify_options": needed,
-            }
-        )
-    else:
-        click.echo(encoded)
+    _print_hash(
+        encoded,
+        as_json,
+        params=params_document(params),
+        seconds=seconds,
+        startup_seconds=loaded - started,
+        verify_options=_note_verify_options(params),
+    )
 
 
 @click.command("verify")
@@ -259,19 +262,14 @@ def upgrade_command(
     started = time.perf_counter()
     encoded = hasher.upgrade(hash_string)
     seconds = time.perf_counter() - started
-    needed = _note_verify_options(target)
-    if as_json:
-        emit_json(
-            {
-                "hash": encoded,
-                "old_mem_cost": stored.params.mem_cost,
-                "mem_cost": mem_cost,
-                "seconds": seconds,
-                "verify_options": needed,
-            }
-        )
-    else:
-        click.echo(encoded)
+    _print_hash(
+        encoded,
+        as_json,
+        old_mem_cost=stored.params.mem_cost,
+        mem_cost=mem_cost,
+        seconds=seconds,
+        verify_options=_note_verify_options(target),
+    )
 
 
 @click.command("needs-rehash")
