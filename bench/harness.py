@@ -39,9 +39,11 @@ __all__ = [
     "load_average",
     "load_note",
     "machine",
+    "markdown_head",
     "measure",
     "measure_group",
     "measured",
+    "once",
     "print_markdown",
     "run_suite",
     "suite_parser",
@@ -137,6 +139,24 @@ def measured(info: dict[str, Any], before: Sequence[float], after: Sequence[floa
         f"{[round(x, 2) for x in before]} at the start, {[round(x, 2) for x in after]} at the "
         "end (shared machine)."
     )
+
+
+def markdown_head(
+    document: dict[str, Any],
+    before: Sequence[float],
+    after: Sequence[float],
+    header: str,
+    align: str,
+) -> list[str]:
+    """The first lines of a report: its title, where and under which load, and a table's head."""
+    return [
+        f"# {document['title']}",
+        "",
+        measured(document["machine"], before, after),
+        "",
+        header,
+        align,
+    ]
 
 
 def suite_parser(

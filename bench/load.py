@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import machine, measured, write_document
+from bench.harness import machine, markdown_head, write_document
 
-__all__ = ["GOALS", "main", "measured", "smoke"]
+__all__ = ["GOALS", "main", "smoke"]
 
 #: Goals of issue 11 on the 2-core project machine.
 GOALS = {
@@ -317,15 +317,13 @@ def _line(row: dict[str, Any]) -> str:
 
 def markdown(document: dict[str, Any]) -> str:
     """The report as a markdown table with the goals."""
-    info = document["machine"]
-    lines = [
-        f"# {document['title']}",
-        "",
-        measured(info, document["load_average_start"], document["load_average_end"]),
-        "",
+    lines = markdown_head(
+        document,
+        document["load_average_start"],
+        document["load_average_end"],
         "| library | callers | mode | verifies/s | unloaded | p50 | p99 | RSS | CPU | lag | load |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    )
     for r in document["rows"]:
         lag = f"{r['loop_lag_p99_ms']:.1f} ms" if "loop_lag_p99_ms" in r else ""
         around = f"{r['unloaded_rate']:.2f}" if "unloaded_rate" in r else ""

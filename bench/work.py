@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench.harness import machine, measured, suite_parser, write_document
+from bench.harness import machine, markdown_head, suite_parser, write_document
 from twocats import phc
 from twocats.exceptions import HashLimitError
 from twocats.hasher import PasswordHasher
@@ -158,15 +158,13 @@ def run(repeats: int, *, smoke: bool = False) -> dict[str, Any]:
 
 def markdown(document: dict[str, Any]) -> str:
     """The report as a markdown table."""
-    info = document["machine"]
-    lines = [
-        f"# {document['title']}",
-        "",
-        measured(info, document["load_average_before"], document["load_average_after"]),
-        "",
+    lines = markdown_head(
+        document,
+        document["load_average_before"],
+        document["load_average_after"],
         "| planted shape | largest accepted | own verify | planted verify | ratio | estimated |",
         "|---|---|---:|---:|---:|---:|",
-    ]
+    )
     for r in document["rows"]:
         lines.append(
             f"| {r['family']} | `{r['stored_hash']}` | {r['own_cpu_ms']:.0f} ms | "
