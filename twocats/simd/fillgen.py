@@ -119,18 +119,26 @@ def _emit_rows(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     if lanes >= _PREFETCH_PER_ROW_LANES:
         for line in prefetch:
             w.emit(d, line)
-    for k in range(lanes):
-        w.emit(d, f"x{k} = mem[q + {_off(k)}]")
-    for k in range(lanes):
-        w.emit(d, f"y{k} = mem[f + {_off(k)}]")
-    for k in range(lanes):
-        w.emit(d, f"z{k} = np.uint32(np.uint32(s{k} + x{k}) ^ y{k})")
-        w.emit(d, f"s{k} = np.uint32((z{k} << U8) | (z{k} >> U24))")
-    for k in range(lanes):
-        w.emit(d, f"mem[t + {_off(k)}] = s{k}")
+    _emit_lane_row(w, d, lanes)
     w.emit(d, "q = q + n_lanes")
     w.emit(d, "f = f + n_lanes")
     w.emit(d, "t = t + n_lanes")
+
+
+def _emit_lane_row(w: Emitter, d: int, lanes: int, suffix: str = "", first: int = 0) -> None:
+    """Emit one row of lanes: read ``q`` and ``f``, mix into the state, write ``t``.
+
+    The row's words are ``first`` to ``first + lanes - 1``; its temporaries end in ``suffix``.
+    """
+    for k in range(lanes):
+        w.emit(d, f"x{k}{suffix} = mem[q + {_off(first + k)}]")
+    for k in range(lanes):
+        w.emit(d, f"y{k}{suffix} = mem[f + {_off(first + k)}]")
+    for k in range(lanes):
+        w.emit(d, f"z{k}{suffix} = np.uint32(np.uint32(s{k} + x{k}{suffix}) ^ y{k}{suffix})")
+        w.emit(d, f"s{k} = np.uint32((z{k}{suffix} << U8) | (z{k}{suffix} >> U24))")
+    for k in range(lanes):
+        w.emit(d, f"mem[t + {_off(first + k)}] = s{k}")
 
 
 def _off(k: int) -> str:
@@ -156,15 +164,7 @@ def _emit_short_sub_blocks(w: Emitter, depth: int, lanes: int) -> None:
     w.emit(d, "prefetch_read(mem, f + AHEAD)")
     w.emit(d, "prefetch_write(mem, t + AHEAD)")
     for r in range(rows):
-        for k in range(lanes):
-            w.emit(d, f"x{k}_{r} = mem[q + {_off(r * lanes + k)}]")
-        for k in range(lanes):
-            w.emit(d, f"y{k}_{r} = mem[f + {_off(r * lanes + k)}]")
-        for k in range(lanes):
-            w.emit(d, f"z{k}_{r} = np.uint32(np.uint32(s{k} + x{k}_{r}) ^ y{k}_{r})")
-            w.emit(d, f"s{k} = np.uint32((z{k}_{r} << U8) | (z{k}_{r} >> U24))")
-        for k in range(lanes):
-            w.emit(d, f"mem[t + {_off(r * lanes + k)}] = s{k}")
+        _emit_lane_row(w, d, lanes, suffix=f"_{r}", first=r * lanes)
     w.emit(d, "f = f + SHORT_SUB")
     w.emit(d, "t = t + SHORT_SUB")
 
