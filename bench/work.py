@@ -35,55 +35,40 @@ GOAL = 3.0
 SALT = bytes(range(16))
 PASSWORD = b"correct horse battery staple"
 
+
+def _by_memory(**shape: Any) -> tuple[str, range, Params]:
+    """A family growing mem_cost over 0-20 from ``shape`` (by default one thread, no multiplies)."""
+    base: dict[str, Any] = {"mem_cost": 0, "multiplies": 0, "parallelism": 1, **shape}
+    return "mem_cost", range(21), Params(**base)
+
+
+def _by_time_cost(variant: str) -> tuple[str, range, Params]:
+    """A family growing time_cost over 0-30 from one thread of 32-byte blocks."""
+    return "time_cost", range(31), Params(
+        variant=variant, mem_cost=0, time_cost=0, multiplies=0, parallelism=1, block_size=32,
+        sub_block_size=32,
+    )  # fmt: skip
+
+
 #: Families of planted shapes: the parameter that grows, its range, and the shape.
 FAMILIES: dict[str, tuple[str, range, Params]] = {
-    "sha512, 64-byte blocks, p=1": (
-        "mem_cost",
-        range(21),
-        Params(hash_type="sha512", mem_cost=0, multiplies=0, parallelism=1, block_size=64,
-               sub_block_size=32),
+    "sha512, 64-byte blocks, p=1": _by_memory(hash_type="sha512", block_size=64, sub_block_size=32),
+    "sha256, 32-byte blocks, p=1": _by_memory(hash_type="sha256", block_size=32, sub_block_size=32),
+    "blake2b, 64-byte blocks, p=1": _by_memory(
+        hash_type="blake2b", block_size=64, sub_block_size=64
     ),
-    "sha256, 32-byte blocks, p=1": (
-        "mem_cost",
-        range(21),
-        Params(hash_type="sha256", mem_cost=0, multiplies=0, parallelism=1, block_size=32,
-               sub_block_size=32),
+    "one lane, 8 multiplies, p=1": _by_memory(
+        mem_cost=10, multiplies=8, lanes=1, block_size=1024, sub_block_size=32
     ),
-    "blake2b, 64-byte blocks, p=1": (
-        "mem_cost",
-        range(21),
-        Params(hash_type="blake2b", mem_cost=0, multiplies=0, parallelism=1, block_size=64,
-               sub_block_size=64),
-    ),
-    "one lane, 8 multiplies, p=1": (
-        "mem_cost",
-        range(21),
-        Params(mem_cost=10, multiplies=8, lanes=1, parallelism=1, block_size=1024,
-               sub_block_size=32),
-    ),
-    "2014, time cost, 32-byte blocks": (
-        "time_cost",
-        range(31),
-        Params(variant="2014", mem_cost=0, time_cost=0, multiplies=0, parallelism=1,
-               block_size=32, sub_block_size=32),
-    ),
-    "2014-03, time cost, 32-byte blocks": (
-        "time_cost",
-        range(31),
-        Params(variant="2014-03", mem_cost=0, time_cost=0, multiplies=0, parallelism=1,
-               block_size=32, sub_block_size=32),
-    ),
-    "twice the memory, no multiplies": (
-        "multiplies",
-        range(9),
-        Params(mem_cost=19, multiplies=0),
-    ),
+    "2014, time cost, 32-byte blocks": _by_time_cost("2014"),
+    "2014-03, time cost, 32-byte blocks": _by_time_cost("2014-03"),
+    "twice the memory, no multiplies": ("multiplies", range(9), Params(mem_cost=19, multiplies=0)),
     "own shape, upgraded from level 0": (
         "multiplies",
         range(3, 4),
         dataclasses.replace(MODERATE, start_mem_cost=0),
     ),
-}  # fmt: skip
+}
 
 
 def _largest_accepted(hasher: PasswordHasher, name: str, values: range, base: Params) -> Params:
