@@ -90,6 +90,15 @@ def _emit_state_hash(
     )
 
 
+def _emit_final_chain(w: Emitter, depth: int, steps: str) -> None:
+    """Emit ``steps`` steps of the final block hash's multiply chain over ``ca`` to ``cd``."""
+    w.emit(depth, f"for _m in range({steps}):")
+    w.emit(depth + 1, "ca = ca ^ ((cb * cc) >> U32)")
+    w.emit(depth + 1, "cb = (cb + cc) & MASK32")
+    w.emit(depth + 1, "cc = cc ^ ((ca * cd) >> U32)")
+    w.emit(depth + 1, "cd = (cd + ca) & MASK32")
+
+
 def _emit_rows(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     """Emit the rows of one sub-block: per chunk of rows, the multiply chain, then the lanes.
 
@@ -99,11 +108,7 @@ def _emit_rows(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     """
     w.emit(depth, "for _chunk in range(n_chunks):")
     if chain == "final":
-        w.emit(depth + 1, "for _m in range(chunk_steps):")
-        w.emit(depth + 2, "ca = ca ^ ((cb * cc) >> U32)")
-        w.emit(depth + 2, "cb = (cb + cc) & MASK32")
-        w.emit(depth + 2, "cc = cc ^ ((ca * cd) >> U32)")
-        w.emit(depth + 2, "cd = (cd + ca) & MASK32")
+        _emit_final_chain(w, depth + 1, "chunk_steps")
     else:
         w.emit(depth + 1, "for _cr in range(chunk):")
         w.emit(depth + 2, "for mi in range(n_mul):")
@@ -156,11 +161,7 @@ def _emit_short_sub_blocks(w: Emitter, depth: int, lanes: int) -> None:
     w.emit(depth, "for _sb in range(n_sub):")
     d = depth + 1
     w.emit(d, "q = prev + (np.uint64(mem[f]) & sub_mask) * SHORT_SUB")
-    w.emit(d, "for _m in range(short_steps):")
-    w.emit(d + 1, "ca = ca ^ ((cb * cc) >> U32)")
-    w.emit(d + 1, "cb = (cb + cc) & MASK32")
-    w.emit(d + 1, "cc = cc ^ ((ca * cd) >> U32)")
-    w.emit(d + 1, "cd = (cd + ca) & MASK32")
+    _emit_final_chain(w, d, "short_steps")
     w.emit(d, "prefetch_read(mem, f + AHEAD)")
     w.emit(d, "prefetch_write(mem, t + AHEAD)")
     for r in range(rows):
