@@ -24,6 +24,7 @@ from twocats.exceptions import (
 )
 from twocats.params import Params
 
+#: A command function; the option decorators return it with its type unchanged.
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Exit status of a run interrupted with Ctrl-C (128 + SIGINT, as shells report it).

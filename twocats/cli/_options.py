@@ -9,17 +9,15 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from twocats.cli._common import UsageFailure
+from twocats.cli._common import F, UsageFailure
 from twocats.cli._limits import verify_limits
 from twocats.kdf.limits import format_size
 from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
 from twocats.simd.registry import BACKENDS
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     # click.ParamType is generic only from click 8.2 on; subscript it for the type checker only.

@@ -10,16 +10,13 @@ import locale
 import os
 import select
 import sys
-from collections.abc import Callable
-from typing import Any, BinaryIO, Final, TypeVar
+from typing import BinaryIO, Final
 
 import click
 
 from twocats._bounded_io import read_file_bounded
-from twocats.cli._common import UsageFailure, info
+from twocats.cli._common import F, UsageFailure, info
 from twocats.kdf.limits import format_size
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def password_stdin_option(function: F) -> F:
