@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import UsageFailure, emit_json, info, params_document
+from twocats.cli._common import F, UsageFailure, emit_json, info, params_document
 from twocats.cli._limits import size_argument, verify_limits, verify_options, work_argument
 from twocats.cli._options import (
     backend_option,
@@ -83,6 +84,13 @@ def _upgrade_limits(target: Params, max_memory: int | None, max_work: int | None
     return verify_limits(max(memory, verify_limits_for(target)[0]), max_work)
 
 
+def _salt_len_option(help_text: str) -> Callable[[F], F]:
+    """Add ``--salt-len``: the salt length of new hashes, 8 to 64 bytes (16 by default)."""
+    return click.option(
+        "--salt-len", type=click.IntRange(8, 64), default=16, show_default=True, help=help_text
+    )
+
+
 def _print_hash(encoded: str, as_json: bool, **fields: Any) -> None:
     """Print a new hash: the PHC string alone, or with --json a document that adds `fields`."""
     if as_json:
@@ -93,13 +101,7 @@ def _print_hash(encoded: str, as_json: bool, **fields: Any) -> None:
 
 @click.command("hash")
 @params_options
-@click.option(
-    "--salt-len",
-    type=click.IntRange(8, 64),
-    default=16,
-    show_default=True,
-    help="Random salt length in bytes.",
-)
+@_salt_len_option("Random salt length in bytes.")
 @click.option("--pepper-file", type=click.Path(dir_okay=False), default=None, help=_PEPPER_HELP)
 @password_stdin_option
 @max_memory_option("the memory this machine can give")
@@ -275,13 +277,7 @@ def upgrade_command(
 @click.command("needs-rehash")
 @click.argument("hash_string", metavar="HASH")
 @params_options
-@click.option(
-    "--salt-len",
-    type=click.IntRange(8, 64),
-    default=16,
-    show_default=True,
-    help="Salt length current hashes should have.",
-)
+@_salt_len_option("Salt length current hashes should have.")
 @stored_limits_options("a HASH")
 @json_option
 def needs_rehash_command(
