@@ -17,12 +17,10 @@ and refuses a wrong one, at ``CHEAPEST``; it asserts no timing.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 import django
 from django.conf import settings
@@ -31,7 +29,15 @@ from django.test import override_settings
 from passlib.context import CryptContext
 from pwdlib import PasswordHash
 
-from bench.harness import Report, Timing, measure_group
+from bench.harness import (
+    Report,
+    Timing,
+    load_note,
+    measure_group,
+    print_markdown,
+    run_suite,
+    suite_parser,
+)
 from twocats.exceptions import TwoCatsError
 from twocats.hasher import DEFAULT_SALT_LEN
 from twocats.integrations._common import shared_hasher
@@ -171,10 +177,7 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
                         slower=f"{label}/{measure}/{name}",
                     )
     after = os.getloadavg()
-    report.notes.append(
-        f"Load average (1, 5, 15 min) before: {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; "
-        f"after: {after[0]:.2f}, {after[1]:.2f}, {after[2]:.2f} on {os.cpu_count()} CPUs."
-    )
+    report.notes.append(load_note(before, after))
     report.notes.append(
         "A ratio is the adapter's median time per call over the bare verify's (1.00x: no "
         "overhead), in wall-clock and in CPU time (both measured in rotation; the CPU time is the "
@@ -187,21 +190,14 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/adapters.{json,md}."""
-    parser = argparse.ArgumentParser(prog="python -m bench adapters", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--min-time", type=float, default=0.2)
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="one check, no result files")
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    report = run(repeats=args.repeats, min_time=args.min_time)
-    report.write(args.out)
-    return 0
+    parser = suite_parser(
+        "adapters", __doc__, repeats=7, min_time=0.2, smoke_help="one check, no result files"
+    )
+    return run_suite(
+        parser, argv, smoke, lambda args: run(repeats=args.repeats, min_time=args.min_time)
+    )
 
 
 def smoke() -> int:
     """Check every adapter once at CHEAPEST; asserts no timing."""
-    report = run(repeats=1, min_time=0.0, smoke=True)
-    print(report.markdown(), end="")
-    return 0
+    return print_markdown(run(repeats=1, min_time=0.0, smoke=True))

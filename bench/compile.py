@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench.compile_worker import HOT_CELLS
-from bench.harness import RESULTS_DIR, load_average, machine
+from bench.harness import RESULTS_DIR, load_average, machine, write_document
 
 __all__ = ["main", "smoke"]
 
@@ -375,11 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         skip_startup=args.skip_startup,
         skip_hot=args.skip_hot,
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "compile.json").write_text(json.dumps(doc, indent=2) + "\n")
-    text = markdown(doc)
-    (args.out / "compile.md").write_text(text)
-    sys.stdout.write(text)
+    write_document("compile", doc, markdown(doc), args.out)
     return 0 if all(row["met"] for row in doc.get("hot", [])) else 1
 
 

@@ -19,6 +19,7 @@ and records the time per call; reports give the median and the spread (max - min
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -26,7 +27,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,17 @@ __all__ = [
     "Report",
     "Timing",
     "load_average",
+    "load_note",
     "machine",
+    "markdown_head",
     "measure",
     "measure_group",
+    "measured",
+    "once",
+    "print_markdown",
+    "run_suite",
+    "suite_parser",
+    "write_document",
 ]
 
 #: Where reports are written unless a suite says otherwise.
@@ -67,14 +76,16 @@ class Timing:
         return (max(self.samples) - min(self.samples)) / self.median
 
 
-def _once(call: Callable[[], object], min_time: float) -> float:
-    """Time ``call`` in a loop of at least ``min_time`` seconds; return seconds per call."""
+def once(
+    call: Callable[[], object], min_time: float, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Time ``call`` in a loop of at least ``min_time`` seconds of ``clock``; return s per call."""
     calls = 0
-    start = time.perf_counter()
+    start = clock()
     while True:
         call()
         calls += 1
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
         if elapsed >= min_time:
             return elapsed / calls
 
@@ -100,7 +111,7 @@ def measure_group(
     samples: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(repeats):
         for name, call in calls.items():
-            samples[name].append(_once(call, min_time))
+            samples[name].append(once(call, min_time))
     return {name: Timing(tuple(values)) for name, values in samples.items()}
 
 
@@ -110,6 +121,96 @@ def load_average() -> list[float] | None:
         return list(os.getloadavg())
     except OSError:
         return None
+
+
+def load_note(before: Sequence[float], after: Sequence[float]) -> str:
+    """A report note giving the load averages before and after a run, and the CPU count."""
+    return (
+        f"Load average (1, 5, 15 min) before: {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; "
+        f"after: {after[0]:.2f}, {after[1]:.2f}, {after[2]:.2f} on {os.cpu_count()} CPUs."
+    )
+
+
+def measured(info: dict[str, Any], before: Sequence[float], after: Sequence[float]) -> str:
+    """The sentence naming the machine and the load averages at the start and the end."""
+    return (
+        f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), Python "
+        f"{info['python']}, numba {info.get('numba')}; load average "
+        f"{[round(x, 2) for x in before]} at the start, {[round(x, 2) for x in after]} at the "
+        "end (shared machine)."
+    )
+
+
+def markdown_head(
+    document: dict[str, Any],
+    before: Sequence[float],
+    after: Sequence[float],
+    header: str,
+    align: str,
+) -> list[str]:
+    """The first lines of a report: its title, where and under which load, and a table's head."""
+    return [
+        f"# {document['title']}",
+        "",
+        measured(document["machine"], before, after),
+        "",
+        header,
+        align,
+    ]
+
+
+def suite_parser(
+    suite: str,
+    description: str | None,
+    *,
+    repeats: int,
+    min_time: float | None = None,
+    smoke_help: str | None = "tiny sizes, no result files",
+) -> argparse.ArgumentParser:
+    """A suite's command line with the options they share: --repeats, --min-time, --out, --smoke."""
+    parser = argparse.ArgumentParser(prog=f"python -m bench {suite}", description=description)
+    parser.add_argument("--repeats", type=int, default=repeats)
+    if min_time is not None:
+        parser.add_argument("--min-time", type=float, default=min_time)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--smoke", action="store_true", help=smoke_help)
+    return parser
+
+
+def run_suite(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str] | None,
+    smoke: Callable[[], int],
+    full: Callable[[argparse.Namespace], Report],
+) -> int:
+    """Parse ``argv``; run ``smoke`` under --smoke, else write the full report where --out says."""
+    args = parser.parse_args(list(argv or []))
+    if args.smoke:
+        return smoke()
+    full(args).write(args.out)
+    return 0
+
+
+def print_markdown(report: Report) -> int:
+    """Print a smoke run's report as markdown (no result files); return exit status 0."""
+    print(report.markdown(), end="")
+    return 0
+
+
+def write_document(
+    suite: str, document: dict[str, Any], text: str, out_dir: Path | None, *, echo: bool = True
+) -> list[Path]:
+    """Write ``<suite>.json`` and the markdown ``text`` as ``<suite>.md`` into ``out_dir``."""
+    target = RESULTS_DIR if out_dir is None else out_dir
+    target.mkdir(parents=True, exist_ok=True)
+    json_path = target / f"{suite}.json"
+    md_path = target / f"{suite}.md"
+    json_path.write_text(json.dumps(document, indent=2) + "\n")
+    md_path.write_text(text)
+    if echo:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return [json_path, md_path]
 
 
 def machine() -> dict[str, Any]:
@@ -240,18 +341,8 @@ class Report:
 
     def write(self, out_dir: Path | None = None, *, echo: bool = True) -> list[Path]:
         """Write ``<suite>.json`` and ``<suite>.md`` into ``out_dir`` (default bench/results)."""
-        target = RESULTS_DIR if out_dir is None else out_dir
-        target.mkdir(parents=True, exist_ok=True)
         doc = self.document()
-        json_path = target / f"{self.suite}.json"
-        md_path = target / f"{self.suite}.md"
-        json_path.write_text(json.dumps(doc, indent=2) + "\n")
-        text = self.markdown(doc)
-        md_path.write_text(text)
-        if echo:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        return [json_path, md_path]
+        return write_document(self.suite, doc, self.markdown(doc), out_dir, echo=echo)
 
 
 _STANDARD_COLUMNS = {"key", "median_s", "best_s", "spread", "repeats", "ns_per_item", "mb_per_s"}

@@ -17,14 +17,12 @@ checks that the simd, scalar and reference backends agree; it asserts no timing.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
 
-from bench.harness import Report, measure_group
+from bench.harness import Report, measure_group, once, print_markdown, run_suite, suite_parser
 from twocats.kdf.limits import format_size
 from twocats.params import Params
 
@@ -132,15 +130,7 @@ def _cpu_seconds(
     best = {name: float("inf") for name in calls}
     for _ in range(repeats):
         for name, call in calls.items():
-            count = 0
-            start = time.process_time()
-            while True:
-                call()
-                count += 1
-                elapsed = time.process_time() - start
-                if elapsed >= min_time:
-                    break
-            best[name] = min(best[name], elapsed / count)
+            best[name] = min(best[name], once(call, min_time, time.process_time))
     return best
 
 
@@ -246,21 +236,11 @@ def run(mem_cost: int, *, repeats: int, goals: bool = True) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite and write bench/results/kdf.{json,md}."""
-    parser = argparse.ArgumentParser(prog="python -m bench kdf", description=__doc__)
+    parser = suite_parser("kdf", __doc__, repeats=5)
     parser.add_argument("--mem-cost", type=int, default=20, help="2**M KiB (default 20: 1 GiB)")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no result files")
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    report = run(args.mem_cost, repeats=args.repeats)
-    report.write(args.out)
-    return 0
+    return run_suite(parser, argv, smoke, lambda args: run(args.mem_cost, repeats=args.repeats))
 
 
 def smoke() -> int:
     """Run every measurement once at 1 MiB; checks the backends agree, asserts no timing."""
-    report = run(10, repeats=1, goals=False)
-    print(report.markdown(), end="")
-    return 0
+    return print_markdown(run(10, repeats=1, goals=False))

@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, machine
+from bench.harness import machine, markdown_head, write_document
 
-__all__ = ["GOALS", "main", "measured", "smoke"]
+__all__ = ["GOALS", "main", "smoke"]
 
 #: Goals of issue 11 on the 2-core project machine.
 GOALS = {
@@ -315,27 +315,15 @@ def _line(row: dict[str, Any]) -> str:
     )
 
 
-def measured(info: dict[str, Any], before: Sequence[float], after: Sequence[float]) -> str:
-    """The sentence saying where, when and under which load a report was measured."""
-    return (
-        f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), Python "
-        f"{info['python']}, numba {info.get('numba')}; load average "
-        f"{[round(x, 2) for x in before]} at the start, {[round(x, 2) for x in after]} at the "
-        "end (shared machine)."
-    )
-
-
 def markdown(document: dict[str, Any]) -> str:
     """The report as a markdown table with the goals."""
-    info = document["machine"]
-    lines = [
-        f"# {document['title']}",
-        "",
-        measured(info, document["load_average_start"], document["load_average_end"]),
-        "",
+    lines = markdown_head(
+        document,
+        document["load_average_start"],
+        document["load_average_end"],
         "| library | callers | mode | verifies/s | unloaded | p50 | p99 | RSS | CPU | lag | load |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    )
     for r in document["rows"]:
         lag = f"{r['loop_lag_p99_ms']:.1f} ms" if "loop_lag_p99_ms" in r else ""
         around = f"{r['unloaded_rate']:.2f}" if "unloaded_rate" in r else ""
@@ -393,12 +381,7 @@ def markdown(document: dict[str, Any]) -> str:
 
 def write(document: dict[str, Any], out_dir: Path | None) -> None:
     """Write load.json and load.md, and print the markdown."""
-    target = RESULTS_DIR if out_dir is None else out_dir
-    target.mkdir(parents=True, exist_ok=True)
-    (target / "load.json").write_text(json.dumps(document, indent=2) + "\n")
-    text = markdown(document)
-    (target / "load.md").write_text(text)
-    sys.stdout.write(text)
+    write_document("load", document, markdown(document), out_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,11 +24,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
-from bench.harness import Report, measure_group
+from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
 from twocats.simd.modes import blake2tree, keccak, lsh, sha1, sha256tree
 
 #: Published single-core SHA3-256 speed on 4 KiB inputs (tiny-keccak README, MB/s).
@@ -48,20 +48,34 @@ def _check(label: str, got: object, expected: object) -> None:
         raise AssertionError(f"{label}: output disagrees with its peer")
 
 
+@dataclass(frozen=True)
+class _Workload:
+    """What one call of a group hashes: its label, its messages and its bytes."""
+
+    label: str
+    items: int
+    nbytes: int
+
+
 def _group(
     report: Report,
     calls: dict[str, Callable[[], object]],
+    workload: _Workload,
     *,
     repeats: int,
     min_time: float,
-    items: int,
-    nbytes: int,
-    workload: str,
 ) -> None:
     """Time one group of callables in rotation and record a row for each."""
     timings = measure_group(calls, repeats=repeats, min_time=min_time)
     for name, timing in timings.items():
-        report.record(name, timing, items=items, nbytes=nbytes, workload=workload, method=name)
+        report.record(
+            name,
+            timing,
+            items=workload.items,
+            nbytes=workload.nbytes,
+            workload=workload.label,
+            method=name,
+        )
 
 
 def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
@@ -72,6 +86,11 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
     big = _random(large, 1000)
     batch = f"{count} x {size} B"
     one = f"1 x {large >> 20} MiB" if large >= 1 << 20 else f"1 x {large} B"
+    batched = _Workload(batch, count, count * size)
+    single_message = _Workload(one, 1, large)
+
+    def group(calls: dict[str, Callable[[], object]], workload: _Workload) -> None:
+        _group(report, calls, workload, repeats=repeats, min_time=min_time)
 
     # SHA3-256, multi-buffer.
     expected = [hashlib.sha3_256(m).digest() for m in messages]
@@ -79,18 +98,13 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
         _check(
             f"sha3_256_many {backend}", keccak.sha3_256_many(messages, backend=backend), expected
         )
-    _group(
-        report,
+    group(
         {
             "sha3-256/hashlib loop": lambda: [hashlib.sha3_256(m).digest() for m in messages],
             "sha3-256/many simd": lambda: keccak.sha3_256_many(messages, backend="simd"),
             "sha3-256/many scalar": lambda: keccak.sha3_256_many(messages, backend="scalar"),
         },
-        repeats=repeats,
-        min_time=min_time,
-        items=count,
-        nbytes=count * size,
-        workload=batch,
+        batched,
     )
     report.ratio(
         f"SHA3-256 {batch}: multi-buffer simd / hashlib loop",
@@ -117,8 +131,7 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
             sha256tree.jlanes_sha256(big, j=j),
             sha256tree.jlanes_sha256(big, j=j, backend="scalar"),
         )
-    _group(
-        report,
+    group(
         {
             "sha256/hashlib": lambda: hashlib.sha256(big).digest(),
             "jlanes-sha256-16/simd": lambda: sha256tree.jlanes_sha256(big, j=16),
@@ -126,11 +139,7 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
             "mh-sha256/simd": lambda: sha256tree.mh_sha256(big),
             "jpointers-sha256-8/simd": lambda: sha256tree.jpointers(big, j=8),
         },
-        repeats=repeats,
-        min_time=min_time,
-        items=1,
-        nbytes=large,
-        workload=one,
+        single_message,
     )
     for name in ("jlanes-sha256-16", "jlanes-sha256-8", "mh-sha256", "jpointers-sha256-8"):
         report.ratio(
@@ -138,8 +147,7 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
         )
 
     # BLAKE2sp and BLAKE2bp of one large message.
-    _group(
-        report,
+    group(
         {
             "blake2s/hashlib": lambda: hashlib.blake2s(big).digest(),
             "blake2sp/simd": lambda: blake2tree.blake2sp(big),
@@ -147,11 +155,7 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
             "blake2b/hashlib": lambda: hashlib.blake2b(big).digest(),
             "blake2bp/simd": lambda: blake2tree.blake2bp(big),
         },
-        repeats=repeats,
-        min_time=min_time,
-        items=1,
-        nbytes=large,
-        workload=one,
+        single_message,
     )
     report.ratio(
         f"BLAKE2sp {one}: simd / hashlib.blake2s", faster="blake2sp/simd", slower="blake2s/hashlib"
@@ -167,18 +171,13 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
         (512, lsh.lsh512_many, lsh.lsh512),
     ):
         _check(f"lsh{family}_many", many(messages), [single(m) for m in messages])
-        _group(
-            report,
+        group(
             {
                 f"lsh-{family}/single loop": lambda single=single: [single(m) for m in messages],
                 f"lsh-{family}/many simd": lambda many=many: many(messages),
                 f"lsh-{family}/many scalar": lambda many=many: many(messages, backend="scalar"),
             },
-            repeats=repeats,
-            min_time=min_time,
-            items=count,
-            nbytes=count * size,
-            workload=batch,
+            batched,
         )
         report.ratio(
             f"LSH-{family} {batch}: multi-message simd / single-message loop",
@@ -191,32 +190,22 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
 
     _check("kt128", keccak.kt128(big, 32), KangarooTwelve.new(data=big).read(32))
     _check("sha1_many", sha1.sha1_many(messages), [hashlib.sha1(m).digest() for m in messages])
-    _group(
-        report,
+    group(
         {
             "kt128/pycryptodome": lambda: KangarooTwelve.new(data=big).read(32),
             "kt128/simd": lambda: keccak.kt128(big, 32),
         },
-        repeats=repeats,
-        min_time=min_time,
-        items=1,
-        nbytes=large,
-        workload=one,
+        single_message,
     )
     report.ratio(
         f"KT128 {one}: simd / pycryptodome", faster="kt128/simd", slower="kt128/pycryptodome"
     )
-    _group(
-        report,
+    group(
         {
             "sha1/hashlib loop": lambda: [hashlib.sha1(m).digest() for m in messages],
             "sha1/many simd": lambda: sha1.sha1_many(messages),
         },
-        repeats=repeats,
-        min_time=min_time,
-        items=count,
-        nbytes=count * size,
-        workload=batch,
+        batched,
     )
     report.ratio(
         f"SHA-1 {batch}: multi-buffer simd / hashlib loop",
@@ -234,30 +223,23 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/modes.{json,md}."""
-    parser = argparse.ArgumentParser(prog="python -m bench modes", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--min-time", type=float, default=0.2)
+    parser = suite_parser("modes", __doc__, repeats=5, min_time=0.2)
     parser.add_argument(
         "--scale",
         type=float,
         default=1.0,
         help="multiply the batch count and the large message size",
     )
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no result files")
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    sizes = dict(FULL)
-    sizes["count"] = max(8, int(sizes["count"] * args.scale))
-    sizes["large"] = max(1 << 16, int(sizes["large"] * args.scale))
-    report = run(sizes, repeats=args.repeats, min_time=args.min_time)
-    report.write(args.out)
-    return 0
+
+    def full(args: argparse.Namespace) -> Report:
+        sizes = dict(FULL)
+        sizes["count"] = max(8, int(sizes["count"] * args.scale))
+        sizes["large"] = max(1 << 16, int(sizes["large"] * args.scale))
+        return run(sizes, repeats=args.repeats, min_time=args.min_time)
+
+    return run_suite(parser, argv, smoke, full)
 
 
 def smoke() -> int:
     """Run every measurement once on tiny inputs; checks outputs, asserts no timing."""
-    report = run(SMOKE, repeats=1, min_time=0.0)
-    print(report.markdown(), end="")
-    return 0
+    return print_markdown(run(SMOKE, repeats=1, min_time=0.0))

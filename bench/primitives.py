@@ -17,14 +17,12 @@ of issue 2 where it sets one.  ``--smoke`` runs tiny batches once and checks the
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-from bench.harness import Report, measure_group
+from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
 from twocats.simd import hash_many, hash_many_fixed
 
 ALGORITHMS = ("blake2s", "sha256", "blake2b", "sha512")
@@ -162,23 +160,21 @@ def run(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/primitives.{json,md}."""
-    parser = argparse.ArgumentParser(prog="python -m bench primitives", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--min-time", type=float, default=0.05)
+    parser = suite_parser("primitives", __doc__, repeats=7, min_time=0.05)
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no result files")
-    args = parser.parse_args(list(argv or []))
-    algorithms = [a for a in args.algorithms.split(",") if a]
-    if args.smoke:
-        return smoke()
-    report = run(WORKLOADS, algorithms, repeats=args.repeats, min_time=args.min_time)
-    report.write(args.out)
-    return 0
+    return run_suite(
+        parser,
+        argv,
+        smoke,
+        lambda args: run(
+            WORKLOADS,
+            [a for a in args.algorithms.split(",") if a],
+            repeats=args.repeats,
+            min_time=args.min_time,
+        ),
+    )
 
 
 def smoke() -> int:
     """Run every measurement once on tiny batches; checks digests, asserts no timing."""
-    report = run(SMOKE_WORKLOADS, ALGORITHMS, repeats=1, min_time=0.0, goals=False)
-    print(report.markdown(), end="")
-    return 0
+    return print_markdown(run(SMOKE_WORKLOADS, ALGORITHMS, repeats=1, min_time=0.0, goals=False))

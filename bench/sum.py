@@ -26,7 +26,6 @@ kernels' cycles per byte.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import shutil
@@ -44,7 +43,7 @@ from typing import Final
 
 import numpy as np
 
-from bench.harness import Report, Timing, measure_group
+from bench.harness import Report, Timing, measure_group, print_markdown, run_suite, suite_parser
 from twocats.simd import hash_many, hash_many_array, hash_many_fixed
 
 #: Seed of every generated file tree and message batch.
@@ -389,23 +388,19 @@ def run(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/sum.{json,md}."""
-    parser = argparse.ArgumentParser(prog="python -m bench sum", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--min-time", type=float, default=0.05)
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no result files")
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    report = run(
-        TREES, repeats=args.repeats, api_count=65536, cycle_count=4096, min_time=args.min_time
+    parser = suite_parser("sum", __doc__, repeats=3, min_time=0.05)
+    return run_suite(
+        parser,
+        argv,
+        smoke,
+        lambda args: run(
+            TREES, repeats=args.repeats, api_count=65536, cycle_count=4096, min_time=args.min_time
+        ),
     )
-    report.write(args.out)
-    return 0
 
 
 def smoke() -> int:
     """Run every measurement once at tiny sizes; checks outputs, asserts no timing."""
-    report = run(SMOKE_TREES, repeats=1, api_count=64, cycle_count=4, min_time=0.0, goals=False)
-    print(report.markdown(), end="")
-    return 0
+    return print_markdown(
+        run(SMOKE_TREES, repeats=1, api_count=64, cycle_count=4, min_time=0.0, goals=False)
+    )

@@ -23,15 +23,13 @@ stall of a Python loop on one thread while another thread hashes.
 
 from __future__ import annotations
 
-import argparse
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 
-from bench.harness import Report, measure_group
+from bench.harness import Report, load_note, measure_group, print_markdown, run_suite, suite_parser
 from twocats.hasher import PasswordHasher
 from twocats.kdf import Engine
 from twocats.params import Params
@@ -196,9 +194,8 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
         )
     after = os.getloadavg()
     report.notes.append(
-        f"Load average (1, 5, 15 min) before: {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; "
-        f"after: {after[0]:.2f}, {after[1]:.2f}, {after[2]:.2f} on {os.cpu_count()} CPUs.  Other "
-        "jobs on the machine take cores from both modes alike, which lowers the ratio."
+        load_note(before, after)
+        + "  Other jobs on the machine take cores from both modes alike, which lowers the ratio."
         + (_AUTOGROUP_NOTE if _autogroup() else "")
     )
     report.notes.append(
@@ -215,21 +212,12 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/threads.{json,md}."""
-    parser = argparse.ArgumentParser(prog="python -m bench threads", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--min-time", type=float, default=0.0)
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no result files")
-    args = parser.parse_args(list(argv or []))
-    if args.smoke:
-        return smoke()
-    report = run(repeats=args.repeats, min_time=args.min_time)
-    report.write(args.out)
-    return 0
+    parser = suite_parser("threads", __doc__, repeats=5, min_time=0.0)
+    return run_suite(
+        parser, argv, smoke, lambda args: run(repeats=args.repeats, min_time=args.min_time)
+    )
 
 
 def smoke() -> int:
     """Run every workload once at tiny sizes; checks outputs, asserts no timing."""
-    report = run(repeats=1, min_time=0.0, smoke=True)
-    print(report.markdown(), end="")
-    return 0
+    return print_markdown(run(repeats=1, min_time=0.0, smoke=True))

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, machine
+from bench.harness import RESULTS_DIR, machine, write_document
 
 __all__ = ["main", "run_once", "smoke"]
 
@@ -151,11 +151,7 @@ def _run(runs: int, budget: str, max_memory: str, out: Path) -> int:
         "runs": results,
         "summary": _summary(results),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "tune_runs.json").write_text(json.dumps(document, indent=2) + "\n")
-    text = _markdown(document)
-    (out / "tune_runs.md").write_text(text)
-    sys.stdout.write(text)
+    write_document("tune_runs", document, _markdown(document), out)
     return 0
 
 

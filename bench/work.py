@@ -12,19 +12,14 @@ ratio, which the limit caps at 2.5.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, machine
-from bench.load import measured
+from bench.harness import machine, markdown_head, suite_parser, write_document
 from twocats import phc
 from twocats.exceptions import HashLimitError
 from twocats.hasher import PasswordHasher
@@ -40,55 +35,40 @@ GOAL = 3.0
 SALT = bytes(range(16))
 PASSWORD = b"correct horse battery staple"
 
+
+def _by_memory(**shape: Any) -> tuple[str, range, Params]:
+    """A family growing mem_cost over 0-20 from ``shape`` (by default one thread, no multiplies)."""
+    base: dict[str, Any] = {"mem_cost": 0, "multiplies": 0, "parallelism": 1, **shape}
+    return "mem_cost", range(21), Params(**base)
+
+
+def _by_time_cost(variant: str) -> tuple[str, range, Params]:
+    """A family growing time_cost over 0-30 from one thread of 32-byte blocks."""
+    return "time_cost", range(31), Params(
+        variant=variant, mem_cost=0, time_cost=0, multiplies=0, parallelism=1, block_size=32,
+        sub_block_size=32,
+    )  # fmt: skip
+
+
 #: Families of planted shapes: the parameter that grows, its range, and the shape.
 FAMILIES: dict[str, tuple[str, range, Params]] = {
-    "sha512, 64-byte blocks, p=1": (
-        "mem_cost",
-        range(21),
-        Params(hash_type="sha512", mem_cost=0, multiplies=0, parallelism=1, block_size=64,
-               sub_block_size=32),
+    "sha512, 64-byte blocks, p=1": _by_memory(hash_type="sha512", block_size=64, sub_block_size=32),
+    "sha256, 32-byte blocks, p=1": _by_memory(hash_type="sha256", block_size=32, sub_block_size=32),
+    "blake2b, 64-byte blocks, p=1": _by_memory(
+        hash_type="blake2b", block_size=64, sub_block_size=64
     ),
-    "sha256, 32-byte blocks, p=1": (
-        "mem_cost",
-        range(21),
-        Params(hash_type="sha256", mem_cost=0, multiplies=0, parallelism=1, block_size=32,
-               sub_block_size=32),
+    "one lane, 8 multiplies, p=1": _by_memory(
+        mem_cost=10, multiplies=8, lanes=1, block_size=1024, sub_block_size=32
     ),
-    "blake2b, 64-byte blocks, p=1": (
-        "mem_cost",
-        range(21),
-        Params(hash_type="blake2b", mem_cost=0, multiplies=0, parallelism=1, block_size=64,
-               sub_block_size=64),
-    ),
-    "one lane, 8 multiplies, p=1": (
-        "mem_cost",
-        range(21),
-        Params(mem_cost=10, multiplies=8, lanes=1, parallelism=1, block_size=1024,
-               sub_block_size=32),
-    ),
-    "2014, time cost, 32-byte blocks": (
-        "time_cost",
-        range(31),
-        Params(variant="2014", mem_cost=0, time_cost=0, multiplies=0, parallelism=1,
-               block_size=32, sub_block_size=32),
-    ),
-    "2014-03, time cost, 32-byte blocks": (
-        "time_cost",
-        range(31),
-        Params(variant="2014-03", mem_cost=0, time_cost=0, multiplies=0, parallelism=1,
-               block_size=32, sub_block_size=32),
-    ),
-    "twice the memory, no multiplies": (
-        "multiplies",
-        range(9),
-        Params(mem_cost=19, multiplies=0),
-    ),
+    "2014, time cost, 32-byte blocks": _by_time_cost("2014"),
+    "2014-03, time cost, 32-byte blocks": _by_time_cost("2014-03"),
+    "twice the memory, no multiplies": ("multiplies", range(9), Params(mem_cost=19, multiplies=0)),
     "own shape, upgraded from level 0": (
         "multiplies",
         range(3, 4),
         dataclasses.replace(MODERATE, start_mem_cost=0),
     ),
-}  # fmt: skip
+}
 
 
 def _largest_accepted(hasher: PasswordHasher, name: str, values: range, base: Params) -> Params:
@@ -163,15 +143,13 @@ def run(repeats: int, *, smoke: bool = False) -> dict[str, Any]:
 
 def markdown(document: dict[str, Any]) -> str:
     """The report as a markdown table."""
-    info = document["machine"]
-    lines = [
-        f"# {document['title']}",
-        "",
-        measured(info, document["load_average_before"], document["load_average_after"]),
-        "",
+    lines = markdown_head(
+        document,
+        document["load_average_before"],
+        document["load_average_after"],
         "| planted shape | largest accepted | own verify | planted verify | ratio | estimated |",
         "|---|---|---:|---:|---:|---:|",
-    ]
+    )
     for r in document["rows"]:
         lines.append(
             f"| {r['family']} | `{r['stored_hash']}` | {r['own_cpu_ms']:.0f} ms | "
@@ -184,18 +162,10 @@ def markdown(document: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite and write work.json and work.md."""
-    parser = argparse.ArgumentParser(prog="python -m bench work", description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--smoke", action="store_true")
+    parser = suite_parser("work", __doc__, repeats=3, smoke_help=None)
     args = parser.parse_args(list(argv or []))
     document = run(1 if args.smoke else args.repeats, smoke=args.smoke)
-    target = RESULTS_DIR if args.out is None else args.out
-    target.mkdir(parents=True, exist_ok=True)
-    (target / "work.json").write_text(json.dumps(document, indent=2) + "\n")
-    text = markdown(document)
-    (target / "work.md").write_text(text)
-    sys.stdout.write(text)
+    write_document("work", document, markdown(document), args.out)
     return 0
 
 

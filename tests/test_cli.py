@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from twocats import kdf, phc
-from twocats.cli import _common, main
+from twocats.cli import _secrets, main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
@@ -71,7 +71,7 @@ def test_no_password_option() -> None:
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the CLI take standard input for a terminal, so that the hidden prompt is used."""
-    monkeypatch.setattr(_common, "terminal_input", lambda: True)
+    monkeypatch.setattr(_secrets, "terminal_input", lambda: True)
 
 
 @pytest.mark.usefixtures("terminal")

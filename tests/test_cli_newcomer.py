@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from twocats import phc
 from twocats.cli import compare, main
-from twocats.cli.tune import _fitted_choice, _search, _Trial, final_check
+from twocats.cli._calibrate import Trial, final_check, fitted_choice, search
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
@@ -174,19 +174,19 @@ def test_tune_says_why_and_how_to_use_the_result() -> None:
     assert hasher.params == phc.decode_params(prefix)
 
 
-def _trial(multiplies: int, seconds: float) -> _Trial:
-    return _Trial(Params(mem_cost=10, multiplies=multiplies, lanes=8, parallelism=1), seconds)
+def _trial(multiplies: int, seconds: float) -> Trial:
+    return Trial(Params(mem_cost=10, multiplies=multiplies, lanes=8, parallelism=1), seconds)
 
 
 def test_one_noisy_timing_does_not_move_the_multiplies() -> None:
     """The multiplies follow a line fitted through every timing, not one lucky or unlucky run."""
     steady = [_trial(x, 0.1 + 0.02 * x) for x in range(2, 9)]
     # 0.1 + 0.02 x fits 0.2 up to x = 5 (0.2 itself).
-    assert _fitted_choice(steady, 0.2).params.multiplies == 5
+    assert fitted_choice(steady, 0.2).params.multiplies == 5
     lucky = [*steady[:4], _trial(6, 0.15), *steady[5:]]
-    assert _fitted_choice(lucky, 0.2).params.multiplies == 5
+    assert fitted_choice(lucky, 0.2).params.multiplies == 5
     unlucky = [*steady[:3], _trial(5, 0.4), *steady[4:]]
-    assert _fitted_choice(unlucky, 0.2).params.multiplies == 5
+    assert fitted_choice(unlucky, 0.2).params.multiplies == 5
 
 
 def test_one_noisy_memory_timing_does_not_move_the_memory() -> None:
@@ -197,8 +197,8 @@ def test_one_noisy_memory_timing_does_not_move_the_memory() -> None:
         seconds = params.memory_bytes / 3e9 * (1 + 0.1 * params.multiplies)
         return seconds * 1.4 if params.mem_cost == spike and params.multiplies == 2 else seconds
 
-    steady, _, _ = _search(base, 0.25, 1 << 40, lambda p: measure(p, None), lambda _: None)
-    noisy, _, _ = _search(base, 0.25, 1 << 40, lambda p: measure(p, 19), lambda _: None)
+    steady, _, _ = search(base, 0.25, 1 << 40, lambda p: measure(p, None), lambda _: None)
+    noisy, _, _ = search(base, 0.25, 1 << 40, lambda p: measure(p, 19), lambda _: None)
     assert steady.params.mem_cost == noisy.params.mem_cost == 19
 
 

@@ -27,7 +27,7 @@ from click.testing import CliRunner, Result
 import fuzz
 from twocats import phc
 from twocats.cli import main
-from twocats.cli._common import verify_limits, verify_options
+from twocats.cli._limits import verify_limits, verify_options
 from twocats.exceptions import HashLimitError
 from twocats.hasher import PasswordHasher, verify_limits_for
 from twocats.kdf.limits import (

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from twocats.cli import _file_digests, checksum, main
+from twocats.cli import _check_file, _file_digests, main
 
 #: Address-space limit of the subprocess: far below what reading an endless input whole takes.
 MEMORY_LIMIT = 768 << 20
@@ -210,7 +210,7 @@ def test_overlong_lines_are_skipped_not_kept(
     """A line over MAX_LINE counts as improper; the lines around it are still checked."""
     monkeypatch.chdir(tmp_path)
     # The line limit is also the read size: lines span reads, and long ones span several.
-    monkeypatch.setattr(checksum, "MAX_LINE", max_line)
+    monkeypatch.setattr(_check_file, "MAX_LINE", max_line)
     Path("good").write_bytes(b"good")
     line = f"{hashlib.sha256(b'good').hexdigest()}  good".encode()
     long_line = b"x" * (3 * max_line + 5)

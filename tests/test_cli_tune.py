@@ -13,8 +13,9 @@ from click.testing import CliRunner
 
 from twocats import phc
 from twocats.cli import main
-from twocats.cli._common import DURATION, SIZE
-from twocats.cli.tune import _search, _Trial, lanes_for_isa
+from twocats.cli._calibrate import Trial, search
+from twocats.cli._machine import lanes_for_isa
+from twocats.cli._options import DURATION, SIZE
 from twocats.params import Params
 
 
@@ -51,14 +52,14 @@ def model(rate: float = 4e9) -> tuple[list[Params], Callable[[Params], float]]:
 BASE = Params(mem_cost=10, multiplies=2, lanes=8, parallelism=2)
 
 
-def quiet(_: _Trial) -> None:
+def quiet(_: Trial) -> None:
     """Discard the progress report."""
 
 
 def test_search_fills_time_budget() -> None:
     """The largest memory within the budget is chosen, then the multiplies fill the rest."""
     measured, measure = model(rate=3e9)
-    best, limit, trials = _search(BASE, 0.25, 1 << 40, measure, quiet)
+    best, limit, trials = search(BASE, 0.25, 1 << 40, measure, quiet)
     # 512 MiB at 3 GB/s is 0.179 s times 1 + 0.1 per multiply: 3 multiplies fit, 4 do not, and
     # 1 GiB (0.43 s with 2 multiplies) is not even tried.
     assert (best.params.mem_cost, best.params.multiplies) == (19, 3)
@@ -70,7 +71,7 @@ def test_search_fills_time_budget() -> None:
 def test_search_respects_memory_limit() -> None:
     """With a small --max-memory the memory stops at the limit and compute fills the time."""
     _, measure = model()
-    best, limit, _ = _search(BASE, 0.25, 64 << 20, measure, quiet)
+    best, limit, _ = search(BASE, 0.25, 64 << 20, measure, quiet)
     assert best.params.memory_bytes == 64 << 20
     assert limit == "memory"
     assert best.params.multiplies == 8
@@ -80,7 +81,7 @@ def test_search_tunes_time_cost() -> None:
     """The 2014 variant spends the time left after the multiplies on time_cost."""
     _, measure = model()
     base = Params(variant="2014", mem_cost=10, lanes=8)
-    best, _, _ = _search(base, 0.25, 16 << 20, measure, quiet)
+    best, _, _ = search(base, 0.25, 16 << 20, measure, quiet)
     assert best.params.multiplies == 8
     # 16 MiB with 8 multiplies takes 7.5 ms; 2**7 repeats of the last quarter make 0.247 s.
     assert best.params.time_cost == 7
@@ -89,7 +90,7 @@ def test_search_tunes_time_cost() -> None:
 def test_search_sheds_multiplies_when_too_slow() -> None:
     """When even the smallest memory is over budget the multiply chain is shortened."""
     _, measure = model(rate=1e6)
-    best, _, _ = _search(BASE, 1.1, 1 << 30, measure, quiet)
+    best, _, _ = search(BASE, 1.1, 1 << 30, measure, quiet)
     assert best.params.mem_cost == 10
     assert best.params.multiplies == 0
 

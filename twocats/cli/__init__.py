@@ -21,8 +21,8 @@ from twocats import __version__
 from twocats.cli._common import emit_json, translate_errors
 from twocats.cli.checksum import sum_command
 from twocats.cli.compare import compare_command
+from twocats.cli.derive import derive_command
 from twocats.cli.passwords import (
-    derive_command,
     hash_command,
     needs_rehash_command,
     upgrade_command,

@@ -14,16 +14,15 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from twocats.cli._common import Failure, emit_json, info, json_option
+from twocats.cli._common import F, Failure, emit_json, info
+from twocats.cli._options import json_option
 from twocats.hashes import HASH_TYPES, by_name
 
 __all__ = ["bench_command"]
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The password commands: hash, verify, upgrade, needs-rehash and derive.
+"""The password commands: hash, verify, upgrade and needs-rehash.
 
 Passwords come from a hidden prompt or ``--password-stdin``, never from the command line, where
 other users of the machine could read them.  The library is imported inside each command, so that
@@ -7,33 +7,24 @@ parsing and ``--help`` compile nothing.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import (
-    UsageFailure,
+from twocats.cli._common import F, UsageFailure, emit_json, info, params_document
+from twocats.cli._limits import size_argument, verify_limits, verify_options, work_argument
+from twocats.cli._options import (
     backend_option,
     build_params,
-    emit_json,
-    info,
     json_option,
     max_memory_option,
-    params_document,
     params_options,
-    password_stdin_option,
-    read_password,
-    read_secret_file,
-    size_argument,
     stored_limits_options,
-    verify_limits,
-    verify_options,
-    work_argument,
 )
+from twocats.cli._secrets import password_stdin_option, read_password, read_secret_file
 
 if TYPE_CHECKING:
     from twocats.hasher import PasswordHasher
@@ -93,15 +84,24 @@ def _upgrade_limits(target: Params, max_memory: int | None, max_work: int | None
     return verify_limits(max(memory, verify_limits_for(target)[0]), max_work)
 
 
+def _salt_len_option(help_text: str) -> Callable[[F], F]:
+    """Add ``--salt-len``: the salt length of new hashes, 8 to 64 bytes (16 by default)."""
+    return click.option(
+        "--salt-len", type=click.IntRange(8, 64), default=16, show_default=True, help=help_text
+    )
+
+
+def _print_hash(encoded: str, as_json: bool, **fields: Any) -> None:
+    """Print a new hash: the PHC string alone, or with --json a document that adds `fields`."""
+    if as_json:
+        emit_json({"hash": encoded, **fields})
+    else:
+        click.echo(encoded)
+
+
 @click.command("hash")
 @params_options
-@click.option(
-    "--salt-len",
-    type=click.IntRange(8, 64),
-    default=16,
-    show_default=True,
-    help="Random salt length in bytes.",
-)
+@_salt_len_option("Random salt length in bytes.")
 @click.option("--pepper-file", type=click.Path(dir_okay=False), default=None, help=_PEPPER_HELP)
 @password_stdin_option
 @max_memory_option("the memory this machine can give")
@@ -141,19 +141,14 @@ def hash_command(
     loaded = time.perf_counter()
     encoded = hasher.hash(password)
     seconds = time.perf_counter() - loaded
-    needed = _note_verify_options(params)
-    if as_json:
-        emit_json(
-            {
-                "hash": encoded,
-                "params": params_document(params),
-                "seconds": seconds,
-                "startup_seconds": loaded - started,
-                "verify_options": needed,
-            }
-        )
-    else:
-        click.echo(encoded)
+    _print_hash(
+        encoded,
+        as_json,
+        params=params_document(params),
+        seconds=seconds,
+        startup_seconds=loaded - started,
+        verify_options=_note_verify_options(params),
+    )
 
 
 @click.command("verify")
@@ -269,31 +264,20 @@ def upgrade_command(
     started = time.perf_counter()
     encoded = hasher.upgrade(hash_string)
     seconds = time.perf_counter() - started
-    needed = _note_verify_options(target)
-    if as_json:
-        emit_json(
-            {
-                "hash": encoded,
-                "old_mem_cost": stored.params.mem_cost,
-                "mem_cost": mem_cost,
-                "seconds": seconds,
-                "verify_options": needed,
-            }
-        )
-    else:
-        click.echo(encoded)
+    _print_hash(
+        encoded,
+        as_json,
+        old_mem_cost=stored.params.mem_cost,
+        mem_cost=mem_cost,
+        seconds=seconds,
+        verify_options=_note_verify_options(target),
+    )
 
 
 @click.command("needs-rehash")
 @click.argument("hash_string", metavar="HASH")
 @params_options
-@click.option(
-    "--salt-len",
-    type=click.IntRange(8, 64),
-    default=16,
-    show_default=True,
-    help="Salt length current hashes should have.",
-)
+@_salt_len_option("Salt length current hashes should have.")
 @stored_limits_options("a HASH")
 @json_option
 def needs_rehash_command(
@@ -353,113 +337,3 @@ def _upgrade_options(
     if max_work is not None:
         options += ["--max-work", work_argument(max_work)]
     return options
-
-
-@click.command("derive")
-@params_options
-@click.option("--salt", "salt_text", default=None, help="Salt as text (UTF-8).")
-@click.option("--salt-hex", default=None, help="Salt as hex.")
-@click.option("--salt-file", type=click.Path(dir_okay=False), default=None, help="Salt file.")
-@click.option("--data-hex", default=None, help="Associated data as hex (visible to other users).")
-@click.option(
-    "--data-file",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="File holding the associated data (for a secret key, prefer this to --data-hex).",
-)
-@click.option(
-    "--length",
-    type=click.IntRange(1),
-    default=None,
-    help="Output length in bytes: a prefix of the full output (2015 and 2014: 32 or 64 bytes), "
-    "or the hash size of the 2014-03 variant.",
-)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["hex", "base64", "raw"]),
-    default="hex",
-    show_default=True,
-    help="How to write the key; raw writes the bytes themselves.",
-)
-@password_stdin_option
-@max_memory_option("the memory this machine can give")
-@backend_option
-@json_option
-def derive_command(
-    salt_text: str | None,
-    salt_hex: str | None,
-    salt_file: str | None,
-    data_hex: str | None,
-    data_file: str | None,
-    length: int | None,
-    output_format: str,
-    password_stdin: bool,
-    allow_empty: bool,
-    max_memory: int | None,
-    backend: str | None,
-    as_json: bool,
-    **options: Any,
-) -> None:
-    """Derive a raw key from a password and write it to standard output."""
-    from twocats.kdf import Engine
-
-    if as_json and output_format == "raw":
-        raise UsageFailure("--format raw cannot be combined with --json")
-    salt = _one_source("salt", salt_text, salt_hex, salt_file, required=True)
-    data = _one_source("data", None, data_hex, data_file, required=False)
-    hash_size_given = options.get("hash_size") is not None
-    params = build_params(options)
-    if length is not None and params.variant == "2014-03" and length != params.hash_size:
-        if hash_size_given:
-            raise UsageFailure("--length and --hash-size disagree")
-        params = dataclasses.replace(params, hash_size=length)
-    full_size = params.output_size
-    if length is not None and length > full_size:
-        raise UsageFailure(f"--length must be from 1 to {full_size} for these parameters")
-    # The engine refuses more memory than --max-memory or, without it, than the machine has;
-    # an oversized request is refused before the password is asked for.
-    engine = Engine(backend, max_memory=max_memory)
-    engine.check_memory(params)
-    password = read_password(password_stdin, confirm=not password_stdin, allow_empty=allow_empty)
-    started = time.perf_counter()
-    key = engine.derive(password, salt, params, data=data)
-    seconds = time.perf_counter() - started
-    key = key[: length or full_size]
-    if output_format == "raw":
-        click.echo(key, nl=False)
-        return
-    text = key.hex() if output_format == "hex" else base64.b64encode(key).decode("ascii")
-    if as_json:
-        emit_json(
-            {
-                "key": text,
-                "format": output_format,
-                "length": len(key),
-                "params": params_document(params),
-                "seconds": seconds,
-            }
-        )
-    else:
-        click.echo(text)
-
-
-def _one_source(
-    what: str, text: str | None, hex_text: str | None, path: str | None, *, required: bool
-) -> bytes:
-    """Return the bytes of the one given source among text, hex and file options."""
-    given = [value is not None for value in (text, hex_text, path)]
-    if sum(given) > 1:
-        raise UsageFailure(f"give the {what} only once (text, hex or file)")
-    if text is not None:
-        return text.encode("utf-8")
-    if hex_text is not None:
-        try:
-            return binascii.unhexlify(hex_text)
-        except (binascii.Error, ValueError):
-            raise UsageFailure(f"--{what}-hex is not valid hex") from None
-    if path is not None:
-        return read_secret_file(path, what)
-    if required:
-        raise UsageFailure(f"a {what} is required: --{what}, --{what}-hex or --{what}-file")
-    return b""

@@ -15,15 +15,8 @@ from typing import Any
 
 import click
 
-from twocats.cli._common import (
-    backend_option,
-    build_params,
-    emit_json,
-    info,
-    json_option,
-    params_options,
-    progress_wanted,
-)
+from twocats.cli._common import emit_json, info, progress_wanted
+from twocats.cli._options import backend_option, build_params, json_option, params_options
 from twocats.exceptions import BackendError
 
 __all__ = ["warmup_command"]

@@ -222,38 +222,27 @@ def full_params(
     _check_variant(variant)
     mem_cost = _check_int("mem_cost", mem_cost, *BOUNDS["mem_cost"])
     parallelism = _check_int("parallelism", parallelism, *BOUNDS["parallelism"])
-    multiplies = _multiplies_for(mem_cost)
-    if variant == "2014-03":
-        return Params(
-            variant=variant,
-            hash_type=hash_type,
-            mem_cost=mem_cost,
-            time_cost=time_cost,
-            multiplies=multiplies,
-            lanes=_FULL_LANES,
-            parallelism=parallelism,
-            block_size=_FULL_BLOCK_SIZE,
-            sub_block_size=_FULL_SUB_BLOCK_SIZE,
-            side_channel_resistant=side_channel_resistant,
-            hash_size=hash_size,
-        )
-    memory = 1024 << mem_cost
-    block_size = _FULL_BLOCK_SIZE
-    while block_size >= 64 and memory // (parallelism * block_size) < _FULL_MIN_BLOCKS:
-        block_size //= 2
-    while parallelism > 1 and memory // (parallelism * block_size) < _FULL_MIN_BLOCKS:
-        parallelism -= 1
+    # 2014-03 resizes every level itself and has no overwrite cost.
+    block_size, sub_block_size, overwrite_cost = _FULL_BLOCK_SIZE, _FULL_SUB_BLOCK_SIZE, None
+    if variant != "2014-03":
+        memory = 1024 << mem_cost
+        while block_size >= 64 and memory // (parallelism * block_size) < _FULL_MIN_BLOCKS:
+            block_size //= 2
+        while parallelism > 1 and memory // (parallelism * block_size) < _FULL_MIN_BLOCKS:
+            parallelism -= 1
+        sub_block_size = min(_FULL_SUB_BLOCK_SIZE, block_size)
+        overwrite_cost = _FULL_OVERWRITE_COST
     return Params(
         variant=variant,
         hash_type=hash_type,
         mem_cost=mem_cost,
         time_cost=time_cost,
-        multiplies=multiplies,
+        multiplies=_multiplies_for(mem_cost),
         lanes=_FULL_LANES,
         parallelism=parallelism,
         block_size=block_size,
-        sub_block_size=min(_FULL_SUB_BLOCK_SIZE, block_size),
-        overwrite_cost=_FULL_OVERWRITE_COST,
+        sub_block_size=sub_block_size,
+        overwrite_cost=overwrite_cost,
         side_channel_resistant=side_channel_resistant,
         hash_size=hash_size,
     )

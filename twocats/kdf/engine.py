@@ -177,12 +177,8 @@ class Engine:
         :class:`~twocats.exceptions.HashLimitError`, as a hasher refuses a stored hash: pass
         it whenever the parameters come from storage or a file.
         """
-        params = core.check_params(params)
-        self.check_memory(params, max_memory=max_memory)
-        _check_work(params, max_work)
-        return core.derive_output(
-            params, password, salt, data, self.fill_slice(), self._memory_for(params, max_memory)
-        )
+        params, fill, memory = self._prepare(params, max_memory, max_work)
+        return core.derive_output(params, password, salt, data, fill, memory)
 
     def client(
         self,
@@ -195,12 +191,8 @@ class Engine:
         max_work: int | None = None,
     ) -> bytes:
         """Derive the client half of server relief (everything except the final hash)."""
-        params = core.check_params(params)
-        self.check_memory(params, max_memory=max_memory)
-        _check_work(params, max_work)
-        return core.client_output(
-            params, password, salt, data, self.fill_slice(), self._memory_for(params, max_memory)
-        )
+        params, fill, memory = self._prepare(params, max_memory, max_work)
+        return core.client_output(params, password, salt, data, fill, memory)
 
     def server(self, client_output: bytes, params: Params) -> bytes:
         """Finish a client output with the server half of server relief (no work memory)."""
@@ -220,12 +212,24 @@ class Engine:
         ``old_mem_cost`` is the mem_cost the stored output was derived with; the result equals a
         derivation with ``params`` directly, computed without the password.
         """
+        params, fill, memory = self._prepare(params, max_memory, max_work, old_mem_cost)
+        return core.update_output(params, stored, old_mem_cost, fill, memory)
+
+    def _prepare(
+        self,
+        params: Params,
+        max_memory: int | None,
+        max_work: int | None,
+        old_mem_cost: int | None = None,
+    ) -> tuple[Params, core.FillSlice, core.Memory]:
+        """Check a call's parameters and limits before anything is loaded or allocated.
+
+        Returns the checked parameters, the seam and the work memory bound to the call's limit.
+        """
         params = core.check_params(params)
         self.check_memory(params, old_mem_cost=old_mem_cost, max_memory=max_memory)
         _check_work(params, max_work, old_mem_cost)
-        return core.update_output(
-            params, stored, old_mem_cost, self.fill_slice(), self._memory_for(params, max_memory)
-        )
+        return params, self.fill_slice(), self._memory_for(params, max_memory)
 
     # -- memory ------------------------------------------------------------------------------------
 

@@ -308,6 +308,23 @@ def _reference_old_mem_cost(record: _Record) -> int:
     return record.integer("oldMemCost") - 1
 
 
+def _password_only_settings(record: _Record, api: str) -> dict[str, Any]:
+    """The settings of the reference's APIs that take a password and a salt and nothing else."""
+    if api == "full":
+        return {
+            "mem_cost": record.integer("memCost"),
+            "parallelism": record.integer("parallelism"),
+            "side_channel_resistant": record.flag("sideChannelResistant"),
+        }
+    if api == "simple":
+        return {"mem_cost": record.integer("memCost")}
+    return {
+        "t_cost": record.integer("t_cost"),
+        "m_cost": record.integer("m_cost"),
+        "outlen": record.integer("outlen"),
+    }
+
+
 def parse_vector(raw: Mapping[str, Any], *, where: str = "vector") -> Vector:
     """Turn one decoded JSON record into a :class:`Vector` (``where`` prefixes error messages)."""
     if not isinstance(raw, Mapping):
@@ -345,23 +362,8 @@ def parse_vector(raw: Mapping[str, Any], *, where: str = "vector") -> Vector:
         )
     password = record.hexbytes("password_hex")
     salt = record.hexbytes("salt_hex")
-    if api == "full":
-        settings = {
-            "mem_cost": record.integer("memCost"),
-            "parallelism": record.integer("parallelism"),
-            "side_channel_resistant": record.flag("sideChannelResistant"),
-        }
-        return Vector(settings=settings, password=password, salt=salt, **common)
-    if api == "simple":
-        return Vector(
-            settings={"mem_cost": record.integer("memCost")}, password=password, salt=salt, **common
-        )
-    if api == "phs":
-        settings = {
-            "t_cost": record.integer("t_cost"),
-            "m_cost": record.integer("m_cost"),
-            "outlen": record.integer("outlen"),
-        }
+    if api in ("full", "simple", "phs"):
+        settings = _password_only_settings(record, api)
         return Vector(settings=settings, password=password, salt=salt, **common)
     data = record.hexbytes("data_hex", required=False)
     if api == "extended+update":

@@ -90,6 +90,15 @@ def _emit_state_hash(
     )
 
 
+def _emit_final_chain(w: Emitter, depth: int, steps: str) -> None:
+    """Emit ``steps`` steps of the final block hash's multiply chain over ``ca`` to ``cd``."""
+    w.emit(depth, f"for _m in range({steps}):")
+    w.emit(depth + 1, "ca = ca ^ ((cb * cc) >> U32)")
+    w.emit(depth + 1, "cb = (cb + cc) & MASK32")
+    w.emit(depth + 1, "cc = cc ^ ((ca * cd) >> U32)")
+    w.emit(depth + 1, "cd = (cd + ca) & MASK32")
+
+
 def _emit_rows(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     """Emit the rows of one sub-block: per chunk of rows, the multiply chain, then the lanes.
 
@@ -99,11 +108,7 @@ def _emit_rows(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     """
     w.emit(depth, "for _chunk in range(n_chunks):")
     if chain == "final":
-        w.emit(depth + 1, "for _m in range(chunk_steps):")
-        w.emit(depth + 2, "ca = ca ^ ((cb * cc) >> U32)")
-        w.emit(depth + 2, "cb = (cb + cc) & MASK32")
-        w.emit(depth + 2, "cc = cc ^ ((ca * cd) >> U32)")
-        w.emit(depth + 2, "cd = (cd + ca) & MASK32")
+        _emit_final_chain(w, depth + 1, "chunk_steps")
     else:
         w.emit(depth + 1, "for _cr in range(chunk):")
         w.emit(depth + 2, "for mi in range(n_mul):")
@@ -119,18 +124,26 @@ def _emit_rows(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     if lanes >= _PREFETCH_PER_ROW_LANES:
         for line in prefetch:
             w.emit(d, line)
-    for k in range(lanes):
-        w.emit(d, f"x{k} = mem[q + {_off(k)}]")
-    for k in range(lanes):
-        w.emit(d, f"y{k} = mem[f + {_off(k)}]")
-    for k in range(lanes):
-        w.emit(d, f"z{k} = np.uint32(np.uint32(s{k} + x{k}) ^ y{k})")
-        w.emit(d, f"s{k} = np.uint32((z{k} << U8) | (z{k} >> U24))")
-    for k in range(lanes):
-        w.emit(d, f"mem[t + {_off(k)}] = s{k}")
+    _emit_lane_row(w, d, lanes)
     w.emit(d, "q = q + n_lanes")
     w.emit(d, "f = f + n_lanes")
     w.emit(d, "t = t + n_lanes")
+
+
+def _emit_lane_row(w: Emitter, d: int, lanes: int, suffix: str = "", first: int = 0) -> None:
+    """Emit one row of lanes: read ``q`` and ``f``, mix into the state, write ``t``.
+
+    The row's words are ``first`` to ``first + lanes - 1``; its temporaries end in ``suffix``.
+    """
+    for k in range(lanes):
+        w.emit(d, f"x{k}{suffix} = mem[q + {_off(first + k)}]")
+    for k in range(lanes):
+        w.emit(d, f"y{k}{suffix} = mem[f + {_off(first + k)}]")
+    for k in range(lanes):
+        w.emit(d, f"z{k}{suffix} = np.uint32(np.uint32(s{k} + x{k}{suffix}) ^ y{k}{suffix})")
+        w.emit(d, f"s{k} = np.uint32((z{k}{suffix} << U8) | (z{k}{suffix} >> U24))")
+    for k in range(lanes):
+        w.emit(d, f"mem[t + {_off(first + k)}] = s{k}")
 
 
 def _off(k: int) -> str:
@@ -148,23 +161,11 @@ def _emit_short_sub_blocks(w: Emitter, depth: int, lanes: int) -> None:
     w.emit(depth, "for _sb in range(n_sub):")
     d = depth + 1
     w.emit(d, "q = prev + (np.uint64(mem[f]) & sub_mask) * SHORT_SUB")
-    w.emit(d, "for _m in range(short_steps):")
-    w.emit(d + 1, "ca = ca ^ ((cb * cc) >> U32)")
-    w.emit(d + 1, "cb = (cb + cc) & MASK32")
-    w.emit(d + 1, "cc = cc ^ ((ca * cd) >> U32)")
-    w.emit(d + 1, "cd = (cd + ca) & MASK32")
+    _emit_final_chain(w, d, "short_steps")
     w.emit(d, "prefetch_read(mem, f + AHEAD)")
     w.emit(d, "prefetch_write(mem, t + AHEAD)")
     for r in range(rows):
-        for k in range(lanes):
-            w.emit(d, f"x{k}_{r} = mem[q + {_off(r * lanes + k)}]")
-        for k in range(lanes):
-            w.emit(d, f"y{k}_{r} = mem[f + {_off(r * lanes + k)}]")
-        for k in range(lanes):
-            w.emit(d, f"z{k}_{r} = np.uint32(np.uint32(s{k} + x{k}_{r}) ^ y{k}_{r})")
-            w.emit(d, f"s{k} = np.uint32((z{k}_{r} << U8) | (z{k}_{r} >> U24))")
-        for k in range(lanes):
-            w.emit(d, f"mem[t + {_off(r * lanes + k)}] = s{k}")
+        _emit_lane_row(w, d, lanes, suffix=f"_{r}", first=r * lanes)
     w.emit(d, "f = f + SHORT_SUB")
     w.emit(d, "t = t + SHORT_SUB")
 

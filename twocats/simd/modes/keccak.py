@@ -166,22 +166,25 @@ def _one(data: bytes, rate: int, domain: int, length: int, rounds: int, backend:
     return sponge_many([data], rate, domain, length, rounds=rounds, backend=backend)[0]
 
 
+def _turboshake(data: bytes, rate: int, length: int, domain: int, backend: str | None) -> bytes:
+    """TurboSHAKE of one message at ``rate`` (12 rounds), its arguments checked first."""
+    check_int("domain", domain, 0x01, 0x7F)
+    chosen = resolve_backend(backend)
+    return _one(check_bytes("data", data), rate, domain, length, 12, chosen)
+
+
 def turboshake128(
     data: bytes, length: int, *, domain: int = 0x1F, backend: str | None = None
 ) -> bytes:
     """Return ``length`` bytes of TurboSHAKE128(data, D=domain) (RFC 9861), D in 0x01..0x7F."""
-    check_int("domain", domain, 0x01, 0x7F)
-    chosen = resolve_backend(backend)
-    return _one(check_bytes("data", data), ref.RATE_SHAKE128, domain, length, 12, chosen)
+    return _turboshake(data, ref.RATE_SHAKE128, length, domain, backend)
 
 
 def turboshake256(
     data: bytes, length: int, *, domain: int = 0x1F, backend: str | None = None
 ) -> bytes:
     """Return ``length`` bytes of TurboSHAKE256(data, D=domain) (RFC 9861), D in 0x01..0x7F."""
-    check_int("domain", domain, 0x01, 0x7F)
-    chosen = resolve_backend(backend)
-    return _one(check_bytes("data", data), ref.RATE_SHAKE256, domain, length, 12, chosen)
+    return _turboshake(data, ref.RATE_SHAKE256, length, domain, backend)
 
 
 def _cshake_input(data: bytes, rate: int, name: bytes, custom: bytes) -> tuple[bytes, int]:
@@ -194,36 +197,29 @@ def _cshake_input(data: bytes, rate: int, name: bytes, custom: bytes) -> tuple[b
     return prefix + data, 0x04
 
 
+def _cshake(
+    data: bytes, rate: int, length: int, name: bytes, custom: bytes, backend: str | None
+) -> bytes:
+    """cSHAKE of one message at ``rate`` (24 rounds), its arguments checked first."""
+    chosen = resolve_backend(backend)
+    message, domain = _cshake_input(
+        check_bytes("data", data), rate, check_bytes("name", name), check_bytes("custom", custom)
+    )
+    return _one(message, rate, domain, check_int("length", length, 0, MAX_OUTPUT), 24, chosen)
+
+
 def cshake128(
     data: bytes, length: int, *, name: bytes = b"", custom: bytes = b"", backend: str | None = None
 ) -> bytes:
     """Return ``length`` bytes of cSHAKE128(data, L, N=name, S=custom) (SP 800-185)."""
-    chosen = resolve_backend(backend)
-    message, domain = _cshake_input(
-        check_bytes("data", data),
-        ref.RATE_SHAKE128,
-        check_bytes("name", name),
-        check_bytes("custom", custom),
-    )
-    return _one(
-        message, ref.RATE_SHAKE128, domain, check_int("length", length, 0, MAX_OUTPUT), 24, chosen
-    )
+    return _cshake(data, ref.RATE_SHAKE128, length, name, custom, backend)
 
 
 def cshake256(
     data: bytes, length: int, *, name: bytes = b"", custom: bytes = b"", backend: str | None = None
 ) -> bytes:
     """Return ``length`` bytes of cSHAKE256(data, L, N=name, S=custom) (SP 800-185)."""
-    chosen = resolve_backend(backend)
-    message, domain = _cshake_input(
-        check_bytes("data", data),
-        ref.RATE_SHAKE256,
-        check_bytes("name", name),
-        check_bytes("custom", custom),
-    )
-    return _one(
-        message, ref.RATE_SHAKE256, domain, check_int("length", length, 0, MAX_OUTPUT), 24, chosen
-    )
+    return _cshake(data, ref.RATE_SHAKE256, length, name, custom, backend)
 
 
 def _leaves(

@@ -1,0 +1,127 @@
+"""The ``--plot`` of ``twocats compare``: bars of time and memory per algorithm.
+
+The bars are drawn with matplotlib on the file-only Agg backend.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Final
+
+from twocats.cli._common import UsageFailure
+
+if TYPE_CHECKING:
+    from twocats.cli.compare import Row
+
+__all__ = ["check_plot_target", "plot_rows"]
+
+
+def _pyplot() -> Any:
+    """Return matplotlib's pyplot on the file-only Agg backend, or refuse without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageFailure("--plot needs matplotlib (pip install 'twocats[bench]')") from None
+    return plt
+
+
+def check_plot_target(path: str) -> None:
+    """Refuse a --plot that cannot be drawn or written, before anything is measured."""
+    _pyplot()
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise UsageFailure(f"--plot: cannot write into the folder {folder}")
+
+
+#: Bar labels of the plot: the algorithm names on two lines where they are long.
+_PLOT_LABELS: Final = {
+    "twocats": "TwoCats",
+    "twocats-fresh-memory": "TwoCats\n(fresh memory\neach call)",
+    "argon2id": "argon2id\n(t=1)",
+    "scrypt": "scrypt\n(r=8, p=1)",
+}
+
+_PLOT_COLOURS: Final = {
+    "twocats": "#1f77b4",
+    "twocats-fresh-memory": "#9ecae1",
+    "argon2id": "#ff7f0e",
+    "scrypt": "#2ca02c",
+}
+
+
+def _bars(axis: Any, rows: list[Row], values: list[float], labels: list[str], ranges: bool) -> None:
+    """Draw one horizontal bar per row with its value written past its end.
+
+    With `ranges`, a black line across each bar spans the row's fastest to slowest run.
+    """
+    names = [_PLOT_LABELS.get(row.algorithm, row.algorithm) for row in rows]
+    positions = list(range(len(rows)))[::-1]
+    colours = [_PLOT_COLOURS.get(row.algorithm, "#7f7f7f") for row in rows]
+    axis.barh(positions, values, color=colours, height=0.6)
+    axis.set_yticks(positions, names)
+    ends = list(values)
+    if ranges:
+        for index, (position, row) in enumerate(zip(positions, rows, strict=True)):
+            low, high = row.timing.fastest * 1000, row.timing.slowest * 1000
+            axis.plot([low, high], [position, position], color="black", linewidth=1.5)
+            ends[index] = max(values[index], high)
+    top = max(ends)
+    for position, end, label in zip(positions, ends, labels, strict=True):
+        axis.text(end + top * 0.02, position, label, va="center", fontsize=9)
+    axis.set_xlim(0, top * 1.45)
+    axis.spines[["top", "right"]].set_visible(False)
+
+
+def plot_rows(rows: list[Row], path: str, runs: int, load: float | None) -> None:
+    plt = _pyplot()
+    equal_memory = [row for row in rows if row.comparison == "equal memory"]
+    equal_time = [row for row in rows if row.comparison == "equal time"]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2))
+    memory_mib = equal_memory[0].memory_bytes / (1 << 20)
+    times = [row.seconds * 1000 for row in equal_memory]
+    _bars(
+        left,
+        equal_memory,
+        times,
+        [
+            f"{row.seconds * 1000:.0f} ms\n(runs {row.timing.fastest * 1000:.0f}-"
+            f"{row.timing.slowest * 1000:.0f} ms)"
+            for row in equal_memory
+        ],
+        ranges=True,
+    )
+    left.set_title(f"Equal memory: each hashes {memory_mib:g} MiB", fontsize=12)
+    left.set_xlabel("milliseconds per hash, median and range (shorter is cheaper for the server)")
+    target = equal_time[0].seconds * 1000
+    _bars(
+        right,
+        equal_time,
+        [row.memory_bytes / (1 << 20) for row in equal_time],
+        [
+            f"{row.memory_bytes / (1 << 20):.0f} MiB\nin {row.seconds * 1000:.0f} ms"
+            for row in equal_time
+        ],
+        ranges=False,
+    )
+    right.set_title(f"Equal time: as much memory as fits in {target:.0f} ms", fontsize=12)
+    right.set_xlabel("MiB per hash (longer costs an attacker more per guess)")
+    figure.text(
+        0.5,
+        0.015,
+        "Equal memory: every algorithm hashes the same amount of memory; the bar is its median "
+        f"time over {runs} runs, the black line the fastest to slowest run.\nEqual time: every "
+        "algorithm gets the "
+        f"time TwoCats took ({target:.0f} ms) and the largest memory that fits in it (scrypt in "
+        "powers of two, so it may use less time)."
+        + ("" if load is None else f"  Load average {load:.1f} on {os.cpu_count()} cores."),
+        ha="center",
+        va="bottom",
+        fontsize=9,
+        wrap=True,
+    )
+    figure.tight_layout(rect=(0, 0.09, 1, 1))
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

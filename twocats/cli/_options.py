@@ -1,0 +1,256 @@
+"""Options shared by the twocats commands: sizes, durations and work, backends, JSON, limits and
+the TwoCats parameters.
+
+Nothing here imports numpy or numba: ``twocats --help`` and argument parsing must stay instant.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+import click
+
+from twocats.cli._common import F, UsageFailure
+from twocats.cli._limits import verify_limits
+from twocats.kdf.limits import format_size
+from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
+from twocats.simd.registry import BACKENDS
+
+if TYPE_CHECKING:
+    # click.ParamType is generic only from click 8.2 on; subscript it for the type checker only.
+    _IntParam = click.ParamType[int]
+    _FloatParam = click.ParamType[float]
+else:
+    _IntParam = _FloatParam = click.ParamType
+
+# Sizes and durations ---------------------------------------------------------------------------
+
+_SIZE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*")
+_SIZE_UNITS: Final = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kib": 1 << 10,
+    "kb": 1000,
+    "m": 1 << 20,
+    "mib": 1 << 20,
+    "mb": 1000**2,
+    "g": 1 << 30,
+    "gib": 1 << 30,
+    "gb": 1000**3,
+    "t": 1 << 40,
+    "tib": 1 << 40,
+    "tb": 1000**4,
+}
+_DURATION: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(us|ms|s)\s*")
+_DURATION_UNITS: Final = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+class SizeType(_IntParam):
+    """A byte count such as ``1GiB``, ``512MiB``, ``64M`` (binary) or ``2GB`` (decimal)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        match = _SIZE.fullmatch(str(value))
+        unit = _SIZE_UNITS.get(match.group(2).lower()) if match else None
+        if match is None or unit is None:
+            self.fail("expected a size such as 1GiB, 512MiB or 2GB", param, ctx)
+        size = int(float(match.group(1)) * unit)
+        if size <= 0:
+            self.fail("a size must be positive", param, ctx)
+        return size
+
+
+class DurationType(_FloatParam):
+    """A duration with a unit: ``250ms``, ``0.5s`` or ``800us``; the value is in seconds."""
+
+    name = "duration"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        match = _DURATION.fullmatch(str(value))
+        if match is None:
+            self.fail("expected a duration with a unit, such as 250ms or 0.5s", param, ctx)
+        seconds = float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        if seconds <= 0:
+            self.fail("a duration must be positive", param, ctx)
+        return seconds
+
+
+class WorkType(_IntParam):
+    """An estimated work as CPU time (``250ms``, ``2s``); the value is in work units (CPU ns)."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        return max(1, round(DurationType().convert(value, param, ctx) * 1e9))
+
+
+SIZE: Final = SizeType()
+DURATION: Final = DurationType()
+WORK: Final = WorkType()
+
+
+def backend_option(function: F) -> F:
+    """Add ``--backend``."""
+    return click.option(
+        "--backend",
+        type=click.Choice(BACKENDS),
+        default=None,
+        help="Compute backend (default: $TWOCATS_BACKEND, else simd).",
+    )(function)
+
+
+def json_option(function: F) -> F:
+    """Add ``--json``."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Write one JSON document to standard output (everything else goes to standard error).",
+    )(function)
+
+
+def max_memory_option(default_help: str) -> Callable[[F], F]:
+    """Add ``--max-memory``."""
+    return click.option(
+        "--max-memory",
+        type=SIZE,
+        default=None,
+        help=f"Refuse to use more memory than this, e.g. 4GiB (default: {default_help}).",
+    )
+
+
+def stored_limits_options(what: str) -> Callable[[F], F]:
+    """Add ``--max-memory`` and ``--max-work``, the limits of :func:`verify_limits`, for `what`."""
+    from twocats.kdf.limits import MEMORY_RATIO, WORK_RATIO, format_work
+
+    default = verify_limits(None)
+
+    def decorate(function: F) -> F:
+        function = click.option(
+            "--max-work",
+            type=WORK,
+            default=None,
+            help=f"Refuse {what} whose work is estimated above this CPU time, e.g. 2s (default: "
+            f"{format_work(default.max_work)}, {WORK_RATIO:g} times the work of the default "
+            "profile, or of a default-profile hash at --max-memory where that is more).",
+        )(function)
+        return click.option(
+            "--max-memory",
+            type=SIZE,
+            default=None,
+            help=f"Refuse {what} needing more memory than this, e.g. 2GiB (default: "
+            f"{format_size(default.max_memory)}, {MEMORY_RATIO:g} times the memory of the default "
+            "profile).",
+        )(function)
+
+    return decorate
+
+
+# Parameters ------------------------------------------------------------------------------------
+
+# The options take any integer and show the static range from the one bounds table; Params checks
+# the value, and its message names the parameter and its allowed range.
+
+_PARAM_OPTIONS: Final = (
+    ("variant", "--variant", click.Choice(VARIANTS), "Algorithm version."),
+    ("hash_type", "--hash-type", click.Choice(HASH_TYPES), "Hash function."),
+    ("mem_cost", "--mem-cost", click.INT, "Memory is 2**N KiB (20 = 1 GiB)."),
+    ("start_mem_cost", "--start-mem-cost", click.INT, "First memory level (up to --mem-cost)."),
+    ("time_cost", "--time-cost", click.INT, "Repetitions 2**N (2014 variants)."),
+    ("multiplies", "--multiplies", click.INT, "Serial multiplies per lane word."),
+    ("lanes", "--lanes", click.INT, "SIMD lanes: a power of two (16 for 64-bit hashes only)."),
+    ("parallelism", "--parallelism", click.INT, "Threads (memory regions)."),
+    ("block_size", "--block-size", click.INT, "Block size in bytes (power of two)."),
+    ("sub_block_size", "--sub-block-size", click.INT, "Sub-block size in bytes (power of two)."),
+    ("overwrite_cost", "--overwrite-cost", click.INT, "Overwrite levels (2015, 2014)."),
+    ("hash_size", "--hash-size", click.INT, "Output bytes (2014-03 only)."),
+)
+_PARAM_NAMES: Final = (*(name for name, *_ in _PARAM_OPTIONS), "side_channel_resistant")
+# Fields that exist only in some variants; switching variant resets them to the new one's default.
+_VARIANT_FIELDS: Final = {
+    "time_cost": None,
+    "overwrite_cost": None,
+    "hash_size": None,
+    "side_channel_resistant": False,
+}
+
+
+def params_options(function: F) -> F:
+    """Add ``--profile``, ``--params`` and one option per TwoCats parameter."""
+    from twocats.profiles import PROFILES
+
+    function = click.option(
+        "--side-channel-resistant/--no-side-channel-resistant",
+        default=None,
+        help="Data-independent addressing in every slice (2015 only).",
+    )(function)
+    for name, flag, kind, text in reversed(_PARAM_OPTIONS):
+        bounds = BOUNDS.get(name)
+        metavar = None if bounds is None else f"{bounds[0]}-{bounds[1]}"
+        function = click.option(flag, name, type=kind, default=None, metavar=metavar, help=text)(
+            function
+        )
+    function = click.option(
+        "--insecure",
+        is_flag=True,
+        help="Allow the cheapest profile, which offers no protection at all (for tests only).",
+    )(function)
+    function = click.option(
+        "--params",
+        "phc_params",
+        metavar="PHC",
+        default=None,
+        help="Start from a PHC parameter string such as 'twocats tune' prints.",
+    )(function)
+    return click.option(
+        "--profile",
+        type=click.Choice(list(PROFILES), case_sensitive=False),
+        default=None,
+        help="Start from a named profile (default: moderate).",
+    )(function)
+
+
+def build_params(options: dict[str, Any]) -> Params:
+    """Build Params from the options of :func:`params_options`, removing them from `options`."""
+    from twocats.phc import decode_params
+    from twocats.profiles import DEFAULT, PROFILES
+
+    profile = options.pop("profile", None)
+    phc_params = options.pop("phc_params", None)
+    insecure = options.pop("insecure", False)
+    changes = {name: options.pop(name, None) for name in _PARAM_NAMES}
+    changes = {name: value for name, value in changes.items() if value is not None}
+    if profile is not None and phc_params is not None:
+        raise UsageFailure("--profile and --params cannot be used together")
+    if profile is not None and profile.lower() == "cheapest" and not insecure:
+        raise UsageFailure(
+            "the cheapest profile offers no protection at all and is meant for tests; pass "
+            "--insecure to use it anyway"
+        )
+    if phc_params is not None:
+        base = decode_params(phc_params)
+    elif profile is not None:
+        base = PROFILES[profile.lower()]
+    else:
+        base = DEFAULT
+    fields = dataclasses.asdict(base)
+    if changes.get("variant", base.variant) != base.variant:
+        fields.update(_VARIANT_FIELDS)
+    keeps_start = base.start_mem_cost == base.mem_cost
+    if "mem_cost" in changes and "start_mem_cost" not in changes and keeps_start:
+        fields["start_mem_cost"] = None
+    fields.update(changes)
+    return Params(**fields)
