@@ -15,16 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import (
-    UsageFailure,
+from twocats.cli._common import UsageFailure, emit_json, info, progress_wanted
+from twocats.cli._options import (
     backend_option,
     build_params,
-    emit_json,
-    info,
     json_option,
     max_memory_option,
     params_options,
-    progress_wanted,
 )
 
 if TYPE_CHECKING:
