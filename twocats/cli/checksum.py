@@ -205,6 +205,8 @@ class _Tally:
     unreadable: int = 0
     checked: int = 0
     unopened: int = 0
+    #: The first improperly formatted line, kept to suggest the algorithm it may belong to.
+    first_improper: bytes | None = None
 
 
 def _parsed_groups(
@@ -223,6 +225,8 @@ def _parsed_groups(
                 parsed = None if line is None else parse_check_line(line, digest_size)
                 if line is None or parsed is None:
                     tally.improper += 1
+                    if tally.first_improper is None:
+                        tally.first_improper = line
                     continue
                 group.append(parsed)
                 group_bytes += len(line)
@@ -234,6 +238,21 @@ def _parsed_groups(
             out.error(sum_file, exc)
     if group:
         yield group
+
+
+def _other_algorithm_hint(line: bytes | None, algorithm: str) -> str:
+    """Name the algorithms whose digest length fits `line`, as a hint to pass ``-a``."""
+    if line is None:
+        return ""
+    fitting = [
+        name
+        for name in ALGORITHMS
+        if name != algorithm and parse_check_line(line, method_for(name).digest_size) is not None
+    ]
+    if not fitting:
+        return ""
+    choices = " or ".join(f"-a {name}" for name in fitting)
+    return f" (its digests have the length of {choices}; pass the one that made the file)"
 
 
 def _check(
@@ -265,7 +284,10 @@ def _check(
                 out.line(f"{display_name(name)}: {status}")
     out.flush()
     if not tally.checked and not tally.unopened:
-        raise click.ClickException(f"no properly formatted {algorithm} checksum lines found")
+        raise click.ClickException(
+            f"no properly formatted {algorithm} checksum lines found"
+            f"{_other_algorithm_hint(tally.first_improper, algorithm)}"
+        )
     if tally.improper:
         lines = _count(tally.improper, "line is", "lines are")
         info(f"twocats sum: WARNING: {lines} improperly formatted")
