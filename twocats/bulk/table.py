@@ -98,11 +98,19 @@ class StoredHashTable:
     hash: sa.Column[Any]
 
     def pages(self, batch_size: int) -> Iterator[list[tuple[Any, Any]]]:
-        """Yield the (key, value) rows in key order, `batch_size` at a time."""
-        query = sa.select(self.key, self.hash).order_by(self.key).limit(batch_size)
-        last: Any = None
+        """Yield the (key, value) rows in key order, `batch_size` at a time.
+
+        A row whose key is NULL cannot be named by an update, so it is never read (and never
+        written): a unique key may still hold NULLs, and databases sort them first or last.
+        """
+        query = (
+            sa.select(self.key, self.hash)
+            .where(self.key.is_not(None))
+            .order_by(self.key)
+            .limit(batch_size)
+        )
+        page_query = query
         while True:
-            page_query = query if last is None else query.where(self.key > last)
             with self.engine.connect() as connection:
                 rows = [(row[0], row[1]) for row in connection.execute(page_query)]
             if not rows:
@@ -110,7 +118,7 @@ class StoredHashTable:
             yield rows
             if len(rows) < batch_size:
                 return
-            last = rows[-1][0]
+            page_query = query.where(self.key > rows[-1][0])
 
     def swap(self, changes: Sequence[tuple[Any, str, str]]) -> int:
         """Write (key, old, new) changes in one transaction where the value is still old.
@@ -118,14 +126,19 @@ class StoredHashTable:
         Returns the number of conflicts: rows whose value had changed and were left alone.
         """
         conflicts = 0
+        # The parameter names cannot be a column's: SQLAlchemy reserves those in an UPDATE.
         statement = (
             sa.update(self.table)
-            .where(self.key == sa.bindparam("k"), self.hash == sa.bindparam("old"))
-            .values({self.hash.name: sa.bindparam("new")})
+            .where(
+                self.key == sa.bindparam("_twocats_key"),
+                self.hash == sa.bindparam("_twocats_old"),
+            )
+            .values({self.hash.name: sa.bindparam("_twocats_new")})
         )
         with self.engine.begin() as connection:
             for key, old, new in changes:
-                result = connection.execute(statement, {"k": key, "old": old, "new": new})
+                values = {"_twocats_key": key, "_twocats_old": old, "_twocats_new": new}
+                result = connection.execute(statement, values)
                 if result.rowcount != 1:
                     conflicts += 1
         return conflicts
