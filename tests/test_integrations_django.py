@@ -462,6 +462,43 @@ def test_upgrade_command_raises_every_hash_offline(user_model: Any) -> None:
     assert "sign in again" not in again
 
 
+def _value_that_cannot_grow() -> str:
+    """An old value that fits the column, with a salt so long that its upgrade would not."""
+    for salt_length in range(22, 65):
+        value = OldTwoCats().encode(PASSWORD, "s" * salt_length)
+        if len(value) <= MAX_STORED_LENGTH < len(value) + len(",s=0"):
+            return value
+    raise AssertionError("no salt length gives a value at the column's edge")
+
+
+def test_harden_runtime_spends_the_work_of_an_upgrade_that_cannot_fit(project: None) -> None:
+    """A failed login on a value whose upgrade is too long for the column spends it, no error."""
+    value = _value_that_cannot_grow()
+    hasher = RecordingTwoCats()
+    with pytest.raises(InvalidParametersError, match="more than the 128 of Django's password"):
+        hasher.upgrade(value)
+    RecordingTwoCats.upgraded.clear()
+    assert hasher.verify(WRONG, value) is False
+    hasher.harden_runtime(WRONG, value)
+    assert RecordingTwoCats.upgraded == [value]
+
+
+def test_upgrade_command_leaves_a_value_that_cannot_fit_to_the_next_login(
+    user_model: Any,
+) -> None:
+    """A value whose upgrade would not fit is left for Django's rehash; the others upgrade."""
+    passwords = _seed(user_model, 2)
+    value = _value_that_cannot_grow()
+    user_model.objects.create(username="long", password=value)
+    out, _ = _upgrade_command()
+    assert "3 twocats hashes examined: upgraded 2 to mem_cost 3 (8 KiB), 0 already there" in out
+    assert "1 to be rehashed at their next login" in out
+    assert user_model.objects.get(username="long").password == value
+    assert _login("long", PASSWORD) is not None
+    for name, password in passwords.items():
+        assert _login(name, password) is not None
+
+
 def test_upgrade_command_dry_run_writes_nothing(user_model: Any) -> None:
     """--dry-run counts what would be upgraded and writes nothing; --verbosity 0 hides progress."""
     _seed(user_model, 4)

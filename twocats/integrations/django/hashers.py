@@ -19,7 +19,7 @@ from django.contrib.auth.hashers import BasePasswordHasher, mask_hash
 from django.utils.translation import gettext_noop as _
 
 from twocats import phc
-from twocats.exceptions import InvalidHashError, InvalidParametersError
+from twocats.exceptions import InvalidHashError, InvalidParametersError, TwoCatsError
 from twocats.hasher import PasswordHasher
 from twocats.integrations._common import shared_hasher, verify_quietly
 from twocats.kdf.limits import format_size
@@ -121,10 +121,12 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
         differs from the configuration only by its memory cost, the missing work is exactly that
         of upgrading it, which is run and thrown away.  Any other difference (another hash type,
         other multiplies) has no well-defined difference and is left alone, as Django's argon2
-        hasher does.
+        hasher does.  A value whose upgrade would not fit the column is refused only after the
+        work, so it costs the same, and a failed login never raises.
         """
         if self.can_upgrade(encoded):
-            self.upgrade(encoded)
+            with contextlib.suppress(TwoCatsError):
+                self.upgrade(encoded)
 
     def can_upgrade(self, encoded: str) -> bool:
         """Return True if :meth:`upgrade` would raise the memory cost of `encoded`."""

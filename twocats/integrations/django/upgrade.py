@@ -24,6 +24,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from twocats.exceptions import TwoCatsError
 from twocats.integrations.django.hashers import TwoCatsPasswordHasher
 
 __all__ = ["UpgradeSummary", "upgrade_users"]
@@ -86,7 +87,14 @@ def upgrade_users(
         if dry_run:
             summary.upgraded += len(upgradable)
         else:
-            writes = [(pk, value, hasher.upgrade(value)) for pk, value in upgradable]
+            writes = []
+            for pk, value in upgradable:
+                try:
+                    writes.append((pk, value, hasher.upgrade(value)))
+                except TwoCatsError:
+                    # Upgraded, the value would not fit the column: Django rehashes it at the
+                    # user's next login instead.
+                    summary.stale += 1
             _write(users, writes, summary)
         if progress is not None:
             progress(summary)
