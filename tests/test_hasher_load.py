@@ -374,6 +374,22 @@ def test_verify_unknown_spends_a_verify_and_always_fails(probe: Probe) -> None:
     asyncio.run(main())
 
 
+def test_verify_unknown_like_a_stored_hash_does_its_work_and_never_matches(probe: Probe) -> None:
+    """With like=, the decoy verifies a hash of that shape and fails even for its password."""
+    small = dataclasses.replace(SHARED, mem_cost=SHARED.mem_cost - 2, start_mem_cost=None)
+    upgraded = PasswordHasher.from_params(SHARED).upgrade(
+        PasswordHasher.from_params(small).hash("right password")
+    )
+    hasher = PasswordHasher.from_params(SHARED)
+    assert hasher.verify(upgraded, "right password")
+    with pytest.raises(VerifyMismatchError, match="does not match"):
+        hasher.verify_unknown("right password", like=upgraded)
+    assert probe.peak_memory == SHARED.memory_bytes
+    planted = upgraded.replace(f"m={SHARED.mem_cost},", "m=30,", 1)
+    with pytest.raises(HashMemoryLimitError):
+        hasher.verify_unknown("right password", like=planted)
+
+
 def test_a_planted_hash_is_refused_without_waiting(probe: Probe) -> None:
     """Limits are checked before admission: a refused hash never joins the queue."""
     hasher = PasswordHasher.from_params(CHEAPEST, max_concurrency=1)
