@@ -121,12 +121,14 @@ def test_duration_option(text: str, value: float) -> None:
     [
         (DURATION, "250", "expected a duration with a unit, such as 250ms or 0.5s"),
         (DURATION, "1 hour", "expected a duration with a unit, such as 250ms or 0.5s"),
-        (DURATION, "-5ms", "expected a duration with a unit, such as 250ms or 0.5s"),
+        (DURATION, "-5ms", "a duration must be positive"),
+        (DURATION, "9" * 400 + "s", "the duration is too long"),
         (DURATION, "0s", "a duration must be positive"),
         (SIZE, "1 parsec", "expected a size such as 1GiB, 512MiB or 2GB"),
         (SIZE, "GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
         (SIZE, "0", "a size must be positive"),
-        (SIZE, "-1GiB", "expected a size such as 1GiB, 512MiB or 2GB"),
+        (SIZE, "-1GiB", "a size must be positive"),
+        (SIZE, "9" * 400 + "GiB", "the size is too large"),
     ],
 )
 def test_size_and_duration_options_reject(kind: click.ParamType, text: str, message: str) -> None:

@@ -7,6 +7,7 @@ Nothing here imports numpy or numba: ``twocats --help`` and argument parsing mus
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -57,11 +58,16 @@ class SizeType(_IntParam):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int):
             return value
+        if str(value).strip().startswith("-"):
+            self.fail("a size must be positive", param, ctx)
         match = _SIZE.fullmatch(str(value))
         unit = _SIZE_UNITS.get(match.group(2).lower()) if match else None
         if match is None or unit is None:
             self.fail("expected a size such as 1GiB, 512MiB or 2GB", param, ctx)
-        size = int(float(match.group(1)) * unit)
+        scaled = float(match.group(1)) * unit
+        if not math.isfinite(scaled):
+            self.fail("the size is too large", param, ctx)
+        size = int(scaled)
         if size <= 0:
             self.fail("a size must be positive", param, ctx)
         return size
@@ -77,10 +83,14 @@ class DurationType(_FloatParam):
     ) -> float:
         if isinstance(value, float):
             return value
+        if str(value).strip().startswith("-"):
+            self.fail("a duration must be positive", param, ctx)
         match = _DURATION.fullmatch(str(value))
         if match is None:
             self.fail("expected a duration with a unit, such as 250ms or 0.5s", param, ctx)
         seconds = float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        if not math.isfinite(seconds):
+            self.fail("the duration is too long", param, ctx)
         if seconds <= 0:
             self.fail("a duration must be positive", param, ctx)
         return seconds
