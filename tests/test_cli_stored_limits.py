@@ -433,3 +433,11 @@ def test_limit_options_show_the_real_defaults(command: str) -> None:
         f"(default: {format_work(default.max_work)}, {WORK_RATIO:g} times the work of the default "
         "profile, or of a default-profile hash at --max-memory where that is more)"
     ) in text
+
+
+def test_needs_rehash_checks_a_target_larger_than_this_machine() -> None:
+    """needs-rehash only compares, so a production target beyond this machine's memory works."""
+    stored = PasswordHasher.from_params(CHEAPEST).hash("pw")
+    result = run("needs-rehash", stored, *TINY, "--mem-cost", "28", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"needs_rehash": True, "can_upgrade": True}

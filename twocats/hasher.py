@@ -92,7 +92,9 @@ __all__ = [
     "DEFAULT_SALT_LEN",
     "TOTAL_MEMORY_SHARE",
     "PasswordHasher",
+    "can_upgrade_to",
     "format_size",
+    "needs_rehash_for",
     "verify_limits_for",
 ]
 
@@ -177,6 +179,29 @@ def _engine_factory(backend: str | None, max_memory: int, wipe: bool) -> Callabl
         return Engine(backend, max_memory=max_memory, wipe=wipe)
 
     return new_engine
+
+
+def needs_rehash_for(
+    hash: str | bytes, params: Params, *, salt_len: int = DEFAULT_SALT_LEN
+) -> bool:
+    """Return True if `hash` was not made with `params` and a salt of at least `salt_len` bytes.
+
+    This is :meth:`PasswordHasher.needs_rehash` without a hasher, for parameters this machine
+    could not run itself (a production configuration checked elsewhere).  It only decodes.
+    """
+    stored = phc.decode(hash)
+    if len(stored.salt) < salt_len or _differences(stored.params, params):
+        return True
+    return stored.params.mem_cost != params.mem_cost or _start(stored.params) > _start(params)
+
+
+def can_upgrade_to(hash: str | bytes, params: Params) -> bool:
+    """Return True if an upgrade to `params` would raise the memory cost of `hash`.
+
+    This is :meth:`PasswordHasher.can_upgrade` without a hasher.  It only decodes.
+    """
+    stored = phc.decode(hash)
+    return not _differences(stored.params, params) and stored.params.mem_cost < params.mem_cost
 
 
 def verify_limits_for(params: Params) -> tuple[int, int]:
@@ -654,12 +679,7 @@ class PasswordHasher:
         :meth:`can_upgrade` to see whether :meth:`upgrade` can bring a hash up to date without the
         password.  It only decodes the string and computes nothing.
         """
-        stored = phc.decode(hash)
-        if len(stored.salt) < self._salt_len or _differences(stored.params, self._params):
-            return True
-        return stored.params.mem_cost != self._params.mem_cost or _start(stored.params) > _start(
-            self._params
-        )
+        return needs_rehash_for(hash, self._params, salt_len=self._salt_len)
 
     def can_upgrade(self, hash: str | bytes) -> bool:
         """Return True if :meth:`upgrade` would raise the memory cost of `hash`.
@@ -668,11 +688,7 @@ class PasswordHasher:
         memory cost and start level.  (If its start level is above the hasher's, the upgraded hash
         still reports :meth:`needs_rehash`, having done a little less work than a fresh hash.)
         """
-        stored = phc.decode(hash)
-        return (
-            not _differences(stored.params, self._params)
-            and stored.params.mem_cost < self._params.mem_cost
-        )
+        return can_upgrade_to(hash, self._params)
 
     def upgrade(self, hash: str | bytes, *, timeout: float | None = None) -> str:
         """Raise the memory cost of a stored hash to this hasher's, without the password.
