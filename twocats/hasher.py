@@ -574,7 +574,10 @@ class PasswordHasher:
 
         return _Job(_need(params), work, lambda digest: phc.encode(params, salt, digest))
 
-    def _verify_job(self, hash: str | bytes, password: str | bytes) -> _Job[Literal[True]]:
+    def _stored_job(
+        self, hash: str | bytes, password: str | bytes, finish: Callable[[phc.PHCHash, bytes], _R]
+    ) -> _Job[_R]:
+        """Return the job that hashes `password` like the stored `hash`, within the limits."""
         secret = _password_bytes(password)
         stored = phc.decode(hash)
         self._limits.check(stored.params)
@@ -583,7 +586,17 @@ class PasswordHasher:
         def work(engine: Engine) -> bytes:
             return engine.derive(secret, stored.salt, stored.params, data=pepper)
 
-        return _Job(_need(stored.params), work, lambda digest: _match(digest, stored.digest))
+        return _Job(_need(stored.params), work, lambda digest: finish(stored, digest))
+
+    def _verify_job(self, hash: str | bytes, password: str | bytes) -> _Job[Literal[True]]:
+        return self._stored_job(
+            hash, password, lambda stored, digest: _match(digest, stored.digest)
+        )
+
+    def _hash_as_job(self, hash: str | bytes, password: str | bytes) -> _Job[str]:
+        return self._stored_job(
+            hash, password, lambda stored, digest: phc.encode(stored.params, stored.salt, digest)
+        )
 
     def _unknown_job(self, password: str | bytes, like: str | bytes | None) -> _Job[Literal[True]]:
         if like is None:
@@ -666,6 +679,17 @@ class PasswordHasher:
         :class:`~twocats.exceptions.HasherBusyError`.
         """
         return self._run(self._verify_job(hash, password), timeout)
+
+    def hash_as(
+        self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
+    ) -> str:
+        """Return the hash string of `password` made with the parameters and salt of `hash`.
+
+        It equals `hash` exactly when the password matches (compare with :meth:`verify`, which
+        does so in constant time); this is passlib's ``genhash``.  The stored string is checked
+        as :meth:`verify` checks it, with the same errors.
+        """
+        return self._run(self._hash_as_job(hash, password), timeout)
 
     async def averify(
         self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
