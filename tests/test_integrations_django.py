@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 django = pytest.importorskip("django", reason="the test extra installs Django")
 
-from django.conf import settings as django_settings  # noqa: E402
 from django.contrib.auth.hashers import (  # noqa: E402
     Argon2PasswordHasher,
     BCryptSHA256PasswordHasher,
@@ -83,26 +82,14 @@ HASHERS = [_path(CheapTwoCats), _path(FastPBKDF2), _path(FastArgon2), _path(Fast
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> None:
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A Django project with a migrated SQLite database and twocats first in PASSWORD_HASHERS."""
-    from django.core.management import call_command
+    from django.test import override_settings
+    from django_project import configure
 
-    database = tmp_path_factory.mktemp("django") / "db.sqlite3"
-    if not django_settings.configured:
-        django_settings.configure(
-            DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": database}},
-            INSTALLED_APPS=[
-                "django.contrib.contenttypes",
-                "django.contrib.auth",
-                "twocats.integrations.django",
-            ],
-            PASSWORD_HASHERS=HASHERS,
-            SECRET_KEY="test key, not a secret",
-            USE_TZ=True,
-            DEFAULT_AUTO_FIELD="django.db.models.AutoField",
-        )
-        django.setup()
-    call_command("migrate", verbosity=0)
+    configure(tmp_path_factory.mktemp("django"))
+    with override_settings(PASSWORD_HASHERS=HASHERS):
+        yield
 
 
 @pytest.fixture
