@@ -441,3 +441,27 @@ def test_a_missing_user_costs_what_an_upgraded_one_costs(
     else:
         assert [p.start_mem_cost for p in missing] == [3]
         assert estimated_work(missing[0]) < estimated_work(upgraded[0])
+
+
+def test_a_wrong_password_on_a_value_made_before_the_setting_costs_the_decoy(
+    derived: list[Params],
+) -> None:
+    """harden_runtime adds the levels below a fresh value's start: the work of the decoy."""
+    from django.contrib.auth import authenticate, get_user_model
+    from django.test import override_settings
+
+    model = get_user_model()
+    with override_settings(PASSWORD_HASHERS=[_path(UpgradedShapeTwoCats)]):
+        model.objects.create(username="fresh", password=CheapTwoCats().encode("letmein", "a" * 22))
+        derived.clear()
+        try:
+            assert authenticate(None, username="fresh", password="wrong") is None
+            existing = list(derived)
+            derived.clear()
+            assert authenticate(None, username="nobody", password="wrong") is None
+            missing = list(derived)
+        finally:
+            model.objects.all().delete()
+    assert [(p.mem_cost, p.start_mem_cost) for p in existing] == [(3, 3), (2, 1)]
+    assert [(p.mem_cost, p.start_mem_cost) for p in missing] == [(3, 1)]
+    assert sum(map(estimated_work, existing)) == estimated_work(missing[0])

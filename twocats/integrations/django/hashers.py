@@ -168,19 +168,42 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
             return True
 
     def harden_runtime(self, password: str, encoded: str) -> None:
-        """Spend the work a stored hash of a lower memory cost lacks (after a wrong password).
+        """Spend the work a stored hash of a lower cost lacks (after a wrong password).
 
         Django calls this when a wrong password was given for a hash that must be updated, so that
         the time of a failed login does not tell old accounts from current ones.  For a hash that
         differs from the configuration only by its memory cost, the missing work is exactly that
-        of upgrading it, which is run and thrown away.  Any other difference (another hash type,
-        other multiplies) has no well-defined difference and is left alone, as Django's argon2
-        hasher does.  A value whose upgrade would not fit the column is refused only after the
-        work, so it costs the same, and a failed login never raises.
+        of upgrading it, which is run and thrown away; for one whose start level is above the
+        configured `start_mem_cost`, it is the levels in between, which are derived and thrown
+        away.  Any other difference (another hash type, other multiplies) has no well-defined
+        difference and is left alone, as Django's argon2 hasher does.  A value whose upgrade
+        would not fit the column is refused only after the work, so it costs the same, and a
+        failed login never raises.
         """
         if self.can_upgrade(encoded):
             with contextlib.suppress(TwoCatsError):
                 self.upgrade(encoded)
+        lower = self._lower_levels(encoded)
+        if lower is not None:
+            shape = phc.encode(lower, bytes(phc.MIN_SALT_BYTES), bytes(lower.output_size))
+            with contextlib.suppress(TwoCatsError):
+                self.hasher.verify_unknown(password, like=shape)
+
+    def _lower_levels(self, encoded: str) -> Params | None:
+        """Return the levels below its start that `encoded` lacks, as parameters (None: none)."""
+        own = self.hasher.params
+        try:
+            stored = phc.decode(self._phc(encoded)).params
+        except InvalidHashError:
+            return None
+        start, own_start = stored.start_mem_cost or 0, own.start_mem_cost or 0
+        if start <= own_start or stored.mem_cost > own.mem_cost:
+            return None
+        with contextlib.suppress(InvalidParametersError):
+            # Only a hash that differs from the configuration in its costs alone.
+            if dataclasses.replace(stored, mem_cost=own.mem_cost, start_mem_cost=own_start) == own:
+                return dataclasses.replace(own, mem_cost=start - 1, start_mem_cost=own_start)
+        return None
 
     def can_upgrade(self, encoded: str) -> bool:
         """Return True if :meth:`upgrade` would raise the memory cost of `encoded`."""
