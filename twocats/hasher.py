@@ -64,13 +64,17 @@ Unknown users
 -------------
 :meth:`PasswordHasher.verify_unknown` spends the time and memory of a real verification and always
 raises :class:`~twocats.exceptions.VerifyMismatchError`: call it when a login names a user that
-does not exist, so that response times do not tell which user names are registered.
+does not exist, so that response times do not tell which user names are registered.  After an
+offline upgrade from memory cost ``m``, give the hasher parameters with ``start_mem_cost=m``: new
+hashes then take the shape of the upgraded ones, and so does the decoy (the framework adapters'
+decoys are fresh hashes or verifications of one).
 
 Secrets
 -------
 Passwords, salts and the pepper never appear in a ``repr``, an error message or an exception
-chain, and the library writes no logs.  ``wipe=True`` zeroes the work memory after every hash
-(see :class:`PasswordHasher` for its cost).
+chain, and the library writes no logs (the framework adapters log a warning, naming its
+parameters only, for a stored hash the limits refuse).  ``wipe=True`` zeroes the work memory
+after every hash (see :class:`PasswordHasher` for its cost).
 """
 
 from __future__ import annotations

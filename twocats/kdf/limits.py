@@ -21,9 +21,10 @@ what the orchestration really asks of it, for every variant, hash type and block
 
 :class:`StoredLimits` is the one place that decides whether stored or file-supplied parameters
 may run: :func:`check_stored_params` is what :class:`~twocats.PasswordHasher`, the command line
-and bulk upgraders call.  Its defaults are relative to the caller's own parameters (see
-:meth:`StoredLimits.relative_to`), so that a planted hash cannot cost a server more than a few of
-its own verifications, whatever its shape.
+and bulk upgraders call.  Its defaults follow the costliest parameters a server may have stored
+hashes with: its own, the built-in profiles and those the operator declares (see
+:meth:`StoredLimits.relative_to`), so that lowering the cost never locks anyone out, while a
+planted hash, whatever its shape, costs at most 2.5 verifications of the costliest of them.
 
 This module imports neither numpy nor numba.
 """
