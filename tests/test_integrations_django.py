@@ -432,6 +432,7 @@ def test_upgrade_command_raises_every_hash_offline(user_model: Any) -> None:
     assert "24 twocats hashes examined: upgraded 23 to mem_cost 3 (8 KiB), 0 already there" in out
     assert "1 to be rehashed at their next login" in out
     assert "sign in again" in out
+    assert "set start_mem_cost = 0 on CheapTwoCats so that a login naming no user" in out
     assert err.splitlines()[-1] == "[" + "#" * 30 + "] 24/24"
     assert len(err.splitlines()) == 5
     for name, password in passwords.items():
