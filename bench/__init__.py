@@ -20,6 +20,7 @@ SUITES: dict[str, str] = {
     "threads": "bench.threads",
     "modes": "bench.modes",
     "adapters": "bench.adapters",
+    "decoy": "bench.decoy",
     "tune": "bench.tune_runs",
     "load": "bench.load",
     "work": "bench.work",

@@ -35,8 +35,9 @@ class Credentials(BaseModel):
 def create_app(password_hash: PasswordHash | None = None) -> FastAPI:
     """Return the app; `password_hash` defaults to twocats first, then argon2."""
     hashing = password_hash or PasswordHash((TwoCatsHasher(), Argon2Hasher()))
-    # Verified when the user name is unknown, so that the answer takes as long as for a known one.
-    absent = hashing.hash("no such user")
+    # Run when the user name is unknown, so that the answer takes as long as for a known one.
+    decoy = hashing.current_hasher
+    absent = None if isinstance(decoy, TwoCatsHasher) else hashing.hash("no such user")
     users: dict[str, str] = {}
     lock = threading.Lock()
     app = FastAPI(title="twocats login example")
@@ -56,8 +57,14 @@ def create_app(password_hash: PasswordHash | None = None) -> FastAPI:
         with lock:
             stored = users.get(credentials.username)
         password = credentials.password.get_secret_value()
-        valid, updated = hashing.verify_and_update(password, stored or absent)
-        if stored is None or not valid:
+        if stored is None:
+            if isinstance(decoy, TwoCatsHasher):
+                decoy.dummy_verify(password)
+            else:
+                hashing.verify(password, absent or "")
+            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong user name or password")
+        valid, updated = hashing.verify_and_update(password, stored)
+        if not valid:
             raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong user name or password")
         if updated is not None:
             with lock:

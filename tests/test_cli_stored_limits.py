@@ -34,7 +34,6 @@ from twocats.kdf.limits import (
     MEMORY_RATIO,
     WORK_RATIO,
     StoredLimits,
-    estimated_work,
     format_size,
     format_work,
 )
@@ -85,8 +84,8 @@ def test_upgrade_and_needs_rehash_refuse_what_verify_refuses(planted: str) -> No
     assert error_of(rehash) == error_of(upgrade)
 
 
-#: The work limit of 'twocats verify' by default, computed from the library's constants.
-DEFAULT_MAX_WORK = int(WORK_RATIO * estimated_work(DEFAULT))
+#: The work limit of 'twocats verify' by default: that of the costliest built-in profile.
+DEFAULT_MAX_WORK = int(WORK_RATIO * StoredLimits.relative_to(DEFAULT).work_of(SENSITIVE))
 
 #: The settings a work refusal names, for the planted 2014 shape.
 PLANTED_SETTINGS = (
@@ -103,8 +102,8 @@ def test_upgrade_of_a_planted_shape_is_refused_at_once(planted: str) -> None:
     message = error_of(result)
     assert message.startswith("Error: the stored hash is refused: its work is estimated at ")
     assert message.endswith(
-        f"more than max_work ({format_work(DEFAULT_MAX_WORK)}, 2.5 times the work of the own "
-        "parameters)"
+        f"more than max_work ({format_work(DEFAULT_MAX_WORK)}, 2.5 times the work of the "
+        "sensitive profile)"
     )
 
 
@@ -116,15 +115,15 @@ def test_upgrade_work_names_the_estimate_and_the_limit() -> None:
     assert error_of(result) == (
         f"Error: the stored hash is refused: its work is estimated at {format_work(work)} of CPU "
         f"({PLANTED_SETTINGS}), more than max_work ({format_work(DEFAULT_MAX_WORK)}, "
-        f"{WORK_RATIO:g} times the work of the own parameters)"
+        f"{WORK_RATIO:g} times the work of the sensitive profile)"
     )
 
 
-#: A 2014 hash with time_cost=8 at 1 KiB: cheap to verify, costly to upgrade to 1 MiB.
+#: A 2014 hash with time_cost=9 at 1 KiB: cheap to verify, costly to upgrade to 1 MiB.
 COSTLY_TO_UPGRADE = Params(
     variant="2014",
     mem_cost=0,
-    time_cost=8,
+    time_cost=9,
     multiplies=0,
     parallelism=1,
     block_size=32,
@@ -137,14 +136,14 @@ def test_an_upgrade_over_the_work_limit_is_refused_before_it_runs() -> None:
     stored = phc.encode(COSTLY_TO_UPGRADE, bytes(16), bytes(32))
     verify_limits(None).check(COSTLY_TO_UPGRADE)
     target = dataclasses.replace(COSTLY_TO_UPGRADE, mem_cost=10)
-    limits = StoredLimits.relative_to(DEFAULT, max_memory=2 * DEFAULT.memory_bytes)
+    limits = verify_limits(None)
     work = limits.work_of(target, old_mem_cost=0)
     assert work > limits.max_work
     result = run("upgrade", stored, "--mem-cost", "10")
     assert result.exit_code == 2
     assert error_of(result) == (
         f"Error: the upgrade is refused: its work is estimated at {format_work(work)} of CPU "
-        f"({PLANTED_SETTINGS.replace('mem_cost=0, time_cost=30', 'mem_cost=10, time_cost=8')}), "
+        f"({PLANTED_SETTINGS.replace('mem_cost=0, time_cost=30', 'mem_cost=10, time_cost=9')}), "
         f"more than max_work ({format_work(limits.max_work)}, {limits.work_basis})"
     )
     raised = run("upgrade", stored, "--mem-cost", "10", "--max-work", "1ms")
@@ -164,33 +163,28 @@ def test_the_upgrade_target_is_not_held_to_verify_memory_limit() -> None:
     assert result.stderr == ""
 
 
-def test_hash_of_the_sensitive_profile_says_what_verify_needs() -> None:
-    """hash --profile sensitive works, and names the options with which verify accepts it."""
+def test_hash_of_the_sensitive_profile_verifies_without_options() -> None:
+    """hash --profile sensitive works, and verify accepts it as it is (a built-in profile)."""
     memory, _ = verify_limits_for(SENSITIVE)
-    assert memory > verify_limits(None).max_memory
-    options = ["--max-memory", f"{memory >> 20}MiB"]
+    assert memory == verify_limits(None).max_memory
     made = run_program("hash", "--profile", "sensitive", "--password-stdin", "--json", stdin="pw\n")
     assert made.returncode == 0, made.stderr
     document = json.loads(made.stdout)
-    assert document["verify_options"] == options
-    assert made.stderr == (
-        f"note: verify this hash with 'twocats verify {' '.join(options)}' (above its default "
-        "limits)\n"
-    )
-    encoded = document["hash"]
-    refused = run("verify", encoded, "--password-stdin", stdin="pw\n")
+    assert (document["verify_options"], made.stderr) == ([], "")
+    verified = run_program("verify", document["hash"], "--password-stdin", stdin="pw\n")
+    assert (verified.returncode, verified.stdout) == (0, "OK\n"), verified.stderr
+    larger = phc.encode(dataclasses.replace(SENSITIVE, mem_cost=21), bytes(16), bytes(32))
+    refused = run("verify", larger, "--password-stdin", stdin="pw\n")
     assert refused.exit_code == 2
     assert error_of(refused) == (
-        f"Error: the stored hash is refused: mem_cost=20 needs 1 GiB of work memory ({memory} "
-        f"bytes), more than max_memory (512 MiB, {MEMORY_RATIO * DEFAULT.memory_bytes} bytes)"
+        f"Error: the stored hash is refused: mem_cost=21 needs 2 GiB of work memory ({2 * memory} "
+        f"bytes), more than max_memory (1 GiB, {memory} bytes)"
     )
-    verified = run_program("verify", encoded, *options, "--password-stdin", stdin="pw\n")
-    assert (verified.returncode, verified.stdout) == (0, "OK\n"), verified.stderr
 
 
 def test_verify_options_name_max_work_where_memory_is_not_enough() -> None:
     """A shape costlier per byte than the default profile (small blocks) needs --max-work too."""
-    params = Params(mem_cost=20, lanes=4, block_size=256, parallelism=1)
+    params = Params(mem_cost=21, lanes=4, block_size=256, parallelism=1)
     memory, work = verify_limits_for(params)
     options = verify_options(params)
     assert options == ["--max-memory", f"{memory >> 20}MiB", "--max-work", f"{-(-work // 10**6)}ms"]
@@ -236,13 +230,13 @@ def test_selftest_refuses_an_over_limit_vector(tmp_path: Path) -> None:
         "REFUSED planted (2014 extended blake2s): the vector is refused: its work is estimated at "
     )
     assert lines[0].endswith(
-        f"more than max_work ({format_work(DEFAULT_MAX_WORK)}, 2.5 times the work of the own "
-        "parameters)"
+        f"more than max_work ({format_work(DEFAULT_MAX_WORK)}, 2.5 times the work of the "
+        "sensitive profile)"
     )
     assert lines[1:] == [
         (
             "REFUSED huge (2014 extended blake2s): the vector is refused: mem_cost=22 needs 4 GiB "
-            "of work memory (4294967296 bytes), more than max_memory (512 MiB, 536870912 bytes)"
+            "of work memory (4294967296 bytes), more than max_memory (1 GiB, 1073741824 bytes)"
         ),
         "0 passed, 0 failed, 2 refused (over the limits: raise --max-memory or --max-work)",
     ]
@@ -393,7 +387,7 @@ def test_needs_rehash_names_the_limits_an_upgrade_needs() -> None:
 def test_needs_rehash_names_the_max_work_a_costly_upgrade_needs() -> None:
     """An upgrade over the work limit is suggested with the --max-work that lets it run."""
     stored = phc.encode(COSTLY_TO_UPGRADE, bytes(16), bytes(32))
-    current = ["--variant", "2014", "--time-cost", "8", "--multiplies", "0", "--parallelism", "1"]
+    current = ["--variant", "2014", "--time-cost", "9", "--multiplies", "0", "--parallelism", "1"]
     shape = ["--block-size", "32", "--sub-block-size", "32", "--mem-cost", "10"]
     target = dataclasses.replace(COSTLY_TO_UPGRADE, mem_cost=10)
     limits = StoredLimits.relative_to(DEFAULT, max_memory=2 * DEFAULT.memory_bytes)
@@ -407,31 +401,33 @@ def test_needs_rehash_names_the_max_work_a_costly_upgrade_needs() -> None:
 
 
 def test_an_ordinary_hash_upgrades_to_a_large_memory_cost() -> None:
-    """upgrade --mem-cost 20 of an ordinary hash runs, and names the options verify then needs."""
+    """upgrade --mem-cost 20 of an ordinary hash runs, and verify then accepts it as it is."""
     small = dataclasses.replace(DEFAULT, mem_cost=10, start_mem_cost=10)
     stored = PasswordHasher.from_params(small).hash("pw")
-    target = dataclasses.replace(small, mem_cost=20)
-    options = ["--max-memory", f"{verify_limits_for(target)[0] >> 20}MiB"]
     result = run_program("upgrade", stored, "--mem-cost", "20", "--json", stdin="")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
-    assert (document["mem_cost"], document["verify_options"]) == (20, options)
-    verified = run_program("verify", document["hash"], *options, "--password-stdin", stdin="pw\n")
+    assert (document["mem_cost"], document["verify_options"]) == (20, [])
+    verified = run_program("verify", document["hash"], "--password-stdin", stdin="pw\n")
     assert (verified.returncode, verified.stdout) == (0, "OK\n"), verified.stderr
 
 
 @pytest.mark.parametrize("command", ["verify", "upgrade", "needs-rehash", "selftest"])
 def test_limit_options_show_the_real_defaults(command: str) -> None:
     """--max-memory and --max-work help give the defaults computed from the library's ratios."""
-    default = StoredLimits.relative_to(DEFAULT)
-    text = " ".join(run(command, "--help").stdout.split())
+    default = verify_limits(None)
+    # Help text is wrapped to the terminal, at spaces and after hyphens.
+    text = " ".join(run(command, "--help").stdout.split()).replace(
+        "default- profile", "default-profile"
+    )
     assert (
-        f"(default: {format_size(MEMORY_RATIO * DEFAULT.memory_bytes)}, {MEMORY_RATIO:g} times "
-        "the memory of the default profile)"
+        f"(default: {format_size(SENSITIVE.memory_bytes)}, the memory of the largest built-in "
+        f"profile, or {MEMORY_RATIO:g} times that of the default profile where that is more)"
     ) in text
     assert (
-        f"(default: {format_work(default.max_work)}, {WORK_RATIO:g} times the work of the default "
-        "profile, or of a default-profile hash at --max-memory where that is more)"
+        f"(default: {format_work(default.max_work)}, {WORK_RATIO:g} times the work of the "
+        "costliest built-in profile, or of a default-profile hash at --max-memory where that is "
+        "more)"
     ) in text
 
 

@@ -20,7 +20,7 @@ from twocats.exceptions import (
 )
 from twocats.hasher import PasswordHasher, format_size
 from twocats.params import HASH_TYPES, Params
-from twocats.profiles import CHEAPEST, DEFAULT
+from twocats.profiles import CHEAPEST, DEFAULT, SENSITIVE
 
 VECTORS = Path(__file__).parent / "vectors" / "twocats-2015.jsonl"
 
@@ -235,10 +235,13 @@ def test_own_parameters_over_limit_are_refused() -> None:
 
 
 def test_default_memory_limit() -> None:
-    """The default limit is twice the hasher's own memory, within the memory budget."""
-    assert PasswordHasher.from_params(CHEAPEST).max_memory == 2 << 10
+    """The default limit is the largest built-in profile or twice the own memory, within budget."""
+    assert PasswordHasher.from_params(CHEAPEST).max_memory == SENSITIVE.memory_bytes
     big = PasswordHasher.from_params(Params(mem_cost=21), max_total_memory=3 << 30)
     assert big.max_memory == 3 << 30
+    low = PasswordHasher.from_params(CHEAPEST, max_total_memory=1 << 20)
+    assert low.max_memory == 1 << 20
+    assert low.limits.memory_name == "max_total_memory"
 
 
 def test_constructor_arguments() -> None:

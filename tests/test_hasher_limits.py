@@ -27,7 +27,7 @@ from twocats.kdf import core, limits
 from twocats.kdf.geometry import SliceJob
 from twocats.kdf.limits import StoredLimits, WorkUnits, check_stored_params
 from twocats.params import HASH_TYPES, Params
-from twocats.profiles import CHEAPEST, MODERATE
+from twocats.profiles import CHEAPEST, INTERACTIVE, MODERATE, SENSITIVE
 
 SALT = bytes(range(16))
 PASSWORD = b"correct horse battery staple"
@@ -157,7 +157,7 @@ def test_work_units_equal_the_counted_seam_calls_for_any_shape(
     assert limits.work_units(params, old_mem_cost=old) == counted(params, old)
 
 
-# -- the default limits follow the hasher's own parameters -----------------------------------------
+# -- the default limits follow the costliest parameters a server may have stored ------------------
 
 PLANTED = {
     "sha512 in 64-byte blocks": Params(
@@ -177,10 +177,10 @@ PLANTED = {
         block_size=32,
         sub_block_size=32,
     ),
-    "2014-03, time_cost 24": Params(
+    "2014-03, time_cost 25": Params(
         variant="2014-03",
         mem_cost=0,
-        time_cost=24,
+        time_cost=25,
         multiplies=0,
         parallelism=1,
         block_size=32,
@@ -191,11 +191,20 @@ PLANTED = {
 
 @pytest.mark.parametrize("name", sorted(PLANTED))
 def test_planted_hashes_of_issue_10_are_refused_by_default(name: str) -> None:
-    """The planted shapes that cost 50-80 verifies are refused before any work."""
+    """Planted shapes costing more than 2.5 SENSITIVE verifies are refused before any work."""
     encoded = phc.encode(PLANTED[name], SALT, bytes(PLANTED[name].output_size))
     with pytest.raises(HashLimitError, match="more than max_work") as caught:
         PasswordHasher().check_hash(encoded)
-    assert "2.5 times the work of the own parameters" in str(caught.value)
+    assert "2.5 times the work of the sensitive profile" in str(caught.value)
+
+
+def test_a_planted_hash_costs_at_most_the_documented_ratio_of_a_verify() -> None:
+    """The largest accepted work is 23 default-profile verifies and 150 INTERACTIVE ones."""
+    for params, ratio in ((MODERATE, 23), (INTERACTIVE, 150)):
+        hasher = PasswordHasher.from_params(params)
+        assert 0.95 * ratio < hasher.max_work / hasher.limits.work_of(params) < ratio
+    sensitive = PasswordHasher.from_params(SENSITIVE)
+    assert sensitive.max_work == int(limits.WORK_RATIO * limits.estimated_work(SENSITIVE))
 
 
 @settings(max_examples=200, deadline=None)
@@ -219,7 +228,7 @@ def test_every_accepted_stored_hash_is_within_the_limits(
     parallelism: int,
     block_log: int,
 ) -> None:
-    """Whatever its shape, a stored hash the default hasher accepts is within 2.5x its work."""
+    """Whatever its shape, an accepted stored hash is within 2.5x the work of SENSITIVE."""
     try:
         params = Params(
             variant=variant,
@@ -235,14 +244,15 @@ def test_every_accepted_stored_hash_is_within_the_limits(
     except InvalidParametersError:
         return
     hasher = PasswordHasher()
-    own = limits.estimated_work(MODERATE)
+    costliest = hasher.limits.work_of(SENSITIVE)
+    assert hasher.max_work == int(limits.WORK_RATIO * costliest)
     try:
         hasher.limits.check(params)
     except HashLimitError:
         return
-    assert hasher.limits.work_of(params) <= limits.WORK_RATIO * own
-    assert limits.estimated_work(params) <= limits.WORK_RATIO * own
-    assert kdf.memory_required(params) <= 2 * MODERATE.memory_bytes
+    assert hasher.limits.work_of(params) <= limits.WORK_RATIO * costliest
+    assert limits.estimated_work(params) <= limits.WORK_RATIO * costliest
+    assert kdf.memory_required(params) <= SENSITIVE.memory_bytes
 
 
 def test_own_and_upgraded_hashes_pass_the_default_limits() -> None:
@@ -255,10 +265,10 @@ def test_own_and_upgraded_hashes_pass_the_default_limits() -> None:
 
 def test_an_operator_raises_the_limits_explicitly() -> None:
     """max_memory and max_work accept costlier stored hashes, and say so in their messages."""
-    bigger = phc.encode(Params(mem_cost=20, multiplies=3), SALT, bytes(32))
-    with pytest.raises(HashMemoryLimitError, match=r"more than max_memory \(512 MiB"):
+    bigger = phc.encode(Params(mem_cost=21, multiplies=3), SALT, bytes(32))
+    with pytest.raises(HashMemoryLimitError, match=r"more than max_memory \(1 GiB"):
         PasswordHasher().check_hash(bigger)
-    assert PasswordHasher(max_memory=1 << 30).check_hash(bigger).mem_cost == 20
+    assert PasswordHasher(max_memory=2 << 30).check_hash(bigger).mem_cost == 21
     planted = phc.encode(PLANTED["2014, time_cost 20"], SALT, bytes(32))
     generous = PasswordHasher(max_work=10**13)
     assert generous.max_work == 10**13
@@ -424,3 +434,50 @@ def test_kdf_entry_points_take_the_same_work_limit() -> None:
     assert kdf.derive(PASSWORD, SALT, CHEAPEST, max_work=10**8) == kdf.derive(
         PASSWORD, SALT, CHEAPEST
     )
+
+
+# -- lowering the cost never locks anyone out ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "own",
+    [INTERACTIVE, dataclasses.replace(MODERATE, mem_cost=17, start_mem_cost=17), CHEAPEST],
+    ids=["interactive", "mem_cost 17", "cheapest"],
+)
+def test_hashes_of_every_built_in_profile_pass_a_lower_hasher(own: Params) -> None:
+    """A hasher set below a profile still accepts that profile's hashes, upgraded ones too."""
+    hasher = PasswordHasher.from_params(own)
+    for profile in (INTERACTIVE, MODERATE, SENSITIVE):
+        for start in (profile.mem_cost, profile.mem_cost - 6):
+            stored = dataclasses.replace(profile, start_mem_cost=start)
+            encoded = phc.encode(stored, SALT, bytes(32))
+            assert hasher.check_hash(encoded) == stored
+            # An upgrade of the own parameters is up to date; every other shape is rehashed.
+            assert hasher.needs_rehash(encoded) is (profile != own)
+
+
+def test_previous_parameters_are_accepted_only_when_declared() -> None:
+    """Parameters costlier than every profile pass once declared as previous, and not before."""
+    earlier = Params(mem_cost=20, multiplies=8, lanes=1, sub_block_size=32)
+    encoded = phc.encode(earlier, SALT, bytes(32))
+    with pytest.raises(HashLimitError, match=r"more than max_work .*sensitive profile\)"):
+        PasswordHasher.from_params(INTERACTIVE).check_hash(encoded)
+    declared = PasswordHasher.from_params(INTERACTIVE, previous=[earlier])
+    assert declared.previous == (earlier,)
+    assert declared.check_hash(encoded) == earlier
+    assert "earlier parameters (hash_type=blake2s, mem_cost=20" in declared.limits.work_basis
+    with pytest.raises(HashMemoryLimitError):
+        declared.check_hash(phc.encode(dataclasses.replace(earlier, mem_cost=21), SALT, bytes(32)))
+
+
+@pytest.mark.parametrize("previous", [MODERATE, "moderate", [MODERATE, "moderate"], 3])
+def test_previous_must_hold_params(previous: object) -> None:
+    """previous takes an iterable of Params, and refuses anything else by type."""
+    with pytest.raises(TypeError, match="previous must"):
+        PasswordHasher(previous=previous)  # type: ignore[arg-type]
+
+
+def test_explicit_memory_limit_ignores_profiles_above_it() -> None:
+    """Profiles refused for their memory do not raise the work limit either."""
+    small = PasswordHasher.from_params(CHEAPEST, max_memory=1 << 20)
+    assert small.limits.work_basis == "2.5 times the work of a default-profile hash at max_memory"

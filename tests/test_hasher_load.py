@@ -394,7 +394,7 @@ def test_a_planted_hash_is_refused_without_waiting(probe: Probe) -> None:
     """Limits are checked before admission: a refused hash never joins the queue."""
     hasher = PasswordHasher.from_params(CHEAPEST, max_concurrency=1)
     thread = holder(hasher, probe)
-    planted = phc.encode(dataclasses.replace(CHEAPEST, mem_cost=12), bytes(16), bytes(32))
+    planted = phc.encode(dataclasses.replace(CHEAPEST, mem_cost=21), bytes(16), bytes(32))
     with pytest.raises(HashMemoryLimitError):
         hasher.verify(planted, b"pw", timeout=5)
     assert hasher._pool.waiting == 0

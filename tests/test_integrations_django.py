@@ -14,7 +14,6 @@ from strategies import param_sets
 
 django = pytest.importorskip("django", reason="the test extra installs Django")
 
-from django.conf import settings as django_settings  # noqa: E402
 from django.contrib.auth.hashers import (  # noqa: E402
     Argon2PasswordHasher,
     BCryptSHA256PasswordHasher,
@@ -84,26 +83,14 @@ HASHERS = [_path(CheapTwoCats), _path(FastPBKDF2), _path(FastArgon2), _path(Fast
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> None:
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A Django project with a migrated SQLite database and twocats first in PASSWORD_HASHERS."""
-    from django.core.management import call_command
+    from django.test import override_settings
+    from django_project import configure
 
-    database = tmp_path_factory.mktemp("django") / "db.sqlite3"
-    if not django_settings.configured:
-        django_settings.configure(
-            DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": database}},
-            INSTALLED_APPS=[
-                "django.contrib.contenttypes",
-                "django.contrib.auth",
-                "twocats.integrations.django",
-            ],
-            PASSWORD_HASHERS=HASHERS,
-            SECRET_KEY="test key, not a secret",
-            USE_TZ=True,
-            DEFAULT_AUTO_FIELD="django.db.models.AutoField",
-        )
-        django.setup()
-    call_command("migrate", verbosity=0)
+    configure(tmp_path_factory.mktemp("django"))
+    with override_settings(PASSWORD_HASHERS=HASHERS):
+        yield
 
 
 @pytest.fixture
@@ -434,6 +421,7 @@ def test_upgrade_command_raises_every_hash_offline(user_model: Any) -> None:
     assert "24 twocats hashes examined: upgraded 23 to mem_cost 3 (8 KiB), 0 already there" in out
     assert "1 to be rehashed at their next login" in out
     assert "sign in again" in out
+    assert "set start_mem_cost = 0 on CheapTwoCats so that a login naming no user" in out
     assert err.splitlines()[-1] == "[" + "#" * 30 + "] 24/24"
     assert len(err.splitlines()) == 5
     for name, password in passwords.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -11,8 +12,10 @@ pytest.importorskip("passlib", reason="the test extra installs libpass")
 from passlib.context import CryptContext
 from passlib.hash import argon2
 
-from twocats import InvalidHashError, InvalidParametersError, profiles
+from twocats import InvalidHashError, InvalidParametersError, PasswordHasher, phc, profiles
 from twocats.integrations.passlib import TwoCatsHandler
+from twocats.kdf.engine import Engine
+from twocats.params import Params
 
 PASSWORD = "correct horse battery staple"
 WRONG = "Tr0ub4dor&3"
@@ -40,7 +43,7 @@ def test_context_hashes_and_verifies_with_twocats() -> None:
     assert not context.needs_update(stored)
     assert TwoCatsHandler.identify(stored)
     assert TwoCatsHandler.identify(stored.encode())
-    assert not TwoCatsHandler.identify(None)  # type: ignore[arg-type]
+    assert not TwoCatsHandler.identify("$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$abc")
 
 
 def test_context_migrates_argon2_and_stale_twocats_hashes() -> None:
@@ -93,7 +96,7 @@ def test_a_registered_handler_is_named_in_an_ini_configuration() -> None:
     [
         ({"mem_cost": "lots"}, "mem_cost must be an integer"),
         ({"mem_cost": "\u00b2"}, "mem_cost must be an integer"),
-        ({"profile": "fastest"}, "profile must be a twocats.Params or one of"),
+        ({"profile": "fastest"}, "profile must be a twocats.Params, a parameter string"),
         ({"multiplies": 9}, "multiplies must be"),
     ],
 )
@@ -152,3 +155,120 @@ def test_handler_repr_hides_nothing_secret() -> None:
     text = repr(handler) + repr(handler.params)
     assert PASSWORD not in text
     assert stored.rpartition("$")[2] not in text
+
+
+# -- CryptContext checks --------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore:the method passlib.context.CryptContext.genhash")
+def test_context_genhash_reproduces_a_hash_for_its_password_only() -> None:
+    """CryptContext.genhash gives back the stored hash for its password, another for a wrong one."""
+    context = _context()
+    stored = context.hash(PASSWORD)
+    assert context.genhash(PASSWORD, stored) == stored
+    assert context.genhash(WRONG, stored) != stored
+    assert context.genhash(PASSWORD.encode(), stored.encode()) == stored
+    with pytest.raises(ValueError, match="memory"):
+        context.genhash(PASSWORD, OVERSIZED, scheme="twocats")
+
+
+@pytest.mark.parametrize("value", [None, 1, 2.5, ["$twocats$"]])
+def test_hashes_of_another_type_are_type_errors(value: object) -> None:
+    """identify, verify, genhash and needs_update raise TypeError for a non-string hash."""
+    for call in (
+        lambda: TwoCatsHandler.identify(value),  # type: ignore[arg-type]
+        lambda: TwoCatsHandler.verify(PASSWORD, value),  # type: ignore[arg-type]
+        lambda: TwoCatsHandler.genhash(PASSWORD, value),  # type: ignore[arg-type]
+        lambda: TwoCatsHandler.needs_update(value),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(TypeError):
+            call()
+
+
+@pytest.mark.parametrize(
+    "profile", ["cheapest", phc.encode_params(CHEAP)], ids=["name", "parameter string"]
+)
+def test_context_to_string_round_trips(profile: str) -> None:
+    """A context given its profile as a name or a parameter string is written and read back."""
+    from passlib.registry import register_crypt_handler
+
+    register_crypt_handler(TwoCatsHandler, force=True)
+    context = CryptContext(
+        schemes=["twocats"], twocats__profile=profile, twocats__previous="interactive moderate"
+    )
+    text = context.to_string()
+    assert f"twocats__profile = {profile}" in text
+    again = CryptContext.from_string(text)
+    assert again.handler("twocats").params == context.handler("twocats").params
+    assert again.handler("twocats").previous == (profiles.INTERACTIVE, profiles.MODERATE)
+
+
+def test_a_params_profile_is_accepted_in_code() -> None:
+    """A Params profile configures the handler (to_string needs a name or parameter string)."""
+    assert TwoCatsHandler.using(profile=CHEAP).params == CHEAP
+    assert TwoCatsHandler.using(profile=phc.encode_params(CHEAP)).params == CHEAP
+
+
+def test_limit_settings_reach_the_hasher() -> None:
+    """previous, max_memory and max_work set the stored-hash limits of the handler."""
+    earlier = dataclasses.replace(profiles.SENSITIVE, multiplies=8, lanes=1, sub_block_size=32)
+    planted = phc.encode(earlier, b"saltsaltsaltsalt", bytes(32))
+    with pytest.raises(ValueError, match="more than max_work"):
+        _context().verify(PASSWORD, planted)
+    declared = _context(previous=phc.encode_params(earlier))
+    assert declared.handler("twocats").previous == (earlier,)
+    assert not declared.verify(WRONG, phc.encode(CHEAP, b"saltsaltsaltsalt", bytes(32)))
+    handler = TwoCatsHandler.using(profile="cheapest", max_memory=str(64 << 20), max_work="100000")
+    assert (handler._hasher().max_memory, handler._hasher().max_work) == (64 << 20, 10**5)
+
+
+def test_a_refused_hash_is_logged_without_the_hash(caplog: pytest.LogCaptureFixture) -> None:
+    """A stored hash above the limits raises ValueError and logs its parameters, not itself."""
+    with (
+        caplog.at_level("WARNING", logger="twocats.integrations"),
+        pytest.raises(ValueError, match="memory"),
+    ):
+        _context().verify(PASSWORD, OVERSIZED)
+    assert "mem_cost=30 needs 1 TiB" in caplog.text
+    assert OVERSIZED.rpartition("$")[2] not in caplog.text
+
+
+@pytest.fixture(scope="module")
+def default_hash() -> str:
+    """A real hash of the default profile (mem_cost 18, 256 MiB)."""
+    return PasswordHasher().hash(PASSWORD)
+
+
+@pytest.mark.parametrize(
+    "settings", [{"mem_cost": 17}, {"profile": "interactive"}], ids=["mem_cost 17", "interactive"]
+)
+def test_a_default_profile_hash_verifies_and_is_rehashed_down(
+    default_hash: str, settings: dict[str, object]
+) -> None:
+    """Lowering the cost: verify_and_update accepts an m=18 hash and rehashes it lower."""
+    context = CryptContext(
+        schemes=[TwoCatsHandler], **{f"twocats__{k}": v for k, v in settings.items()}
+    )
+    assert context.needs_update(default_hash)
+    valid, rehashed = context.verify_and_update(PASSWORD, default_hash)
+    assert valid
+    assert rehashed is not None
+    assert phc.decode(rehashed).params == context.handler("twocats").params
+    assert context.verify_and_update(WRONG, default_hash) == (False, None)
+
+
+def test_dummy_verify_takes_the_shape_of_upgraded_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With start_mem_cost, dummy_verify derives exactly the shape of an upgraded hash."""
+    shapes: list[Params] = []
+    derive = Engine.derive
+
+    def recording(self: Engine, password: bytes, salt: bytes, params: Params, **kw: Any) -> bytes:
+        shapes.append(params)
+        return derive(self, password, salt, params, **kw)
+
+    monkeypatch.setattr(Engine, "derive", recording)
+    upgraded = dataclasses.replace(CHEAP, start_mem_cost=1)
+    assert _context(start_mem_cost=1).dummy_verify() is False
+    assert shapes[-1] == upgraded
+    assert _context().dummy_verify() is False
+    assert shapes[-1] == CHEAP

@@ -24,15 +24,21 @@ and :meth:`~PasswordHasher.check_hash` accept only canonical strings (:mod:`twoc
 refuse, before waiting, allocating or computing anything, a string that asks for more memory than
 :attr:`PasswordHasher.max_memory` (:class:`~twocats.exceptions.HashMemoryLimitError`) or more work
 than :attr:`PasswordHasher.max_work` (:class:`~twocats.exceptions.HashLimitError`).  Both limits
-are relative to the hasher's own parameters by default
-(:meth:`twocats.kdf.limits.StoredLimits.relative_to`): twice their memory and 2.5 times their
-estimated work, so that no stored hash, whatever its shape, costs more than a few of the hasher's
-own verifications.  An operator who accepts costlier stored hashes says so with ``max_memory``
-(the work limit then follows a default-profile hash of that size) or ``max_work``.
+follow, by default, the costliest parameters this server may have stored hashes with
+(:meth:`twocats.kdf.limits.StoredLimits.relative_to`): its own parameters (twice their memory),
+the built-in profiles up to :data:`~twocats.profiles.SENSITIVE`
+(:data:`twocats.profiles.BUILT_IN`) and the parameters the operator declares with ``previous``,
+and 2.5 times the work of the costliest of them.  Lowering the cost therefore never locks anyone
+out: a hash made before verifies, and :meth:`~PasswordHasher.needs_rehash` asks for it to be
+rehashed at the lower cost.  A planted hash, whatever its shape, still costs at most 2.5 times a
+verification of :data:`~twocats.profiles.SENSITIVE` with fresh memory (about 23 verifications
+at the default profile, 150 at :data:`~twocats.profiles.INTERACTIVE`; 2.5 at ``SENSITIVE``).
+An operator who accepts costlier stored hashes says so with ``previous``, ``max_memory`` (the
+work limit then follows a default-profile hash of that size at least) or ``max_work``.
 :func:`twocats.kdf.limits.check_stored_params` makes the same check for parameters from anywhere
-else (the command line, a vector file, a bulk upgrade).  Both errors are
-:class:`~twocats.exceptions.InvalidHashError`, so one ``except InvalidHashError`` handles every
-stored hash this server cannot use.
+else (the command line, a vector file, a bulk upgrade), relative to the default profile alone.
+Both errors are :class:`~twocats.exceptions.InvalidHashError`, so one ``except
+InvalidHashError`` handles every stored hash this server cannot use.
 
 Hashes a hasher makes always pass its own limits.  A hash made with parameters above another
 verifier's limits is refused there: :func:`verify_limits_for` gives the ``max_memory`` and
@@ -58,13 +64,17 @@ Unknown users
 -------------
 :meth:`PasswordHasher.verify_unknown` spends the time and memory of a real verification and always
 raises :class:`~twocats.exceptions.VerifyMismatchError`: call it when a login names a user that
-does not exist, so that response times do not tell which user names are registered.
+does not exist, so that response times do not tell which user names are registered.  After an
+offline upgrade from memory cost ``m``, give the hasher parameters with ``start_mem_cost=m``: new
+hashes then take the shape of the upgraded ones, and so does the decoy (the framework adapters'
+decoys are fresh hashes or verifications of one).
 
 Secrets
 -------
 Passwords, salts and the pepper never appear in a ``repr``, an error message or an exception
-chain, and the library writes no logs.  ``wipe=True`` zeroes the work memory after every hash
-(see :class:`PasswordHasher` for its cost).
+chain, and the library writes no logs (the framework adapters log a warning, naming its
+parameters only, for a stored hash the limits refuse).  ``wipe=True`` zeroes the work memory
+after every hash (see :class:`PasswordHasher` for its cost).
 """
 
 from __future__ import annotations
@@ -73,7 +83,7 @@ import dataclasses
 import hmac
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final, Generic, Literal, TypeVar
 
 from twocats import phc
@@ -83,7 +93,7 @@ from twocats.kdf import geometry, limits
 from twocats.kdf.limits import StoredLimits, format_size
 from twocats.params import Params
 from twocats.params import _fail as fail
-from twocats.profiles import DEFAULT
+from twocats.profiles import BUILT_IN, DEFAULT
 
 if TYPE_CHECKING:
     from twocats.kdf.engine import Engine
@@ -153,6 +163,17 @@ def _start(params: Params) -> int:
 def _need(params: Params, old_mem_cost: int | None = None) -> int:
     """Return the bytes of work memory a derivation (or an update) needs."""
     return 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
+
+
+def _previous(previous: object) -> tuple[Params, ...]:
+    """Check the earlier parameters a hasher accepts: an iterable of Params."""
+    if isinstance(previous, (Params, str, bytes)) or not isinstance(previous, Iterable):
+        raise TypeError("previous must be an iterable of twocats.Params")
+    earlier = tuple(previous)
+    for params in earlier:
+        if not isinstance(params, Params):
+            raise TypeError(f"previous must hold twocats.Params, not {type(params).__name__}")
+    return earlier
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -234,13 +255,18 @@ class PasswordHasher:
     :param secret: an optional pepper, passed to TwoCats as its ``data`` input.  It is kept out of
         the database, so a leaked database alone cannot be attacked; every hash made with a pepper
         verifies only with the same pepper.  It never appears in a ``repr`` or an error message.
+    :param previous: parameters stored hashes were made with before (an operator who lowered the
+        cost, or changed another parameter): the default limits accept their hashes, upgraded
+        ones included, as they accept those of the built-in profiles.
     :param max_memory: the most work memory, in bytes, a stored hash may ask for.  Stored hashes
         asking for more are refused with :class:`~twocats.exceptions.HashMemoryLimitError` before
-        anything is allocated.  Default: twice the hasher's own need, and never more than
+        anything is allocated.  Default: twice the hasher's own need, or the need of the largest
+        of the built-in profiles and `previous` where that is more, and never more than
         `max_total_memory` or the machine can give.
     :param max_work: the most work (units of :func:`twocats.kdf.limits.estimated_work`, about a
-        nanosecond of CPU each) a stored hash may ask for.  Default: 2.5 times the hasher's own
-        work, or 2.5 times a default-profile hash at `max_memory` if that was given and is more.
+        nanosecond of CPU each) a stored hash may ask for.  Default: 2.5 times the work of the
+        costliest of the hasher's own parameters, the built-in profiles and `previous`, or of a
+        default-profile hash at `max_memory` if that was given and is more.
     :param max_concurrency: the most hashes (hash, verify, upgrade) running at once; further
         callers wait in order.  Default: the usable CPUs (affinity and cgroup quota) divided by
         the parameters' parallelism, at least 1, and no more than `max_total_memory` holds.
@@ -267,6 +293,7 @@ class PasswordHasher:
         "_limits",
         "_params",
         "_pool",
+        "_previous",
         "_salt_len",
         "_secret",
         "_timeout",
@@ -281,6 +308,7 @@ class PasswordHasher:
         parallelism: int | None = None,
         salt_len: int = DEFAULT_SALT_LEN,
         secret: bytes | None = None,
+        previous: Iterable[Params] = (),
         max_memory: int | None = None,
         max_work: int | None = None,
         max_concurrency: int | None = None,
@@ -300,6 +328,7 @@ class PasswordHasher:
             params,
             salt_len=salt_len,
             secret=secret,
+            previous=previous,
             max_memory=max_memory,
             max_work=max_work,
             max_concurrency=max_concurrency,
@@ -316,6 +345,7 @@ class PasswordHasher:
         *,
         salt_len: int = DEFAULT_SALT_LEN,
         secret: bytes | None = None,
+        previous: Iterable[Params] = (),
         max_memory: int | None = None,
         max_work: int | None = None,
         max_concurrency: int | None = None,
@@ -332,6 +362,7 @@ class PasswordHasher:
             params,
             salt_len=salt_len,
             secret=secret,
+            previous=previous,
             max_memory=max_memory,
             max_work=max_work,
             max_concurrency=max_concurrency,
@@ -348,6 +379,7 @@ class PasswordHasher:
         *,
         salt_len: int,
         secret: bytes | None,
+        previous: Iterable[Params],
         max_memory: int | None,
         max_work: int | None,
         max_concurrency: int | None,
@@ -376,8 +408,11 @@ class PasswordHasher:
             raise InvalidParametersError(
                 f"hash_size must be at least {phc.MIN_OUTPUT_BYTES} bytes to store hashes"
             )
+        earlier = _previous(previous)
         own = _need(params)
-        stored = StoredLimits.relative_to(params, max_memory=max_memory, max_work=max_work)
+        stored = StoredLimits.relative_to(
+            params, previous=BUILT_IN + earlier, max_memory=max_memory, max_work=max_work
+        )
         # An explicit max_memory raises the default budget to it.
         wanted = own if max_memory is None else max(own, stored.max_memory)
         budget = self._budget(params, wanted, max_total_memory)
@@ -398,6 +433,7 @@ class PasswordHasher:
                 f"({stored.work_of(params)})"
             )
         self._params = params
+        self._previous = earlier
         self._salt_len = salt_len
         self._secret = bytes(secret) if secret is not None else b""
         self._limits = stored
@@ -443,6 +479,11 @@ class PasswordHasher:
     def params(self) -> Params:
         """The parameters of new hashes."""
         return self._params
+
+    @property
+    def previous(self) -> tuple[Params, ...]:
+        """The earlier parameters whose stored hashes the limits accept (see the class)."""
+        return self._previous
 
     @property
     def salt_len(self) -> int:
@@ -537,7 +578,10 @@ class PasswordHasher:
 
         return _Job(_need(params), work, lambda digest: phc.encode(params, salt, digest))
 
-    def _verify_job(self, hash: str | bytes, password: str | bytes) -> _Job[Literal[True]]:
+    def _stored_job(
+        self, hash: str | bytes, password: str | bytes, finish: Callable[[phc.PHCHash, bytes], _R]
+    ) -> _Job[_R]:
+        """Return the job that hashes `password` like the stored `hash`, within the limits."""
         secret = _password_bytes(password)
         stored = phc.decode(hash)
         self._limits.check(stored.params)
@@ -546,7 +590,17 @@ class PasswordHasher:
         def work(engine: Engine) -> bytes:
             return engine.derive(secret, stored.salt, stored.params, data=pepper)
 
-        return _Job(_need(stored.params), work, lambda digest: _match(digest, stored.digest))
+        return _Job(_need(stored.params), work, lambda digest: finish(stored, digest))
+
+    def _verify_job(self, hash: str | bytes, password: str | bytes) -> _Job[Literal[True]]:
+        return self._stored_job(
+            hash, password, lambda stored, digest: _match(digest, stored.digest)
+        )
+
+    def _hash_as_job(self, hash: str | bytes, password: str | bytes) -> _Job[str]:
+        return self._stored_job(
+            hash, password, lambda stored, digest: phc.encode(stored.params, stored.salt, digest)
+        )
 
     def _unknown_job(self, password: str | bytes, like: str | bytes | None) -> _Job[Literal[True]]:
         if like is None:
@@ -629,6 +683,17 @@ class PasswordHasher:
         :class:`~twocats.exceptions.HasherBusyError`.
         """
         return self._run(self._verify_job(hash, password), timeout)
+
+    def hash_as(
+        self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
+    ) -> str:
+        """Return the hash string of `password` made with the parameters and salt of `hash`.
+
+        It equals `hash` exactly when the password matches (compare with :meth:`verify`, which
+        does so in constant time); this is passlib's ``genhash``.  The stored string is checked
+        as :meth:`verify` checks it, with the same errors.
+        """
+        return self._run(self._hash_as_job(hash, password), timeout)
 
     async def averify(
         self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None

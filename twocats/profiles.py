@@ -19,6 +19,7 @@ from typing import Final
 from twocats.params import Params
 
 __all__ = [
+    "BUILT_IN",
     "CHEAPEST",
     "DEFAULT",
     "INTERACTIVE",
@@ -70,6 +71,14 @@ hash helper) in microseconds, and offers no protection at all.
 
 DEFAULT: Final = MODERATE
 """The profile :class:`~twocats.PasswordHasher` uses when given no parameters."""
+
+BUILT_IN: Final = (INTERACTIVE, MODERATE, SENSITIVE)
+"""The profiles for real use, cheapest first.
+
+A :class:`~twocats.PasswordHasher` accepts stored hashes of each of them (and their upgrades) by
+default, whatever its own parameters, so that lowering the cost from one profile to another
+never locks anyone out (see :meth:`twocats.kdf.limits.StoredLimits.relative_to`).
+"""
 
 PROFILES: Final[dict[str, Params]] = {
     "interactive": INTERACTIVE,

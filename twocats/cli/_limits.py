@@ -20,9 +20,11 @@ def verify_limits(max_memory: int | None, max_work: int | None = None) -> Stored
     `max_memory` and `max_work` (None: its defaults), so that the command line accepts what such a
     server accepts, with the same messages.
     """
-    from twocats.profiles import DEFAULT
+    from twocats.profiles import BUILT_IN, DEFAULT
 
-    return StoredLimits.relative_to(DEFAULT, max_memory=max_memory, max_work=max_work)
+    return StoredLimits.relative_to(
+        DEFAULT, previous=BUILT_IN, max_memory=max_memory, max_work=max_work
+    )
 
 
 def verify_options(params: Params) -> list[str]:

@@ -154,16 +154,16 @@ def stored_limits_options(what: str) -> Callable[[F], F]:
             type=WORK,
             default=None,
             help=f"Refuse {what} whose work is estimated above this CPU time, e.g. 2s (default: "
-            f"{format_work(default.max_work)}, {WORK_RATIO:g} times the work of the default "
-            "profile, or of a default-profile hash at --max-memory where that is more).",
+            f"{format_work(default.max_work)}, {WORK_RATIO:g} times the work of the costliest "
+            "built-in profile, or of a default-profile hash at --max-memory where that is more).",
         )(function)
         return click.option(
             "--max-memory",
             type=SIZE,
             default=None,
             help=f"Refuse {what} needing more memory than this, e.g. 2GiB (default: "
-            f"{format_size(default.max_memory)}, {MEMORY_RATIO:g} times the memory of the default "
-            "profile).",
+            f"{format_size(default.max_memory)}, the memory of the largest built-in profile, or "
+            f"{MEMORY_RATIO:g} times that of the default profile where that is more).",
         )(function)
 
     return decorate

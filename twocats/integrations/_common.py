@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import functools
+import logging
 
 from twocats import phc
-from twocats.exceptions import InvalidHashError, InvalidParametersError, VerificationError
+from twocats.exceptions import (
+    HashLimitError,
+    InvalidHashError,
+    InvalidParametersError,
+    VerificationError,
+)
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 
-__all__ = ["has_twocats_prefix", "missing_framework", "shared_hasher", "verify_quietly"]
+__all__ = [
+    "LOGGER",
+    "has_twocats_prefix",
+    "missing_framework",
+    "report_refused",
+    "shared_hasher",
+    "verify_quietly",
+]
 
 _PREFIX = f"${phc.PHC_ID}$"
+
+#: The adapters' logger: a warning for each stored hash the limits refuse.
+LOGGER = logging.getLogger("twocats.integrations")
 
 
 def missing_framework(module: str, framework: str, extra: str) -> ImportError:
@@ -23,14 +39,22 @@ def missing_framework(module: str, framework: str, extra: str) -> ImportError:
 
 
 @functools.lru_cache(maxsize=32)
-def shared_hasher(params: Params, salt_len: int) -> PasswordHasher:
-    """Return the process's one hasher for `params` and `salt_len`.
+def shared_hasher(
+    params: Params,
+    salt_len: int,
+    previous: tuple[Params, ...] = (),
+    max_memory: int | None = None,
+    max_work: int | None = None,
+) -> PasswordHasher:
+    """Return the process's one hasher for `params`, `salt_len` and the stored-hash limits.
 
     Adapters are instantiated often (Django per settings change, a ``CryptContext`` per scheme
     record), and sharing one :class:`~twocats.PasswordHasher` per configuration lets them all reuse
     its pool of work areas.  The hasher is thread-safe.
     """
-    return PasswordHasher.from_params(params, salt_len=salt_len)
+    return PasswordHasher.from_params(
+        params, salt_len=salt_len, previous=previous, max_memory=max_memory, max_work=max_work
+    )
 
 
 def has_twocats_prefix(value: object) -> bool:
@@ -43,14 +67,30 @@ def has_twocats_prefix(value: object) -> bool:
     return isinstance(value, str) and value.startswith(_PREFIX)
 
 
+def report_refused(error: HashLimitError) -> None:
+    """Log a warning for a stored hash the limits refused: a user who may be locked out.
+
+    The message names the hash's parameters and the limits (never the hash or the password), and
+    how to accept such hashes.
+    """
+    LOGGER.warning(
+        "%s; if this server made such hashes, declare their parameters as previous "
+        "(or raise max_memory or max_work), otherwise its user cannot log in",
+        error,
+    )
+
+
 def verify_quietly(hasher: PasswordHasher, stored: str | bytes, password: str | bytes) -> bool:
     """Return whether `password` matches `stored`: False for a mismatch or an unusable hash.
 
-    An unusable hash is malformed, or asks for more memory or work than the hasher allows; a
-    ``str`` password that is not valid Unicode cannot match either.  The frameworks' protocols
-    want a bool here, never an exception.
+    An unusable hash is malformed, or asks for more memory or work than the hasher allows (which
+    is logged, see :func:`report_refused`); a ``str`` password that is not valid Unicode cannot
+    match either.  The frameworks' protocols want a bool here, never an exception.
     """
     try:
         return hasher.verify(stored, password)
+    except HashLimitError as error:
+        report_refused(error)
+        return False
     except (VerificationError, InvalidHashError, InvalidParametersError):
         return False

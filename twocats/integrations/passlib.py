@@ -2,34 +2,56 @@
 
 ``CryptContext(schemes=[TwoCatsHandler, "argon2"])`` hashes new passwords with twocats and
 verifies argon2 hashes; ``verify_and_update`` returns a twocats hash for each argon2 user who logs
-in, and for twocats hashes made with other parameters.  Settings, in code or in an ini file
-(``twocats__mem_cost = 20``): ``profile`` (a name of :data:`twocats.profiles.PROFILES` or a
-:class:`~twocats.params.Params`), ``mem_cost``, ``multiplies`` and ``parallelism``.  To name the
-scheme ``twocats`` in an ini file, register the handler once with
-``passlib.registry.register_crypt_handler(TwoCatsHandler)``.  Works with
-libpass, the maintained fork, and with passlib 1.7.4 on the Pythons where it still imports.
-Needs ``pip install 'twocats[passlib]'``.
+in, and for twocats hashes made with other parameters (a lower cost included: lowering the cost
+never locks anyone out).  Settings, in code or in an ini file (``twocats__mem_cost = 20``):
+
+* ``profile``: a name of :data:`twocats.profiles.PROFILES`, a parameter string
+  (:func:`twocats.phc.encode_params`, e.g. ``$twocats$v=2015$m=20,x=3``) or a
+  :class:`~twocats.params.Params`.  Only the first two can be written back by
+  ``CryptContext.to_string()``, whose ini format holds text and numbers only;
+* ``mem_cost``, ``start_mem_cost``, ``multiplies`` and ``parallelism``.  ``start_mem_cost`` gives
+  new hashes the shape of upgraded ones (set it to the memory cost stored hashes were upgraded
+  from), so that ``CryptContext.dummy_verify()`` costs what verifying an upgraded hash costs;
+* the stored-hash limits (see :class:`twocats.PasswordHasher`): ``previous`` (the parameters used
+  before, as profiles or parameter strings separated by spaces or ``", "``), ``max_memory`` and
+  ``max_work``.  A stored hash they refuse raises ``ValueError`` and is logged as a warning by
+  the ``twocats.integrations`` logger.
+
+To name the scheme ``twocats`` in an ini file, register the handler once with
+``passlib.registry.register_crypt_handler(TwoCatsHandler)``.  Works with libpass, the maintained
+fork, and with passlib 1.7.4 on the Pythons where it still imports.  Needs
+``pip install 'twocats[passlib]'``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, ClassVar
 
 from twocats.integrations._common import missing_framework
 
 try:
+    from passlib import exc
     from passlib.utils import handlers as uh
 except ImportError as error:
     raise missing_framework(__name__, "libpass (or passlib)", "passlib") from error
 
-from twocats.exceptions import InvalidParametersError, VerificationError
+from twocats import phc
+from twocats.exceptions import HashLimitError, InvalidParametersError, VerificationError
 from twocats.hasher import DEFAULT_SALT_LEN, PasswordHasher
-from twocats.integrations._common import has_twocats_prefix, shared_hasher
+from twocats.integrations._common import has_twocats_prefix, report_refused, shared_hasher
 from twocats.params import Params
 from twocats.profiles import DEFAULT, PROFILES
 
 __all__ = ["TwoCatsHandler"]
+
+# The cost settings, applied in this order after the profile.
+_COSTS = ("mem_cost", "start_mem_cost", "multiplies", "parallelism")
+
+# Items of a list given as text: separated by spaces, or by a comma and a space (a parameter
+# string holds commas of its own, never a space).
+_SEPARATORS = re.compile(r"\s*,\s+|\s+")
 
 
 def _integer(name: str, value: object) -> int:
@@ -41,14 +63,44 @@ def _integer(name: str, value: object) -> int:
     raise InvalidParametersError(f"twocats setting {name} must be an integer")
 
 
-def _profile(value: object) -> Params:
+def _profile(value: object, name: str = "profile") -> Params:
+    """Return the parameters a profile name, a parameter string or a Params stands for."""
     if isinstance(value, Params):
         return value
-    if isinstance(value, str) and value.strip().lower() in PROFILES:
-        return PROFILES[value.strip().lower()]
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() in PROFILES:
+            return PROFILES[text.lower()]
+        if text.startswith(f"${phc.PHC_ID}$"):
+            try:
+                return phc.decode_params(text)
+            except ValueError as exc:
+                raise InvalidParametersError(f"twocats setting {name}: {exc}") from None
     raise InvalidParametersError(
-        f"twocats setting profile must be a twocats.Params or one of {', '.join(PROFILES)}"
+        f"twocats setting {name} must be a twocats.Params, a parameter string "
+        f"($twocats$v=...) or one of {', '.join(PROFILES)}"
     )
+
+
+def _previous(value: object) -> tuple[Params, ...]:
+    """Return the earlier parameters of the `previous` setting (one, a list, or text)."""
+    if isinstance(value, str):
+        items: list[object] = []
+        for token in _SEPARATORS.split(value.strip()):
+            items.extend(token.split(",") if "$" not in token else [token])
+        value = [item for item in items if item != ""]
+    elif isinstance(value, Params):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise InvalidParametersError("twocats setting previous must be a list of profiles")
+    return tuple(_profile(item, "previous") for item in value)
+
+
+def _hash_text(hash: object) -> str | bytes:
+    """Refuse a hash that is neither str nor bytes with passlib's own TypeError."""
+    if not isinstance(hash, (str, bytes)):
+        raise exc.ExpectedStringError(hash, "hash")
+    return hash
 
 
 class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
@@ -56,13 +108,17 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
 
     ``verify`` returns False for a wrong password and, like every passlib handler, raises
     ``ValueError`` (:class:`~twocats.exceptions.InvalidHashError`) for a malformed hash or one
-    asking for more than the hasher's limits.
+    asking for more than the hasher's limits, and ``TypeError`` for a hash or password of
+    another type.
     """
 
     name = "twocats"
-    setting_kwds = ("profile", "mem_cost", "multiplies", "parallelism")
+    setting_kwds = ("profile", *_COSTS, "previous", "max_memory", "max_work")
     context_kwds = ()
     params: ClassVar[Params] = DEFAULT
+    previous: ClassVar[tuple[Params, ...]] = ()
+    max_memory: ClassVar[int | None] = None
+    max_work: ClassVar[int | None] = None
 
     @classmethod
     def using(cls, relaxed: bool = False, **settings: Any) -> type[TwoCatsHandler]:
@@ -72,27 +128,34 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
         configured: type[TwoCatsHandler] = super().using(relaxed=relaxed, **unknown)
         if "profile" in settings:
             params = _profile(settings["profile"])
-        if "mem_cost" in settings:
-            cost = _integer("mem_cost", settings["mem_cost"])
-            params = dataclasses.replace(params, mem_cost=cost, start_mem_cost=cost)
-        if "multiplies" in settings:
-            multiplies = _integer("multiplies", settings["multiplies"])
-            params = dataclasses.replace(params, multiplies=multiplies)
-        if "parallelism" in settings:
-            parallelism = _integer("parallelism", settings["parallelism"])
-            params = dataclasses.replace(params, parallelism=parallelism)
-        configured.params = params
+        costs: dict[str, Any] = {
+            name: _integer(name, settings[name]) for name in _COSTS if name in settings
+        }
+        if "mem_cost" in costs:
+            costs.setdefault("start_mem_cost", costs["mem_cost"])
+        configured.params = dataclasses.replace(params, **costs) if costs else params
+        if "previous" in settings:
+            configured.previous = _previous(settings["previous"])
+        if "max_memory" in settings:
+            configured.max_memory = _integer("max_memory", settings["max_memory"])
+        if "max_work" in settings:
+            configured.max_work = _integer("max_work", settings["max_work"])
         configured._hasher()  # A bad configuration fails here, when the context is built.
         return configured
 
     @classmethod
     def _hasher(cls) -> PasswordHasher:
-        return shared_hasher(cls.params, DEFAULT_SALT_LEN)
+        try:
+            return shared_hasher(
+                cls.params, DEFAULT_SALT_LEN, cls.previous, cls.max_memory, cls.max_work
+            )
+        except TypeError as error:
+            raise InvalidParametersError(f"twocats settings: {error}") from None
 
     @classmethod
     def identify(cls, hash: str | bytes) -> bool:
         """Return whether `hash` is a twocats string (by its prefix; verify checks the rest)."""
-        return has_twocats_prefix(hash)
+        return has_twocats_prefix(_hash_text(hash))
 
     @classmethod
     def hash(cls, secret: str | bytes, **settings: Any) -> str:
@@ -106,10 +169,32 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
     def verify(cls, secret: str | bytes, hash: str | bytes, **context: Any) -> bool:
         """Return whether `secret` matches `hash` (False for a mismatch)."""
         uh.validate_secret(secret)
+        stored = _hash_text(hash)
         try:
-            return cls._hasher().verify(hash, secret)
+            return cls._hasher().verify(stored, secret)
         except VerificationError:
             return False
+        except HashLimitError as error:
+            report_refused(error)
+            raise
+
+    @classmethod
+    def genhash(cls, secret: str | bytes, config: str | bytes, **context: Any) -> str:
+        """Return the hash of `secret` with the parameters and salt of the hash `config`.
+
+        It equals `config` exactly when `secret` matches (passlib's legacy API; ``verify``
+        compares in constant time).  Raises ``ValueError`` for a malformed `config` or one above
+        the limits, ``TypeError`` for a `config` that is not a str or bytes.
+        """
+        uh.validate_secret(secret)
+        if config is None:
+            raise TypeError("config must be string")
+        stored = _hash_text(config)
+        try:
+            return cls._hasher().hash_as(stored, secret)
+        except HashLimitError as error:
+            report_refused(error)
+            raise
 
     @classmethod
     def needs_update(cls, hash: str | bytes, secret: str | bytes | None = None) -> bool:
@@ -117,4 +202,4 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
 
         Raises ``ValueError`` (:class:`~twocats.exceptions.InvalidHashError`) for a malformed hash.
         """
-        return cls._hasher().needs_rehash(hash)
+        return cls._hasher().needs_rehash(_hash_text(hash))

@@ -21,9 +21,10 @@ what the orchestration really asks of it, for every variant, hash type and block
 
 :class:`StoredLimits` is the one place that decides whether stored or file-supplied parameters
 may run: :func:`check_stored_params` is what :class:`~twocats.PasswordHasher`, the command line
-and bulk upgraders call.  Its defaults are relative to the caller's own parameters (see
-:meth:`StoredLimits.relative_to`), so that a planted hash cannot cost a server more than a few of
-its own verifications, whatever its shape.
+and bulk upgraders call.  Its defaults follow the costliest parameters a server may have stored
+hashes with: its own, the built-in profiles and those the operator declares (see
+:meth:`StoredLimits.relative_to`), so that lowering the cost never locks anyone out, while a
+planted hash, whatever its shape, costs at most 2.5 verifications of the costliest of them.
 
 This module imports neither numpy nor numba.
 """
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, MemoryLimitError
@@ -296,46 +298,57 @@ class StoredLimits:
         cls,
         reference: Params,
         *,
+        previous: Iterable[Params] = (),
         max_memory: int | None = None,
         max_work: int | None = None,
     ) -> StoredLimits:
         """Return the limits for a caller whose own parameters are ``reference``.
 
-        Without ``max_memory`` the limit is :data:`MEMORY_RATIO` times the reference's memory;
-        without ``max_work`` it is :data:`WORK_RATIO` times the reference's work, or times the
-        work of the default profile's layout at ``max_memory`` where that is more (an operator
-        who raises ``max_memory`` accepts ordinary hashes of that size).  Either limit is
-        lowered to what the machine can give.  Raises
+        ``previous`` are parameters stored hashes may also have been made with (those the
+        operator used before, the built-in profiles): each is accepted as it is, and upgraded,
+        unless it needs more memory than an explicit ``max_memory`` or the machine allows.
+        Without ``max_memory`` the limit is :data:`MEMORY_RATIO` times the reference's memory, or
+        the memory of the largest of ``previous`` where that is more; without ``max_work`` it is
+        :data:`WORK_RATIO` times the work of the costliest of the reference and ``previous``, or
+        of the default profile's layout at ``max_memory`` where that is more (an operator who
+        raises ``max_memory`` accepts ordinary hashes of that size).  Either limit is lowered to
+        what the machine can give.  Raises
         :class:`~twocats.exceptions.InvalidParametersError` for a limit that is not a positive
         integer.
         """
-        from twocats.profiles import DEFAULT
+        from twocats.profiles import DEFAULT, PROFILES
 
+        names = {params: f"the {name} profile" for name, params in PROFILES.items()}
         own_memory = reference.memory_bytes
+        earlier = tuple(previous)
         if max_memory is None:
-            wanted, name = MEMORY_RATIO * own_memory, MAX_MEMORY_NAME
+            wanted = max([MEMORY_RATIO * own_memory] + [_needed(p) for p in earlier])
         else:
-            wanted, name = _positive("max_memory", max_memory), MAX_MEMORY_NAME
+            wanted = _positive("max_memory", max_memory)
+        name = MAX_MEMORY_NAME
         machine, machine_name = effective_limit(wanted)
         if machine is not None and machine < wanted:
             wanted, name = machine, machine_name
         if max_work is not None:
-            work, basis = _positive("max_work", max_work), "set by the caller"
-        else:
-            work = estimated_work(reference)
-            basis = f"{WORK_RATIO:g} times the work of the own parameters"
-            if max_memory is not None:
-                at_limit = _scaled(DEFAULT, _memory_cost(max_memory))
-                standard = cls(wanted, 0, pooled_bytes=own_memory).work_of(at_limit)
-                if standard > work:
-                    work = standard
-                    basis = f"{WORK_RATIO:g} times the work of a default-profile hash at max_memory"
-            work = int(WORK_RATIO * work)
-        return cls(wanted, work, name, basis, own_memory)
+            work = _positive("max_work", max_work)
+            return cls(wanted, work, name, "set by the caller", own_memory)
+        plain = cls(wanted, 0, pooled_bytes=own_memory)
+        work, basis = estimated_work(reference), "the own parameters"
+        for params in earlier:
+            # Parameters above the memory limit are refused for their memory alone.
+            if _needed(params) <= wanted and plain.work_of(params) > work:
+                name_of = names.get(params, f"earlier parameters ({_describe(params)})")
+                work, basis = plain.work_of(params), name_of
+        if max_memory is not None:
+            at_limit = _scaled(DEFAULT, _memory_cost(max_memory))
+            if plain.work_of(at_limit) > work:
+                work, basis = plain.work_of(at_limit), "a default-profile hash at max_memory"
+        basis = f"{WORK_RATIO:g} times the work of {basis}"
+        return cls(wanted, int(WORK_RATIO * work), name, basis, own_memory)
 
     def work_of(self, params: Params, *, old_mem_cost: int | None = None) -> int:
         """Return the work of ``params``, with the first touch of memory beyond ``pooled_bytes``."""
-        needed = 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
+        needed = _needed(params, old_mem_cost)
         fresh = max(0, needed - self.pooled_bytes)
         return estimated_work(params, old_mem_cost=old_mem_cost) + fresh * _FRESH_BYTE_PS // 1000
 
@@ -354,29 +367,15 @@ class StoredLimits:
         names what is refused in the message.  ``memory=False`` checks the work only (for a
         caller that checks memory against a limit of its own).
         """
-        needed = 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
+        needed = _needed(params, old_mem_cost)
         if memory and needed > self.max_memory:
             error = memory_limit_error(params.mem_cost, needed, self.max_memory, self.memory_name)
             raise HashMemoryLimitError(f"{subject} is refused: {error}")
         work = self.work_of(params, old_mem_cost=old_mem_cost)
         if work > self.max_work:
-            settings = ", ".join(
-                f"{name}={getattr(params, name)}"
-                for name in (
-                    "hash_type",
-                    "mem_cost",
-                    "time_cost",
-                    "multiplies",
-                    "lanes",
-                    "parallelism",
-                    "block_size",
-                    "sub_block_size",
-                )
-                if getattr(params, name) is not None
-            )
             raise HashLimitError(
                 f"{subject} is refused: its work is estimated at {format_work(work)} of CPU "
-                f"({settings}), more than max_work ({format_work(self.max_work)}, "
+                f"({_describe(params)}), more than max_work ({format_work(self.max_work)}, "
                 f"{self.work_basis})"
             )
 
@@ -385,6 +384,7 @@ def check_stored_params(
     params: Params,
     reference: Params,
     *,
+    previous: Iterable[Params] = (),
     max_memory: int | None = None,
     max_work: int | None = None,
     old_mem_cost: int | None = None,
@@ -393,13 +393,41 @@ def check_stored_params(
     """Refuse stored or file-supplied ``params`` that cost more than a caller should run.
 
     ``reference`` is the caller's own parameters (a command without any uses
-    :data:`twocats.profiles.DEFAULT`); the limits are :meth:`StoredLimits.relative_to` it, and
-    ``old_mem_cost`` checks an upgrade from that cost instead of a derivation.  The same check,
-    with the same defaults and messages, guards :meth:`twocats.PasswordHasher.verify`,
+    :data:`twocats.profiles.DEFAULT`); the limits are :meth:`StoredLimits.relative_to` it, the
+    built-in profiles (:data:`twocats.profiles.BUILT_IN`) and ``previous``, and ``old_mem_cost``
+    checks an upgrade from that cost instead of a derivation.  The same check, with the same
+    defaults and messages, guards :meth:`twocats.PasswordHasher.verify`,
     :meth:`~twocats.PasswordHasher.upgrade` and :meth:`~twocats.PasswordHasher.check_hash`.
     """
-    limits = StoredLimits.relative_to(reference, max_memory=max_memory, max_work=max_work)
+    from twocats.profiles import BUILT_IN
+
+    limits = StoredLimits.relative_to(
+        reference, previous=(*BUILT_IN, *previous), max_memory=max_memory, max_work=max_work
+    )
     limits.check(params, old_mem_cost=old_mem_cost, subject=subject)
+
+
+def _needed(params: Params, old_mem_cost: int | None = None) -> int:
+    """Return the bytes of work memory a derivation (or an update) of ``params`` needs."""
+    return 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
+
+
+def _describe(params: Params) -> str:
+    """Name the settings of ``params`` that decide its cost, e.g. ``mem_cost=18, multiplies=3``."""
+    return ", ".join(
+        f"{name}={getattr(params, name)}"
+        for name in (
+            "hash_type",
+            "mem_cost",
+            "time_cost",
+            "multiplies",
+            "lanes",
+            "parallelism",
+            "block_size",
+            "sub_block_size",
+        )
+        if getattr(params, name) is not None
+    )
 
 
 def _scaled(params: Params, mem_cost: int) -> Params:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Any, ClassVar
+import functools
+from typing import Any, NamedTuple
 
 from django.contrib.auth.hashers import BasePasswordHasher, mask_hash
 from django.utils.translation import gettext_noop as _
@@ -38,41 +39,94 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
     Configure it by subclassing, as with Django's ``Argon2PasswordHasher``: set `params` to a
     :class:`~twocats.params.Params` (a profile from :mod:`twocats.profiles`; the default is
     :data:`twocats.profiles.DEFAULT`), or override only `mem_cost`, `multiplies` or
-    `parallelism`.  ``verify`` returns False for a wrong password and for a malformed hash, never
-    raises for either; ``must_update`` asks Django to rehash a hash made with other parameters or
-    a shorter salt at the next login; :meth:`upgrade` raises the memory cost of a stored value
-    without the password.
+    `parallelism`.  The attributes are read at every use, so one set on an instance (Django's own
+    tests do that) takes effect at once.
+
+    `start_mem_cost` gives new hashes the shape of upgraded ones: after ``twocats_upgrade`` (or
+    ``twocats upgrade-db``) raised the memory cost from ``m`` to the configured one, set it to
+    ``m``.  New hashes then start at that level too, and Django's decoy for a login naming no
+    user (it hashes the password once) costs what verifying an upgraded hash costs, so login
+    times do not tell which user names exist.
+
+    The stored-hash limits (see :class:`twocats.PasswordHasher`) accept the hashes of the
+    configured parameters, of every built-in profile and of the parameters listed in `previous`
+    (a tuple of :class:`~twocats.params.Params`: what this site used before); `max_memory` and
+    `max_work` set them outright.  A stored hash they refuse fails to verify and is logged as a
+    warning by the ``twocats.integrations`` logger; ``manage.py check`` says what they accept.
+
+    ``verify`` returns False for a wrong password and for a malformed hash, never raises for
+    either; ``must_update`` asks Django to rehash a hash made with other parameters or a shorter
+    salt at the next login; :meth:`upgrade` raises the memory cost of a stored value without
+    the password.
     """
 
     algorithm = "twocats"
-    params: ClassVar[Params] = DEFAULT
-    mem_cost: ClassVar[int | None] = None
-    multiplies: ClassVar[int | None] = None
-    parallelism: ClassVar[int | None] = None
+    params: Params = DEFAULT
+    mem_cost: int | None = None
+    start_mem_cost: int | None = None
+    multiplies: int | None = None
+    parallelism: int | None = None
+    previous: tuple[Params, ...] = ()
+    max_memory: int | None = None
+    max_work: int | None = None
 
     @property
     def hasher(self) -> PasswordHasher:
-        """The configured twocats hasher (the configuration is checked on first use)."""
-        return _configured(type(self))
+        """The configured twocats hasher (the configuration is checked at first use)."""
+        return _configured(type(self).__qualname__, self._settings())
+
+    def _settings(self) -> _Settings:
+        """Return the configuration as this instance's attributes give it."""
+        name = type(self).__qualname__
+        if not isinstance(self.params, Params):
+            raise InvalidParametersError(
+                f"{name}.params must be a twocats.Params, not {type(self.params).__name__}"
+            )
+        try:
+            params = self._resolved(self.params)
+            previous = tuple(self.previous)
+            for earlier in previous:
+                if not isinstance(earlier, Params):
+                    raise TypeError(
+                        f"previous must hold twocats.Params, not {type(earlier).__name__}"
+                    )
+        except (ValueError, TypeError) as exc:
+            raise InvalidParametersError(f"{name} is misconfigured: {exc}") from None
+        return _Settings(params, len(self.salt()), previous, self.max_memory, self.max_work)
+
+    def _resolved(self, params: Params) -> Params:
+        """Return `params` with the cost attributes of this instance applied."""
+        if self.mem_cost is not None:
+            params = dataclasses.replace(
+                params, mem_cost=self.mem_cost, start_mem_cost=self.mem_cost
+            )
+        if self.start_mem_cost is not None:
+            params = dataclasses.replace(params, start_mem_cost=self.start_mem_cost)
+        if self.multiplies is not None:
+            params = dataclasses.replace(params, multiplies=self.multiplies)
+        if self.parallelism is not None:
+            params = dataclasses.replace(params, parallelism=self.parallelism)
+        return params
 
     def encode(self, password: str, salt: str) -> str:
         """Hash `password` with Django's `salt` (a str without ``$``) into a stored value."""
-        if password is None:
-            raise TypeError("password must be provided")
-        if not isinstance(salt, str) or not salt or "$" in salt:
-            raise ValueError("salt must be a non-empty str without '$'")
+        self._check_encode_args(password, salt)
+        if not isinstance(salt, str):
+            raise TypeError(f"salt must be a str, not {type(salt).__name__}")
         return self._stored(self.hasher.hash(password, salt=salt.encode()))
 
     def decode(self, encoded: str) -> dict[str, Any]:
         """Split a stored value into algorithm, salt, hash and the twocats parameters.
 
-        Raises :class:`~twocats.exceptions.InvalidHashError` for a value this hasher did not make.
+        The salt is the str :meth:`encode` was given.  Raises
+        :class:`~twocats.exceptions.InvalidHashError` for a value this hasher did not make.
         """
         text = self._phc(encoded)
         stored = phc.decode(text)
         return {
             "algorithm": self.algorithm,
-            "salt": stored.salt.decode("latin-1"),
+            # Salts of other origins (not UTF-8) show their bytes escaped, never mangled.
+            "salt": stored.salt.decode("utf-8", "backslashreplace"),
             # The decoder accepts canonical strings only, so the last field is the hash as stored.
             "hash": text.rpartition("$")[2],
             "params": stored.params,
@@ -114,19 +168,42 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
             return True
 
     def harden_runtime(self, password: str, encoded: str) -> None:
-        """Spend the work a stored hash of a lower memory cost lacks (after a wrong password).
+        """Spend the work a stored hash of a lower cost lacks (after a wrong password).
 
         Django calls this when a wrong password was given for a hash that must be updated, so that
         the time of a failed login does not tell old accounts from current ones.  For a hash that
         differs from the configuration only by its memory cost, the missing work is exactly that
-        of upgrading it, which is run and thrown away.  Any other difference (another hash type,
-        other multiplies) has no well-defined difference and is left alone, as Django's argon2
-        hasher does.  A value whose upgrade would not fit the column is refused only after the
-        work, so it costs the same, and a failed login never raises.
+        of upgrading it, which is run and thrown away; for one whose start level is above the
+        configured `start_mem_cost`, it is the levels in between, which are derived and thrown
+        away.  Any other difference (another hash type, other multiplies) has no well-defined
+        difference and is left alone, as Django's argon2 hasher does.  A value whose upgrade
+        would not fit the column is refused only after the work, so it costs the same, and a
+        failed login never raises.
         """
         if self.can_upgrade(encoded):
             with contextlib.suppress(TwoCatsError):
                 self.upgrade(encoded)
+        lower = self._lower_levels(encoded)
+        if lower is not None:
+            shape = phc.encode(lower, bytes(phc.MIN_SALT_BYTES), bytes(lower.output_size))
+            with contextlib.suppress(TwoCatsError):
+                self.hasher.verify_unknown(password, like=shape)
+
+    def _lower_levels(self, encoded: str) -> Params | None:
+        """Return the levels below its start that `encoded` lacks, as parameters (None: none)."""
+        own = self.hasher.params
+        try:
+            stored = phc.decode(self._phc(encoded)).params
+        except InvalidHashError:
+            return None
+        start, own_start = stored.start_mem_cost or 0, own.start_mem_cost or 0
+        if start <= own_start or stored.mem_cost > own.mem_cost:
+            return None
+        with contextlib.suppress(InvalidParametersError):
+            # Only a hash that differs from the configuration in its costs alone.
+            if dataclasses.replace(stored, mem_cost=own.mem_cost, start_mem_cost=own_start) == own:
+                return dataclasses.replace(own, mem_cost=start - 1, start_mem_cost=own_start)
+        return None
 
     def can_upgrade(self, encoded: str) -> bool:
         """Return True if :meth:`upgrade` would raise the memory cost of `encoded`."""
@@ -166,22 +243,6 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
         return encoded
 
 
-def _resolved(cls: type[TwoCatsPasswordHasher]) -> Params:
-    """Return the parameters a hasher class configures."""
-    params = cls.params
-    if not isinstance(params, Params):
-        raise InvalidParametersError(
-            f"{cls.__qualname__}.params must be a twocats.Params, not {type(params).__name__}"
-        )
-    if cls.mem_cost is not None:
-        params = dataclasses.replace(params, mem_cost=cls.mem_cost, start_mem_cost=cls.mem_cost)
-    if cls.multiplies is not None:
-        params = dataclasses.replace(params, multiplies=cls.multiplies)
-    if cls.parallelism is not None:
-        params = dataclasses.replace(params, parallelism=cls.parallelism)
-    return params
-
-
 def longest_stored(params: Params, salt_len: int) -> int:
     """Return the length of the longest value a hasher for `params` can store.
 
@@ -201,30 +262,28 @@ def longest_stored(params: Params, salt_len: int) -> int:
     )
 
 
-# The checked twocats hasher of each hasher class, filled on first use.
-_CONFIGURED: dict[type[TwoCatsPasswordHasher], PasswordHasher] = {}
+class _Settings(NamedTuple):
+    """A hasher's configuration, as read from its attributes."""
+
+    params: Params
+    salt_len: int
+    previous: tuple[Params, ...]
+    max_memory: int | None
+    max_work: int | None
 
 
-def _configured(cls: type[TwoCatsPasswordHasher]) -> PasswordHasher:
-    """Return the twocats hasher of a hasher class, checking its configuration on first use."""
-    hasher = _CONFIGURED.get(cls)
-    if hasher is None:
-        hasher = _CONFIGURED.setdefault(cls, _checked(cls))
-    return hasher
-
-
-def _checked(cls: type[TwoCatsPasswordHasher]) -> PasswordHasher:
-    """Check the configuration of a hasher class and return its twocats hasher."""
+@functools.lru_cache(maxsize=64)
+def _configured(name: str, settings: _Settings) -> PasswordHasher:
+    """Check the configuration of the hasher class `name` and return its twocats hasher."""
+    params = settings.params
     try:
-        params = _resolved(cls)
-        salt_len = len(cls().salt())
-        hasher = shared_hasher(params, salt_len)
-    except ValueError as exc:
-        raise InvalidParametersError(f"{cls.__qualname__} is misconfigured: {exc}") from None
-    longest = longest_stored(params, salt_len)
+        hasher = shared_hasher(*settings)
+    except (ValueError, TypeError) as exc:
+        raise InvalidParametersError(f"{name} is misconfigured: {exc}") from None
+    longest = longest_stored(params, settings.salt_len)
     if longest > MAX_STORED_LENGTH:
         raise InvalidParametersError(
-            f"{cls.__qualname__} is misconfigured: its stored values could be {longest} "
+            f"{name} is misconfigured: its stored values could be {longest} "
             f"characters, more than the {MAX_STORED_LENGTH} of Django's password column; "
             f"a 64-byte output never fits (this one is {params.output_size} bytes): use "
             "hash_type 'blake2s' or 'sha256'"

@@ -48,6 +48,8 @@ class UpgradeSummary:
     """Values that differ in another parameter, or are unusable: Django rehashes them at login."""
     changed: int = 0
     """Rows whose value changed between the read and the write; they were left alone."""
+    lowest_start: int | None = None
+    """The lowest start level of the values upgraded (None: none was)."""
 
 
 def upgrade_users(
@@ -80,6 +82,9 @@ def upgrade_users(
             summary.examined += 1
             if hasher.can_upgrade(value):
                 upgradable.append((pk, value))
+                start = hasher.decode(value)["params"].start_mem_cost
+                if summary.lowest_start is None or start < summary.lowest_start:
+                    summary.lowest_start = start
             elif hasher.must_update(value):
                 summary.stale += 1
             else:

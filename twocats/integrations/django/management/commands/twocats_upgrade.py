@@ -90,6 +90,13 @@ class Command(BaseCommand):
         if summary.examined and options["verbosity"] > 0 and self.stderr.isatty():
             self.stderr.write("")  # End the progress bar's line.
         self.stdout.write(self._summary(summary, dry_run=options["dry_run"]))
+        lowest, own_start = summary.lowest_start, hasher.hasher.params.start_mem_cost
+        if lowest is not None and own_start is not None and lowest < own_start:
+            self.stdout.write(
+                f"Upgraded values cost more to verify than new ones: set start_mem_cost = "
+                f"{lowest} on {type(hasher).__qualname__} so that a login naming no user costs "
+                "what theirs does."
+            )
 
     def _progress(self, summary: UpgradeSummary) -> None:
         """Draw the progress bar on standard error (one line per batch without a terminal)."""
