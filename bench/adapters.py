@@ -44,6 +44,7 @@ from twocats.integrations._common import shared_hasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.integrations.passlib import TwoCatsHandler
 from twocats.integrations.pwdlib import TwoCatsHasher
+from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST, INTERACTIVE
 
 __all__ = ["main", "run", "smoke"]
@@ -97,7 +98,7 @@ def _calls(label: str) -> dict[str, Callable[[str], bool]]:
     stored = encoded.removeprefix("twocats")
     bare = shared_hasher(params, DEFAULT_SALT_LEN)
     pwdlib_hash = PasswordHash((TwoCatsHasher(bare),))
-    context = CryptContext(schemes=[TwoCatsHandler], twocats__profile=params)
+    context = CryptContext(schemes=[TwoCatsHandler], twocats__profile=encode_params(params))
 
     def bare_verify(password: str) -> bool:
         try:

@@ -24,7 +24,10 @@ CHEAP = dataclasses.replace(profiles.CHEAPEST, mem_cost=3, start_mem_cost=3)
 
 def _context(**settings: object) -> CryptContext:
     """twocats first (at CHEAP unless told), then a cheap argon2 for the old hashes."""
-    options: dict[str, object] = {"twocats__profile": CHEAP, "argon2__rounds": 1}
+    options: dict[str, object] = {
+        "twocats__profile": phc.encode_params(CHEAP),
+        "argon2__rounds": 1,
+    }
     options.update({f"twocats__{key}": value for key, value in settings.items()})
     options["argon2__memory_cost"] = 8
     options["argon2__parallelism"] = 1
@@ -96,7 +99,7 @@ def test_a_registered_handler_is_named_in_an_ini_configuration() -> None:
     [
         ({"mem_cost": "lots"}, "mem_cost must be an integer"),
         ({"mem_cost": "\u00b2"}, "mem_cost must be an integer"),
-        ({"profile": "fastest"}, "profile must be a twocats.Params, a parameter string"),
+        ({"profile": "fastest"}, "profile must be a parameter string"),
         ({"multiplies": 9}, "multiplies must be"),
     ],
 )
@@ -203,9 +206,13 @@ def test_context_to_string_round_trips(profile: str) -> None:
     assert again.handler("twocats").previous == (profiles.INTERACTIVE, profiles.MODERATE)
 
 
-def test_a_params_profile_is_accepted_in_code() -> None:
-    """A Params profile configures the handler (to_string needs a name or parameter string)."""
-    assert TwoCatsHandler.using(profile=CHEAP).params == CHEAP
+def test_a_params_profile_is_refused_with_the_fix_named() -> None:
+    """A Params, which to_string() could not save, is refused up front; its string is taken."""
+    for settings in ({"profile": CHEAP}, {"previous": CHEAP}, {"previous": [CHEAP]}):
+        with pytest.raises(InvalidParametersError, match=r"phc\.encode_params\(params\)"):
+            TwoCatsHandler.using(**settings)
+    with pytest.raises(InvalidParametersError, match=r"phc\.encode_params\(params\)"):
+        CryptContext(schemes=[TwoCatsHandler], twocats__profile=CHEAP)
     assert TwoCatsHandler.using(profile=phc.encode_params(CHEAP)).params == CHEAP
 
 

@@ -5,10 +5,10 @@ verifies argon2 hashes; ``verify_and_update`` returns a twocats hash for each ar
 in, and for twocats hashes made with other parameters (a lower cost included: lowering the cost
 never locks anyone out).  Settings, in code or in an ini file (``twocats__mem_cost = 20``):
 
-* ``profile``: a name of :data:`twocats.profiles.PROFILES`, a parameter string
-  (:func:`twocats.phc.encode_params`, e.g. ``$twocats$v=2015$m=20,x=3``) or a
-  :class:`~twocats.params.Params`.  Only the first two can be written back by
-  ``CryptContext.to_string()``, whose ini format holds text and numbers only;
+* ``profile``: a name of :data:`twocats.profiles.PROFILES` or a parameter string
+  (:func:`twocats.phc.encode_params`, e.g. ``$twocats$v=2015$m=20,x=3``).  Settings are text and
+  numbers, what ``CryptContext.to_string()`` can write back to an ini file, so a
+  :class:`~twocats.params.Params` is refused with a message naming ``encode_params``;
 * ``mem_cost``, ``start_mem_cost``, ``multiplies`` and ``parallelism``.  ``start_mem_cost`` gives
   new hashes the shape of upgraded ones (set it to the memory cost stored hashes were upgraded
   from), so that ``CryptContext.dummy_verify()`` costs what verifying an upgraded hash costs;
@@ -64,9 +64,12 @@ def _integer(name: str, value: object) -> int:
 
 
 def _profile(value: object, name: str = "profile") -> Params:
-    """Return the parameters a profile name, a parameter string or a Params stands for."""
+    """Return the parameters a profile name or a parameter string stands for."""
     if isinstance(value, Params):
-        return value
+        raise InvalidParametersError(
+            f"twocats setting {name} takes a profile name or a parameter string, which "
+            f"CryptContext.to_string() can save; give twocats.phc.encode_params(params)"
+        )
     if isinstance(value, str):
         text = value.strip()
         if text.lower() in PROFILES:
@@ -77,8 +80,8 @@ def _profile(value: object, name: str = "profile") -> Params:
             except ValueError as exc:
                 raise InvalidParametersError(f"twocats setting {name}: {exc}") from None
     raise InvalidParametersError(
-        f"twocats setting {name} must be a twocats.Params, a parameter string "
-        f"($twocats$v=...) or one of {', '.join(PROFILES)}"
+        f"twocats setting {name} must be a parameter string ($twocats$v=...) or one of "
+        f"{', '.join(PROFILES)}"
     )
 
 
