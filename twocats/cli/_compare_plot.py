@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Final
 
+from twocats._extras import install_hint
 from twocats.cli._common import UsageFailure
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UsageFailure("--plot needs matplotlib (pip install 'twocats[bench]')") from None
+        raise UsageFailure(f"--plot needs matplotlib ({install_hint('bench')})") from None
     return plt
 
 

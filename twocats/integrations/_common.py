@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from twocats import phc
+from twocats._extras import install_hint
 from twocats.exceptions import InvalidHashError, InvalidParametersError, VerificationError
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
@@ -18,7 +19,7 @@ def missing_framework(module: str, framework: str, extra: str) -> ImportError:
     """Return the error raised when the adapter `module` is imported without its framework."""
     return ImportError(
         f"{module} needs {framework}, which is not installed; "
-        f"install it with: pip install 'twocats[{extra}]'"
+        f"install it with: {install_hint(extra)} (the {extra} extra)"
     )
 
 

@@ -8,7 +8,7 @@ in, and for twocats hashes made with other parameters.  Settings, in code or in 
 scheme ``twocats`` in an ini file, register the handler once with
 ``passlib.registry.register_crypt_handler(TwoCatsHandler)``.  Works with
 libpass, the maintained fork, and with passlib 1.7.4 on the Pythons where it still imports.
-Needs ``pip install 'twocats[passlib]'``.
+Needs ``pip install -e '.[passlib]'`` (in a checkout).
 """
 
 from __future__ import annotations

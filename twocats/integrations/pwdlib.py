@@ -2,7 +2,7 @@
 
 ``PasswordHash((TwoCatsHasher(), Argon2Hasher()))`` hashes new passwords with twocats and still
 verifies argon2 hashes; ``verify_and_update`` hands back a twocats hash for each argon2 user who
-logs in.  Needs ``pip install 'twocats[pwdlib]'``.
+logs in.  Needs ``pip install -e '.[pwdlib]'`` (in a checkout).
 """
 
 from __future__ import annotations
