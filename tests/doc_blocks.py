@@ -1,8 +1,9 @@
 """The fenced code blocks of the documentation pages and the README, as the tests read them.
 
 A block runs as a test unless the line before it is ``<!-- not tested: <reason> -->``.  A shell
-block whose first command is ``pip`` (or ``python -m pip``) is an install block: its pip commands
-are run by ``test_docs_install.py`` in a fresh virtual environment, not by the examples test.
+block whose first command is ``pip`` (or ``python -m pip``) is an install block: its pip commands,
+and those of a Dockerfile's ``RUN`` lines, are run by ``test_docs_install.py`` in a fresh virtual
+environment, not by the examples test.
 """
 
 from __future__ import annotations
@@ -69,14 +70,20 @@ def pip_commands(line: str) -> list[list[str]]:
     return commands
 
 
+def _install_lines(block: Block) -> list[str]:
+    """The lines of `block` that may hold pip commands: an install block's, a Dockerfile's RUN."""
+    lines = block.code.splitlines()
+    if block.lang == "dockerfile":
+        return [line.removeprefix("RUN ") if line.startswith("RUN ") else "" for line in lines]
+    return lines if block.is_install and not block.untested else []
+
+
 def install_commands() -> list[tuple[str, list[str]]]:
-    """Return every pip command of the install blocks, with where it is written."""
+    """Return every pip command of the install blocks and Dockerfiles, with where it is written."""
     found = []
     for page in PAGES:
         for block in blocks(page):
-            if not block.is_install or block.untested:
-                continue
-            for offset, line in enumerate(block.code.splitlines(), start=1):
+            for offset, line in enumerate(_install_lines(block), start=1):
                 for command in pip_commands(line):
                     found.append((f"{page.relative_to(ROOT)}:{block.line + offset}", command))
     return found

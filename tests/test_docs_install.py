@@ -62,6 +62,8 @@ def test_install_lines_work_as_written(tmp_path: Path) -> None:
         if tuple(args) in done:  # the same line on another page
             continue
         done.add(tuple(args))
+        if args[0] == "install":  # each line installs twocats itself, not "already satisfied"
+            _pip(venv, ["uninstall", "-y", "twocats"], checkout)
         result = _pip(venv, args, checkout)
         assert result.returncode == 0, f"{where}: pip {shlex.join(args)}\n{result.stderr[-3000:]}"
     shown = subprocess.run(
