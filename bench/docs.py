@@ -200,7 +200,8 @@ def _load_table() -> list[str]:
             "`python -m bench load` (load average at the start)."
         ),
     ]
-    lines += [f"{note}" for note in load.get("notes", [])]
+    for note in load.get("notes", []):
+        lines += ["", note.rstrip(".") + "."]
     return lines
 
 
@@ -225,8 +226,9 @@ def _compare_table(root: str) -> list[str]:
         "",
         (
             f"Measured with `twocats compare --json --plot` (median of {compare['runs']} runs, "
-            f"`{compare['backend']}` backend, load average {compare['load_average']:.1f}); this "
-            "file records no machine: it is the project machine of the other reports."
+            f"`{compare['backend']}` backend, load average {compare['load_average']:.1f}); "
+            "`bench/results/compare.json` records neither the machine nor the date: run "
+            "`twocats compare` to see the figures of yours."
         ),
     ]
     return lines

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from doc_blocks import ROOT, blocks
 
@@ -74,3 +75,20 @@ def test_security_page_names_the_public_record() -> None:
     assert (ROOT / "SECURITY.md").is_file()
     assert (ROOT / "LICENSE").is_file()
     assert (ROOT / "CHANGELOG.md").read_text().count("\n## 0.1.0") == 1
+
+
+def test_figures_check_fails_on_a_stale_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--check reports a README whose summary differs from the result files, and writes nothing."""
+    readme = tmp_path / "README.md"
+    stale = figures.readme_block().replace("Per login", "Per logon")
+    readme.write_text(f"# twocats\n\n{stale}\n")
+    monkeypatch.setattr(figures, "README", readme)
+    monkeypatch.setattr(figures, "ROOT", tmp_path)
+    monkeypatch.setattr(figures, "PAGE", tmp_path / "performance.md")
+    assert figures.main(["--check"]) == 1
+    assert not (tmp_path / "performance.md").exists()
+    assert figures.main([]) == 0
+    assert figures.readme_block() in readme.read_text()
+    assert figures.main(["--check"]) == 0
