@@ -45,8 +45,22 @@ def _pip(venv: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess[
     )
 
 
+def _imported_from(venv: Path) -> Path:
+    """Where the environment's Python imports twocats from."""
+    shown = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import twocats; print(twocats.__file__)"],
+        cwd=venv,
+        env={key: value for key, value in os.environ.items() if not key.startswith("PYTHON")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return Path(shown.stdout.strip())
+
+
 def test_install_lines_work_as_written(tmp_path: Path) -> None:
-    """Each documented pip command succeeds, and the installed twocats runs from the venv."""
+    """Each documented pip command succeeds and installs this twocats, which then runs."""
     checkout = tmp_path / "twocats"
     shutil.copytree(ROOT, checkout, ignore=_IGNORED)
     venv = tmp_path / "venv"
@@ -66,6 +80,8 @@ def test_install_lines_work_as_written(tmp_path: Path) -> None:
             _pip(venv, ["uninstall", "-y", "twocats"], checkout)
         result = _pip(venv, args, checkout)
         assert result.returncode == 0, f"{where}: pip {shlex.join(args)}\n{result.stderr[-3000:]}"
+        if args[0] == "install":
+            assert tmp_path in _imported_from(venv).parents, f"{where}: another twocats imports"
     shown = subprocess.run(
         [str(venv / "bin" / "twocats"), "--version"],
         cwd=tmp_path,
