@@ -1,6 +1,7 @@
 """The cells of the TwoCats trade-off matrix: what ``python -m bench matrix`` measures.
 
-Shared by the runner (:mod:`bench.matrix`) and the report writer (:mod:`bench.matrix_report`).
+Shared by the runner (:mod:`bench.matrix`), the report writer (:mod:`bench.matrix_report`) and the
+plots (:mod:`bench.plots`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ __all__ = [
     "RESULTS_DIR",
     "SMALL_MEM_COST",
     "TINY_MEM_COST",
+    "copy_ceiling",
     "find_cell",
     "first_level_extras",
     "mailing_list_cells",
     "matrix_cells",
+    "peer_rows",
     "shared_mem_costs",
 ]
 
@@ -124,3 +127,52 @@ def find_cell(level: dict[str, Any], cell: Cell) -> dict[str, Any] | None:
 
 
 # -- the machine -----------------------------------------------------------------------------------
+
+
+def copy_ceiling(document: dict[str, Any], threads: int) -> float | None:
+    """The measured memory-copy rate in GB/s at one or two threads, or None without peers."""
+    peers = document.get("peers")
+    if not peers:
+        return None
+    return float(peers["bandwidth"]["copy_2t" if threads > 1 else "copy_1t"]["gbps"])
+
+
+def peer_rows(document: dict[str, Any]) -> list[tuple[str, float, float, int]]:
+    """Return (name, GB/s, fraction of the copy ceiling, threads) rows at 1 GiB, best first."""
+    peers = document.get("peers")
+    if not peers:
+        return []
+    level = document["levels"][0]
+    rows: list[tuple[str, float, int]] = []
+    bandwidth = peers["bandwidth"]
+    rows += [
+        ("numpy fill (write only), 1 thread", bandwidth["fill_1t"]["gbps"], 1),
+        ("numpy copy, 1 thread", bandwidth["copy_1t"]["gbps"], 1),
+        ("numpy copy, 2 threads", bandwidth["copy_2t"]["gbps"], 2),
+    ]
+    if "fresh_fill_1t" in bandwidth:
+        rows.append(("numpy fill of fresh memory, 1 thread", bandwidth["fresh_fill_1t"]["gbps"], 1))
+    tc = [
+        (f"TwoCats {level['label']}, reused buffer, p=1", HEADLINE),
+        (
+            f"TwoCats {level['label']}, reused buffer, p=2",
+            dataclasses.replace(HEADLINE, parallelism=2),
+        ),
+        (f"TwoCats {level['label']}, fresh memory, p=1", dataclasses.replace(HEADLINE, fresh=True)),
+        (
+            f"TwoCats {level['label']}, multiplies 0, p=1",
+            dataclasses.replace(HEADLINE, multiplies=0),
+        ),
+    ]
+    for name, cell in tc:
+        found = find_cell(level, cell)
+        if found is not None:
+            rows.append((name, found["gbps"], cell.parallelism))
+    argon = peers["argon2id"]
+    rows += [
+        ("argon2id t=1, p=1", argon["p1"]["gbps"], 1),
+        ("argon2id t=1, p=2", argon["p2"]["gbps"], 2),
+        ("scrypt r=8, p=1", peers["scrypt"]["large"]["gbps"], 1),
+    ]
+    ceilings = {1: copy_ceiling(document, 1) or 1.0, 2: copy_ceiling(document, 2) or 1.0}
+    return [(name, rate, rate / ceilings[threads], threads) for name, rate, threads in rows]

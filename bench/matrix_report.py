@@ -17,7 +17,9 @@ from bench.matrix_cells import (
     FULL_CONFIGS,
     HEADLINE,
     MAILING_LIST_PUBLISHED,
+    copy_ceiling,
     find_cell,
+    peer_rows,
     shared_mem_costs,
 )
 from twocats.kdf.limits import format_size
@@ -27,7 +29,6 @@ from twocats.simd.levels import MIN_CELL_SECONDS, Cell
 __all__ = [
     "headline_ratios",
     "markdown_report",
-    "peer_rows",
     "performance_section",
     "summary_levels",
     "write_results",
@@ -36,13 +37,6 @@ __all__ = [
 
 def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _ceiling(document: dict[str, Any], threads: int) -> float | None:
-    peers = document.get("peers")
-    if not peers:
-        return None
-    return float(peers["bandwidth"]["copy_2t" if threads > 1 else "copy_1t"]["gbps"])
 
 
 def _env_text(env: dict[str, str]) -> str:
@@ -111,7 +105,7 @@ def _matrix_tables(document: dict[str, Any]) -> list[str]:
     )
     lines: list[str] = []
     for mem_cost, parallelism in groups:
-        ceiling = _ceiling(document, parallelism)
+        ceiling = copy_ceiling(document, parallelism)
         threads = "one thread" if parallelism == 1 else f"{parallelism} regions on 2 threads"
         lines += [
             "",
@@ -174,47 +168,6 @@ def _mailing_list_table(document: dict[str, Any]) -> list[str]:
             f"{one['median_s'] / eight['median_s']:.2f}x | {ok} |"
         )
     return lines
-
-
-def peer_rows(document: dict[str, Any]) -> list[tuple[str, float, float, int]]:
-    """Return (name, GB/s, fraction of the copy ceiling, threads) rows at 1 GiB, best first."""
-    peers = document.get("peers")
-    if not peers:
-        return []
-    level = document["levels"][0]
-    rows: list[tuple[str, float, int]] = []
-    bandwidth = peers["bandwidth"]
-    rows += [
-        ("numpy fill (write only), 1 thread", bandwidth["fill_1t"]["gbps"], 1),
-        ("numpy copy, 1 thread", bandwidth["copy_1t"]["gbps"], 1),
-        ("numpy copy, 2 threads", bandwidth["copy_2t"]["gbps"], 2),
-    ]
-    if "fresh_fill_1t" in bandwidth:
-        rows.append(("numpy fill of fresh memory, 1 thread", bandwidth["fresh_fill_1t"]["gbps"], 1))
-    tc = [
-        (f"TwoCats {level['label']}, reused buffer, p=1", HEADLINE),
-        (
-            f"TwoCats {level['label']}, reused buffer, p=2",
-            dataclasses.replace(HEADLINE, parallelism=2),
-        ),
-        (f"TwoCats {level['label']}, fresh memory, p=1", dataclasses.replace(HEADLINE, fresh=True)),
-        (
-            f"TwoCats {level['label']}, multiplies 0, p=1",
-            dataclasses.replace(HEADLINE, multiplies=0),
-        ),
-    ]
-    for name, cell in tc:
-        found = find_cell(level, cell)
-        if found is not None:
-            rows.append((name, found["gbps"], cell.parallelism))
-    argon = peers["argon2id"]
-    rows += [
-        ("argon2id t=1, p=1", argon["p1"]["gbps"], 1),
-        ("argon2id t=1, p=2", argon["p2"]["gbps"], 2),
-        ("scrypt r=8, p=1", peers["scrypt"]["large"]["gbps"], 1),
-    ]
-    ceilings = {1: _ceiling(document, 1) or 1.0, 2: _ceiling(document, 2) or 1.0}
-    return [(name, rate, rate / ceilings[threads], threads) for name, rate, threads in rows]
 
 
 def headline_ratios(document: dict[str, Any]) -> dict[str, float | None]:

@@ -26,8 +26,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from bench.matrix_cells import HEADLINE, find_cell, shared_mem_costs
-from bench.matrix_report import peer_rows
+from bench.matrix_cells import HEADLINE, find_cell, peer_rows, shared_mem_costs
 from twocats.kdf.limits import format_size
 from twocats.simd.levels import Cell
 

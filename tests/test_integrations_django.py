@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import param_sets
 
 django = pytest.importorskip("django", reason="the test extra installs Django")
 
@@ -353,31 +354,19 @@ def test_the_stored_length_bound_covers_every_profile(project: None) -> None:
         assert longest_stored(params, salt_len) <= MAX_STORED_LENGTH
 
 
-_POWERS = [1 << n for n in range(5, 15)]
-
-
-@st.composite
-def _parameter_sets(draw: st.DrawFn) -> Params:
+def _parameter_sets() -> st.SearchStrategy[Params]:
     """Parameter sets at mem_cost 11 that are also valid one level lower (so upgrades exist)."""
-    try:
-        lower = Params(
-            hash_type=draw(st.sampled_from(["blake2s", "sha256", "blake2b", "sha512"])),
-            mem_cost=10,
-            multiplies=draw(st.integers(0, 8)),
-            lanes=draw(st.sampled_from([1, 2, 4, 8, 16])),
-            parallelism=draw(st.integers(1, 64)),
-            block_size=draw(st.sampled_from(_POWERS)),
-            sub_block_size=draw(st.sampled_from(_POWERS)),
-            overwrite_cost=draw(st.integers(0, 255)),
-            side_channel_resistant=draw(st.booleans()),
-        )
-    except InvalidParametersError:
-        assume(False)
-        raise
-    return dataclasses.replace(lower, mem_cost=11, start_mem_cost=None)
+    lower = param_sets(
+        variants=("2015",),
+        min_mem_cost=10,
+        max_mem_cost=10,
+        max_block_size=1 << 14,
+        max_parallelism=64,
+    )
+    return lower.map(lambda params: dataclasses.replace(params, mem_cost=11, start_mem_cost=None))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=40, deadline=None)
 @given(params=_parameter_sets())
 def test_accepted_configurations_fit_and_refused_ones_would_not(params: Params) -> None:
     """A configuration is accepted exactly when its real fresh and upgraded values fit in 128."""

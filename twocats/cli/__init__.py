@@ -13,6 +13,7 @@ command imports the library inside its body.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any, Final
 
 import click
@@ -29,6 +30,10 @@ from twocats.cli.passwords import (
     verify_command,
 )
 from twocats.cli.tune import tune_command
+
+# numba colours compile errors with colorama where that is installed, and colorama then writes a
+# terminal reset after the command's output at exit; the command line never shows compile errors.
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 __all__ = ["main"]
 

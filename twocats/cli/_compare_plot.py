@@ -6,15 +6,42 @@ The bars are drawn with matplotlib on the file-only Agg backend.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
 
 from twocats._extras import install_hint
 from twocats.cli._common import UsageFailure
 
-if TYPE_CHECKING:
-    from twocats.cli.compare import Row
-
 __all__ = ["check_plot_target", "plot_rows"]
+
+
+class _Runs(Protocol):
+    """The fastest and slowest of a row's timed runs, in seconds."""
+
+    @property
+    def fastest(self) -> float: ...
+
+    @property
+    def slowest(self) -> float: ...
+
+
+class Row(Protocol):
+    """What the plot reads of one measured configuration of ``twocats compare``."""
+
+    @property
+    def comparison(self) -> str: ...
+
+    @property
+    def algorithm(self) -> str: ...
+
+    @property
+    def memory_bytes(self) -> int: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+    @property
+    def timing(self) -> _Runs: ...
 
 
 def _pyplot() -> Any:
@@ -53,7 +80,9 @@ _PLOT_COLOURS: Final = {
 }
 
 
-def _bars(axis: Any, rows: list[Row], values: list[float], labels: list[str], ranges: bool) -> None:
+def _bars(
+    axis: Any, rows: Sequence[Row], values: list[float], labels: list[str], ranges: bool
+) -> None:
     """Draw one horizontal bar per row with its value written past its end.
 
     With `ranges`, a black line across each bar spans the row's fastest to slowest run.
@@ -76,7 +105,7 @@ def _bars(axis: Any, rows: list[Row], values: list[float], labels: list[str], ra
     axis.spines[["top", "right"]].set_visible(False)
 
 
-def plot_rows(rows: list[Row], path: str, runs: int, load: float | None) -> None:
+def plot_rows(rows: Sequence[Row], path: str, runs: int, load: float | None) -> None:
     plt = _pyplot()
     equal_memory = [row for row in rows if row.comparison == "equal memory"]
     equal_time = [row for row in rows if row.comparison == "equal time"]
