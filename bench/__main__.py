@@ -1,4 +1,4 @@
-"""Entry point: ``python -m bench [suite | smoke] [--smoke] [suite options]``."""
+"""Entry point: ``python -m bench [suite | smoke | docs] [--smoke] [suite options]``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ USAGE = """usage: python -m bench [SUITE | smoke] [--smoke] [suite options]
   python -m bench SUITE [opts]    run one suite (see python -m bench SUITE --help)
   python -m bench SUITE --smoke   run one suite at its cheapest size
   python -m bench smoke           run every suite at its cheapest size (no timing asserts)
+  python -m bench docs [--check]  write (or check) the documentation's figures from the results
 
 suites: {suites}
 """
@@ -46,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return max((_suite(name).main([]) for name in SUITES), default=0)
     if args[0] == "smoke":
         return _smoke_all()
+    if args[0] == "docs":
+        from bench import docs
+
+        return docs.main(args[1:])
     name, rest = args[0], args[1:]
     if name not in SUITES:
         print(USAGE.format(suites=", ".join(SUITES)), file=sys.stderr)

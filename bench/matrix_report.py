@@ -430,14 +430,30 @@ def _takeaways(document: dict[str, Any], levels: Sequence[dict[str, Any]]) -> li
     return lines
 
 
-def performance_section(document: dict[str, Any], plot_name: str = "matrix.png") -> str:
-    """Return the README "Performance" section (``bench/results/PERFORMANCE.md``)."""
+def _results_link(name: str, root: str) -> str:
+    """A link to a report beside the README; on a page elsewhere (`root` set), its path."""
+    path = f"bench/results/{name}"
+    return f"`{path}`" if root else f"[{path}]({path})"
+
+
+def performance_section(
+    document: dict[str, Any],
+    plot_name: str = "matrix.png",
+    *,
+    root: str = "",
+    heading: str = "## Performance",
+) -> str:
+    """Return the "Performance" section (``bench/results/PERFORMANCE.md``).
+
+    `root` is the path from the page that shows the section to the repository's top (the plot's
+    path starts with it; reports are then named, not linked), and `heading` its first line
+    (empty for none).
+    """
     levels = [level for level in document["levels"] if "cells" in level]
     ratios = headline_ratios(document)
     header = "| hash, lanes | " + " | ".join(level["label"] for level in levels) + " |"
     lines = [
-        "## Performance",
-        "",
+        *([heading, ""] if heading else []),
         (
             "TwoCats fill rate of `twocats.kdf.derive` in GB/s of memory filled (10^9 bytes/s), "
             "1 GiB (`mem_cost=20`), 16 KiB blocks, multiplies 2, one thread, on a reused buffer; "
@@ -458,7 +474,7 @@ def performance_section(document: dict[str, Any], plot_name: str = "matrix.png")
             )
     lines += [
         "",
-        f"![TwoCats fill rate by lanes and instruction set](bench/results/{plot_name})",
+        f"![TwoCats fill rate by lanes and instruction set]({root}bench/results/{plot_name})",
         "",
         (
             f"- Headline (blake2s, 8 lanes, multiplies 2, 1 GiB, one thread): "
@@ -482,7 +498,7 @@ def performance_section(document: dict[str, Any], plot_name: str = "matrix.png")
         "",
         (
             "Every table, the peers (argon2id, scrypt, memory bandwidth) and the breakdown of "
-            "where the time goes are in [bench/results/matrix.md](bench/results/matrix.md)."
+            f"where the time goes are in {_results_link('matrix.md', root)}."
         ),
     ]
     return "\n".join(lines) + "\n"

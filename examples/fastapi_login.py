@@ -1,6 +1,7 @@
 """A FastAPI login service that stores twocats hashes through pwdlib.
 
-Run it with ``pip install 'twocats[pwdlib]' fastapi uvicorn && python examples/fastapi_login.py``
+Run it with ``pip install -e '.[pwdlib]' fastapi uvicorn && python examples/fastapi_login.py``
+(from a checkout)
 (it listens on 127.0.0.1:8000), then::
 
     curl -X POST localhost:8000/register -H 'content-type: application/json' \\

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from twocats import phc
+from twocats._extras import install_hint
 from twocats.cli import compare, main
 from twocats.cli._calibrate import Trial, final_check, fitted_choice, search
 from twocats.hasher import PasswordHasher
@@ -271,7 +272,7 @@ def test_compare_plot_without_matplotlib_fails_before_measuring(
     monkeypatch.setattr(compare, "_twocats", measure)
     result = run("compare", "--memory", "1MiB", "--plot", str(tmp_path / "c.png"))
     assert result.exit_code == 2
-    assert error_of(result) == "Error: --plot needs matplotlib (pip install 'twocats[bench]')"
+    assert error_of(result) == f"Error: --plot needs matplotlib ({install_hint('bench')})"
     assert measured == []
 
 

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from twocats._extras import install_hint
+
 # A None entry in sys.modules makes "import name" raise ImportError, as if it were not installed.
 _BLOCKED_IMPORT = """
 import sys
@@ -41,7 +43,7 @@ def test_adapter_without_its_framework_names_the_extra(
     """Importing an adapter whose framework is missing raises ImportError naming the extra."""
     message = _run(_BLOCKED_IMPORT.format(framework=framework, module=module))
     assert message.startswith(f"{module} needs ")
-    assert f"pip install 'twocats[{extra}]'" in message
+    assert f"install it with: {install_hint(extra)} (the {extra} extra)" in message
 
 
 def test_the_package_imports_no_framework() -> None:

@@ -6,8 +6,8 @@ cluster: one passed in, one at a scheduler address, or a local one started for t
 batch is written back in one transaction with compare-and-swap, so rows changed meanwhile are left
 alone, and a crash at any point leaves every row old or new; a rerun finishes the job.
 
-Needs the ``bulk`` extra (``pip install 'twocats[bulk]'``: Dask's distributed scheduler and
-SQLAlchemy), and the ``postgres`` extra for PostgreSQL (psycopg 3).
+Needs the ``bulk`` extra (``pip install -e '.[bulk]'`` in a checkout: Dask's distributed
+scheduler and SQLAlchemy), and the ``postgres`` extra for PostgreSQL (psycopg 3).
 """
 
 from __future__ import annotations

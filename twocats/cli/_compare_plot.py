@@ -9,6 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
+from twocats._extras import install_hint
 from twocats.cli._common import UsageFailure
 
 __all__ = ["check_plot_target", "plot_rows"]
@@ -51,7 +52,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UsageFailure("--plot needs matplotlib (pip install 'twocats[bench]')") from None
+        raise UsageFailure(f"--plot needs matplotlib ({install_hint('bench')})") from None
     return plt
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from twocats._extras import install_hint
 from twocats.cli._common import UsageFailure, emit_json, info, progress_wanted
 from twocats.cli._options import (
     backend_option,
@@ -100,7 +101,7 @@ def upgrade_db_command(
         from twocats.bulk import upgrade_table
     except ImportError as error:
         raise UsageFailure(
-            f"upgrade-db needs the bulk extra (pip install 'twocats[bulk]'): {error}"
+            f"upgrade-db needs the bulk extra ({install_hint('bulk')}): {error}"
         ) from None
     with _progress_bar(enabled=progress_wanted() and not dry_run) as progress:
         report = upgrade_table(

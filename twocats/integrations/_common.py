@@ -6,6 +6,7 @@ import functools
 import logging
 
 from twocats import phc
+from twocats._extras import install_hint
 from twocats.exceptions import (
     HashLimitError,
     InvalidHashError,
@@ -34,7 +35,7 @@ def missing_framework(module: str, framework: str, extra: str) -> ImportError:
     """Return the error raised when the adapter `module` is imported without its framework."""
     return ImportError(
         f"{module} needs {framework}, which is not installed; "
-        f"install it with: pip install 'twocats[{extra}]'"
+        f"install it with: {install_hint(extra)} (the {extra} extra)"
     )
 
 

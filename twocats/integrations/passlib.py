@@ -20,7 +20,7 @@ never locks anyone out).  Settings, in code or in an ini file (``twocats__mem_co
 To name the scheme ``twocats`` in an ini file, register the handler once with
 ``passlib.registry.register_crypt_handler(TwoCatsHandler)``.  Works with libpass, the maintained
 fork, and with passlib 1.7.4 on the Pythons where it still imports.  Needs
-``pip install 'twocats[passlib]'``.
+``pip install -e '.[passlib]'`` (in a checkout).
 """
 
 from __future__ import annotations

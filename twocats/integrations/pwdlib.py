@@ -5,7 +5,7 @@ verifies argon2 hashes; ``verify_and_update`` hands back a twocats hash for each
 logs in, and for twocats hashes made with other parameters (a lower cost included: lowering the
 cost never locks anyone out).  When a login names no user, call
 :meth:`TwoCatsHasher.dummy_verify` so that the answer takes as long as for a real one.  Needs
-``pip install 'twocats[pwdlib]'``.
+``pip install -e '.[pwdlib]'`` (in a checkout).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Put the hasher first in ``PASSWORD_HASHERS`` (users of the other hashers are rehashed with twocats
 at their next login, by Django's own mechanism) and add ``"twocats.integrations.django"`` to
 ``INSTALLED_APPS`` for ``manage.py twocats_upgrade``, which raises the memory cost of every stored
-twocats hash offline, without the passwords.  Needs ``pip install 'twocats[django]'``.
+twocats hash offline, without the passwords.  Needs ``pip install -e '.[django]'`` (in a checkout).
 """
 
 from __future__ import annotations

@@ -1,0 +1,346 @@
+"""The documentation's figures, written from ``bench/results/*.json``: ``python -m bench docs``.
+
+Every time, size and ratio that ``docs/performance.md`` and the README's summary show comes from a
+result file written by a benchmark suite, together with the machine it was measured on; no figure
+is typed by hand.  ``python -m bench docs --check`` (run by ``.ci/run``) fails when the pages differ
+from what the result files give, so a new measurement cannot leave a stale page behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bench.harness import RESULTS_DIR
+from bench.matrix_report import headline_ratios, performance_section
+
+__all__ = ["README_END", "README_START", "main", "page", "readme_block", "summary_lines"]
+
+ROOT = RESULTS_DIR.parent.parent
+PAGE = ROOT / "docs" / "performance.md"
+README = ROOT / "README.md"
+README_START = "<!-- figures: written by python -m bench docs from bench/results; do not edit -->"
+README_END = "<!-- /figures -->"
+
+
+def _load(name: str) -> dict[str, Any]:
+    return dict(json.loads((RESULTS_DIR / f"{name}.json").read_text()))
+
+
+def _date(text: str) -> str:
+    try:
+        return datetime.datetime.fromisoformat(text).strftime("%Y-%m-%d %H:%M UTC")
+    except ValueError:
+        return text
+
+
+def _machine(info: dict[str, Any], load: Sequence[float] | None = None) -> str:
+    """One line naming where a suite's report was measured (`load`: the load average to show)."""
+    load = load or info.get("load_average") or []
+    shown_load = f", load average {load[0]:.1f}" if load else ""
+    return (
+        f"{info.get('cpu', '?')} ({info.get('simd_isa', '?')}), {info['cpus']} CPUs, "
+        f"Python {info['python']}, numba {info.get('numba')}; {_date(info['date'])}{shown_load}"
+    )
+
+
+def _matrix_machine(document: dict[str, Any]) -> str:
+    machine = document["machine"]
+    return (
+        f"{machine['lscpu'].get('Model name', '?')} ({machine['llvm_host_tier']}), "
+        f"{machine['cpus_usable']} CPUs, Python {machine['python']}, "
+        f"numba {machine['versions']['numba']}; {document['date']}"
+    )
+
+
+def _rows(document: dict[str, Any], **match: object) -> list[dict[str, Any]]:
+    return [row for row in document["rows"] if all(row.get(k) == v for k, v in match.items())]
+
+
+def _one(document: dict[str, Any], **match: object) -> dict[str, Any]:
+    rows = _rows(document, **match)
+    if len(rows) != 1:
+        raise ValueError(f"{document.get('suite')}: {len(rows)} rows match {match}")
+    return rows[0]
+
+
+def _ratio(document: dict[str, Any], label: str) -> float:
+    for ratio in document["ratios"]:
+        if ratio["label"] == label:
+            return float(ratio["ratio"])
+    raise ValueError(f"{document.get('suite')}: no ratio {label!r}")
+
+
+def _source(name: str, root: str) -> str:
+    """A link to a report from the README; on a docs page (`root` set), its path."""
+    return f"`bench/results/{name}`" if root else f"[{name}](bench/results/{name})"
+
+
+def _login(root: str) -> str:
+    load = _load("load")
+    one = _one(load, library="twocats", mode="threads", callers=1)
+    peer = load["summary"]["argon2-cffi"]["best_unloaded_verifies_per_s"]
+    return (
+        f"- **Per login, default profile** (`MODERATE`, 256 MiB, 2 threads): "
+        f"{one['p50_ms']:.0f} ms median wall-clock and {one['cpu_ms_per_verify']:.0f} ms of CPU "
+        f"per verify; {one['verifies_per_s']:.1f} verifies/s on the machine's "
+        f"{load['machine']['cpus']} cores, against {peer:.1f}/s for argon2-cffi at the same memory "
+        f"(t=1, p=2). Measured on {_machine(load['machine'], load['load_average_start'])} "
+        f"({_source('load.md', root)})."
+    )
+
+
+def _under_load(root: str) -> str:
+    load = _load("load")
+    most = max(r["callers"] for r in _rows(load, library="twocats", mode="threads"))
+    ours = _one(load, library="twocats", mode="threads", callers=most)
+    peer_most = max(r["callers"] for r in _rows(load, library="argon2-cffi", mode="threads"))
+    peer = _one(load, library="argon2-cffi", mode="threads", callers=peer_most)
+    kept = load["summary"]["twocats"]["kept"][str(most)]
+    return (
+        f"- **Under load**: {most} threads verifying at once keep {kept:.0%} of the unloaded "
+        f"rate in {ours['peak_rss_mib']:,.0f} MiB (argon2-cffi: {peer['peak_rss_mib']:,.0f} MiB "
+        f"at {peer_most} threads), because a hasher admits only as many hashes as the cores "
+        f"and memory hold ({_source('load.md', root)})."
+    )
+
+
+def _fill(root: str) -> str:
+    matrix = _load("matrix")
+    ratios = headline_ratios(matrix)
+    return (
+        f"- **Fill rate** (blake2s, 8 lanes, multiplies 2, 1 GiB, one thread): "
+        f"{ratios['headline_gbps']:.2f} GB/s, {ratios['vs_argon2id_p1']:.2f}x argon2id's "
+        f"(t=1, p=1, same memory). Measured on {_matrix_machine(matrix)} "
+        f"({_source('matrix.md', root)})."
+    )
+
+
+def _startup(root: str) -> str:
+    compile_ = _load("compile-startup")
+    new = compile_["startup"]["new"]
+    return (
+        f"- **First run**: the first hash in a fresh process with an empty kernel cache takes "
+        f"{new['first_hash_s']:.1f} s ({new['first_hash_cpu_s']:.1f} s of CPU), a later process "
+        f"{new['warm_hash_s']:.1f} s with the kernels cached, and `twocats warmup --all` "
+        f"compiles every kernel in {new['warmup_all_s']:.0f} s ({new['warmup_all_cpu_s']:.0f} s "
+        f"of CPU). Measured on {_machine(compile_['machine'])} "
+        f"({_source('compile-startup.md', root)})."
+    )
+
+
+def _adapters(root: str) -> str:
+    adapters = _load("adapters")
+    worst = max(
+        ratio["ratio"]
+        for ratio in adapters["ratios"]
+        if ratio["label"].startswith("INTERACTIVE, cpu time")
+    )
+    return (
+        f"- **Framework adapters** (Django, pwdlib, libpass) at `INTERACTIVE`: at most "
+        f"{worst - 1:.1%} more CPU time than a bare `PasswordHasher.verify` "
+        f"({_source('adapters.md', root)})."
+    )
+
+
+def _bulk(root: str) -> str:
+    bulk = _load("bulk")
+    return (
+        f"- **Bulk upgrade**: on SQLite one Dask worker spends "
+        f"{1 / _ratio(bulk, 'sqlite: 1 worker / bare loop, CPU seconds (all processes)'):.2f}x "
+        f"the CPU seconds of a bare loop of `upgrade`, and two workers finish "
+        f"{_ratio(bulk, 'sqlite: 2 workers / 1 worker, wall-clock'):.2f}x as fast as one "
+        f"({_source('bulk.md', root)})."
+    )
+
+
+_SUMMARY: tuple[Callable[[str], str], ...] = (
+    _login,
+    _under_load,
+    _fill,
+    _startup,
+    _adapters,
+    _bulk,
+)
+
+
+def summary_lines(root: str) -> list[str]:
+    """The summary bullets; `root` is the path from the page to the repository's top."""
+    return [line(root) for line in _SUMMARY]
+
+
+def _load_table() -> list[str]:
+    load = _load("load")
+    lines = [
+        (
+            "| callers (threads) | twocats verifies/s | median ms | peak RSS | "
+            "argon2-cffi verifies/s | median ms | peak RSS |"
+        ),
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for ours in _rows(load, library="twocats", mode="threads"):
+        peer = _rows(load, library="argon2-cffi", mode="threads", callers=ours["callers"])
+        theirs = (
+            f"{peer[0]['verifies_per_s']:.1f} | {peer[0]['p50_ms']:,.0f} | "
+            f"{peer[0]['peak_rss_mib']:,.0f} MiB"
+            if peer
+            else "not run | | "
+        )
+        lines.append(
+            f"| {ours['callers']} | {ours['verifies_per_s']:.1f} | {ours['p50_ms']:,.0f} | "
+            f"{ours['peak_rss_mib']:,.0f} MiB | {theirs} |"
+        )
+    lines += [
+        "",
+        (
+            f"Measured on {_machine(load['machine'], load['load_average_start'])} with "
+            "`python -m bench load` (load average at the start)."
+        ),
+    ]
+    for note in load.get("notes", []):
+        lines += ["", note.rstrip(".") + "."]
+    return lines
+
+
+def _compare_table(root: str) -> list[str]:
+    compare = _load("compare")
+    lines = [
+        "| comparison | algorithm | parameters | memory | seconds (median) | CPU seconds |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    for row in compare["rows"]:
+        lines.append(
+            f"| {row['comparison']} | {row['algorithm']} | `{row['parameters']}` | "
+            f"{row['memory_bytes'] / 2**20:,.0f} MiB | {row['seconds']:.3f} | "
+            f"{row['cpu_seconds']:.3f} |"
+        )
+    lines += [
+        "",
+        (
+            f"![TwoCats, argon2id and scrypt at equal memory and at equal time]"
+            f"({root}bench/results/compare.png)"
+        ),
+        "",
+        (
+            f"Measured with `twocats compare --json --plot` (median of {compare['runs']} runs, "
+            f"`{compare['backend']}` backend, load average {compare['load_average']:.1f}); "
+            "`bench/results/compare.json` records neither the machine nor the date: run "
+            "`twocats compare` to see the figures of yours."
+        ),
+    ]
+    return lines
+
+
+def _startup_table() -> list[str]:
+    compile_ = _load("compile-startup")
+    new = compile_["startup"]["new"]
+    rows = [
+        ("first `twocats hash`, empty kernel cache", "first_hash"),
+        ("`twocats hash`, kernels cached", "warm_hash"),
+        ("`twocats --help`", "warm_help"),
+        ("`twocats warmup --all`, empty kernel cache", "warmup_all"),
+    ]
+    lines = ["| what | wall-clock s | CPU s |", "|---|---:|---:|"]
+    lines += [
+        f"| {label} | {new[f'{key}_s']:.2f} | {new[f'{key}_cpu_s']:.2f} |" for label, key in rows
+    ]
+    lines += [
+        "",
+        (
+            f"Measured on {_machine(compile_['machine'])} with `python -m bench compile` "
+            f"(commit {compile_['commit'][:7]}); `import twocats` loads numba: "
+            f"{'yes' if new['import_loads_numba'] else 'no'}."
+        ),
+    ]
+    return lines
+
+
+def _bulk_table() -> list[str]:
+    bulk = _load("bulk")
+    lines = ["| mode | wall-clock s | CPU s (all processes) |", "|---|---:|---:|"]
+    lines += [
+        f"| {row['mode']} | {row['median_s']:.1f} | {row['cpu_s']:.1f} |" for row in bulk["rows"]
+    ]
+    lines += ["", f"Measured on {_machine(bulk['machine'])} with `python -m bench bulk`."]
+    lines += bulk["notes"][:1]
+    return lines
+
+
+def page() -> str:
+    """Return ``docs/performance.md``."""
+    root = "../"
+    matrix = performance_section(_load("matrix"), root=root, heading="")
+    lines = [
+        "# Performance",
+        "",
+        "<!-- Written by python -m bench docs from bench/results/*.json; do not edit. -->",
+        "",
+        (
+            "Every figure on this page is read from a result file in `bench/results/`, written by "
+            "the benchmark suite named beside it, and names the machine it was measured on. "
+            "`python -m bench docs` rewrites this page and the README's summary from those files; "
+            "CI checks that they match."
+        ),
+        "",
+        "## Summary",
+        "",
+        *summary_lines(root),
+        "",
+        "## Verifying under load",
+        "",
+        *_load_table(),
+        "",
+        "## Against argon2id and scrypt",
+        "",
+        *_compare_table(root),
+        "",
+        "## Fill rate by lanes and instruction set",
+        "",
+        matrix.rstrip("\n"),
+        "",
+        "## Start-up and compile time",
+        "",
+        *_startup_table(),
+        "",
+        "## Bulk upgrade",
+        "",
+        *_bulk_table(),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def readme_block() -> str:
+    """Return the README's summary, between its markers."""
+    return "\n".join([README_START, *summary_lines(""), README_END])
+
+
+def _with_block(text: str) -> str:
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md lacks the markers {README_START!r} ... {README_END!r}")
+    return text[:start] + readme_block() + text[end + len(README_END) :]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write (or with ``--check`` compare) the performance page and the README's summary."""
+    parser = argparse.ArgumentParser(prog="python -m bench docs", description=__doc__)
+    parser.add_argument(
+        "--check", action="store_true", help="fail if the pages differ from the result files"
+    )
+    args = parser.parse_args(argv)
+    wanted = {PAGE: page(), README: _with_block(README.read_text())}
+    stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
+    if args.check:
+        for path in stale:
+            print(f"{path.relative_to(ROOT)} differs from bench/results: run python -m bench docs")
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(wanted[path])
+        print(f"wrote {path.relative_to(ROOT)}")
+    if not stale:
+        print("the pages already match bench/results; nothing written")
+    return 0
