@@ -7,10 +7,11 @@ import dataclasses
 import pytest
 
 from twocats.bulk import rows
-from twocats.bulk.rows import judge
+from twocats.bulk.rows import Hashers, judge
 from twocats.bulk.values import OTHER_KINDS, StoredValue, other_kind, split_twocats
 from twocats.hasher import PasswordHasher
 from twocats.profiles import CHEAPEST
+from twocats.target import Difference, Target
 
 OLD = dataclasses.replace(CHEAPEST, mem_cost=3, start_mem_cost=3)
 TARGET = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=6))
@@ -48,25 +49,49 @@ def test_other_kinds_are_named_by_shape(value: object, kind: str) -> None:
     assert kind in OTHER_KINDS
 
 
+FULL = Target.exactly(TARGET.params)
+HASHERS = Hashers(FULL, None, None)
+
+
 def test_verdicts_against_the_target() -> None:
-    """Lower cost: upgrade; same: current; higher: above target; other lanes: needs password."""
+    """Lower cost: upgrade; same or higher: current; other lanes: needs password, by parameter."""
     at_target = TARGET.hash("password")
     higher = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=7)).hash("password")
     lanes = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("password")
-    assert judge(STORED, TARGET).kind == rows.UPGRADE
-    assert judge("twocats$" + STORED, TARGET).stored == StoredValue("twocats$", STORED)
-    assert judge(at_target, TARGET).kind == rows.CURRENT
-    assert judge(higher, TARGET) == rows.Verdict(rows.ABOVE_TARGET, StoredValue("", higher), 7)
-    assert judge(lanes, TARGET).kind == rows.NEEDS_PASSWORD
-    assert judge(STORED[:-2], TARGET).kind == "malformed"
-    assert judge("$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA", TARGET).kind == "argon2"
+    assert judge(STORED, FULL, HASHERS).kind == rows.UPGRADE
+    assert judge("twocats$" + STORED, FULL, HASHERS).stored == StoredValue("twocats$", STORED)
+    assert judge(at_target, FULL, HASHERS).kind == rows.CURRENT
+    assert judge(higher, FULL, HASHERS) == rows.Verdict(rows.CURRENT, StoredValue("", higher), 7)
+    other = judge(lanes, FULL, HASHERS)
+    assert other.kind == rows.NEEDS_PASSWORD
+    assert other.differences == (Difference("lanes", 4, 8),)
+    assert judge(STORED[:-2], FULL, HASHERS).kind == "malformed"
+    argon = "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA"
+    assert judge(argon, FULL, HASHERS).kind == "argon2"
 
 
-def test_stored_hash_over_the_memory_limit_is_refused_with_its_reason() -> None:
-    """A stored hash asking for more memory than max_memory is refused, never computed."""
-    small = PasswordHasher.from_params(TARGET.params, max_memory=TARGET.params.memory_bytes)
-    big = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=8)).hash("password")
-    verdict = judge(big, small)
+def test_a_memory_cost_alone_keeps_each_hash_s_other_parameters() -> None:
+    """With a memory cost alone, a hash of other lanes is upgraded within its own family."""
+    lanes = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("password")
+    verdict = judge(lanes, Target.memory(6), HASHERS)
+    assert verdict.kind == rows.UPGRADE
+    assert verdict.upgrader == dataclasses.replace(OLD, lanes=4, mem_cost=6, start_mem_cost=6)
+    assert judge(STORED, Target.memory(3), HASHERS).kind == rows.CURRENT
+
+
+def test_stored_hash_over_the_work_limit_is_refused_with_its_reason() -> None:
+    """A hash to upgrade whose work is over the limits is refused, never computed."""
+    planted = STORED.replace("v=2015", "v=2014").replace("m=3,", "m=3,t=30,", 1)
+    memory = Target.memory(6)
+    verdict = judge(planted, memory, Hashers(memory, None, None))
     assert verdict.kind == rows.REFUSED
     assert verdict.reason is not None
-    assert "max_memory" in verdict.reason
+    assert "max_work" in verdict.reason
+
+
+def test_hash_above_the_target_is_current_even_over_the_limits() -> None:
+    """A stored hash above the target is current: it is never computed, so never refused."""
+    small = Hashers(FULL, TARGET.params.memory_bytes, None)
+    big = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=8)).hash("password")
+    assert judge(big, FULL, small).kind == rows.CURRENT
+    assert judge(big, Target.memory(6), small).kind == rows.CURRENT
