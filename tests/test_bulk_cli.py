@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
+from twocats.params import Params
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST
 
@@ -162,3 +163,26 @@ def test_stored_hash_over_the_work_limit_is_counted_as_failed(tmp_path: Path) ->
     [(reason, count)] = report["failed"].items()
     assert count == 1
     assert "refused" in reason
+
+
+def test_a_row_above_the_target_never_stops_the_job(tmp_path: Path) -> None:
+    """With --max-memory 64MiB, one m=11 row among m=8 rows (target m=10) is counted as current,
+    the others are upgraded, and progress lines go to standard error without a terminal."""
+    path = tmp_path / "users.db"
+    low = PasswordHasher.from_params(Params(mem_cost=8, multiplies=1, lanes=8, parallelism=1))
+    high = PasswordHasher.from_params(Params(mem_cost=11, multiplies=1, lanes=8, parallelism=1))
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, pw TEXT)")
+        connection.executemany(
+            "INSERT INTO users VALUES (?, ?)",
+            [(key, low.hash(f"pw {key}")) for key in range(6)] + [(5000, high.hash("pw"))],
+        )
+    connection.close()
+    result = _run(
+        *_table_args(path), "--mem-cost", "10", "--max-memory", "64MiB", "--workers", "1",
+        "--batch-size", "2",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "upgraded: 6" in result.stdout
+    assert "at or above the target: 1" in result.stdout
+    assert "upgrading: 2/7 rows" in result.stderr
