@@ -314,7 +314,7 @@ def test_each_worker_holds_one_hasher_and_a_bounded_semaphore(dask_client: Any) 
 
     def inspect(dask_worker: Any, name: str) -> tuple[list[Params], int]:
         installed = dask_worker.plugins[name]
-        return list(installed.hashers), installed.slots._value
+        return list(installed.upgraders.families), installed.slots._value
 
     found = dask_client.run(inspect, name=plugin.name)
     assert list(found.values()) == [([TARGET], 1), ([TARGET], 1)]

@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Any, Final
 from sqlalchemy import exc as sa_exc
 
 from twocats.bulk import rows as kinds
-from twocats.bulk.rows import MAX_HASHERS, Hashers, Verdict, judge
+from twocats.bulk.rows import Verdict, judge
 from twocats.bulk.table import StoredHashTable, database_error, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk
 from twocats.exceptions import DatabaseError, InvalidParametersError
 from twocats.params import Params
 from twocats.target import Difference, Target
+from twocats.upgraders import MAX_HASHERS, Upgraders
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -181,12 +182,12 @@ def _check_arguments(
 
 
 def _judged(
-    table: StoredHashTable, target: Target, hashers: Hashers, batch_size: int
+    table: StoredHashTable, upgraders: Upgraders, batch_size: int
 ) -> Iterator[list[tuple[Any, Any, Verdict]]]:
     """Yield each page's rows with their verdicts."""
     try:
         for page in table.pages(batch_size):
-            yield [(key, value, judge(value, target, hashers)) for key, value in page]
+            yield [(key, value, judge(value, upgraders)) for key, value in page]
     except sa_exc.SQLAlchemyError as error:
         raise DatabaseError(f"reading the table failed: {database_error(error)}") from None
 
@@ -200,11 +201,11 @@ class _Survey:
 
 
 def _survey(
-    table: StoredHashTable, target: Target, hashers: Hashers, batch_size: int, report: BulkReport
+    table: StoredHashTable, upgraders: Upgraders, batch_size: int, report: BulkReport
 ) -> _Survey:
     """Count the table's rows by kind into `report`; return a sample and the families found."""
     found = _Survey()
-    for page in _judged(table, target, hashers, batch_size):
+    for page in _judged(table, upgraders, batch_size):
         for _, _, verdict in page:
             report._count(verdict)
             if verdict.kind != kinds.UPGRADE or verdict.stored is None:
@@ -248,14 +249,14 @@ def _finish(workers: Workers, page: _Page, table: StoredHashTable, report: BulkR
     report.upgraded += len(changes) - conflicts
 
 
-def _start(workers: Workers, target: Target, hashers: Hashers, families: dict[Params, None]) -> str:
+def _start(workers: Workers, upgraders: Upgraders, families: dict[Params, None]) -> str:
     """Register the upgrade plugin on `workers` (building and warming up hashers); its name."""
     plugin = UpgradePlugin(
-        target,
+        upgraders.target,
         families=tuple(families),
-        max_memory=hashers.max_memory,
-        max_work=hashers.max_work,
-        backend=hashers.backend,
+        max_memory=upgraders.limits.max_memory,
+        max_work=upgraders.limits.max_work,
+        backend=upgraders.backend,
         fill_threads=workers.fill_threads,
     )
     workers.client.register_plugin(plugin, name=plugin.name)
@@ -280,8 +281,7 @@ def _estimate(
 
 def _run(
     table: StoredHashTable,
-    target: Target,
-    hashers: Hashers,
+    upgraders: Upgraders,
     workers: Workers,
     plugin_name: str,
     batch_size: int,
@@ -301,7 +301,7 @@ def _run(
         if progress is not None:
             progress(done, max(total, done))
 
-    for judged in _judged(table, target, hashers, batch_size):
+    for judged in _judged(table, upgraders, batch_size):
         rows: list[_Row] = []
         for key, value, verdict in judged:
             report._count(verdict)
@@ -366,15 +366,15 @@ def upgrade_table(
         wanted = Target.exactly(target)
     else:
         raise InvalidParametersError("give the target as exactly one of target and mem_cost")
-    hashers = Hashers(wanted, max_memory, backend)
+    upgraders = Upgraders(wanted, max_memory=max_memory, backend=backend)
     if wanted.params is not None:
         # A target this machine cannot run is refused before the table is read.
-        hashers(wanted.params)
+        upgraders(wanted.params)
     started = time.perf_counter()
     survey = BulkReport(dry_run=True, target=str(wanted))
     stored = open_table(url, table, key_column, hash_column)
     try:
-        found = _survey(stored, wanted, hashers, batch_size, survey)
+        found = _survey(stored, upgraders, batch_size, survey)
         surveyed = time.perf_counter()
         if dry_run or survey.to_upgrade == 0:
             report = dataclasses.replace(survey, dry_run=dry_run)
@@ -384,13 +384,13 @@ def upgrade_table(
         if survey.to_upgrade:
             with open_workers(client, scheduler=scheduler, workers=workers) as pool:
                 report.workers = pool.count
-                plugin_name = _start(pool, wanted, hashers, found.families)
+                plugin_name = _start(pool, upgraders, found.families)
                 if dry_run:
                     report.startup_seconds = time.perf_counter() - surveyed
                     _estimate(pool, plugin_name, found.sample, report, surveyed - started)
                 else:
                     _run(
-                        stored, wanted, hashers, pool, plugin_name, batch_size, report, progress,
+                        stored, upgraders, pool, plugin_name, batch_size, report, progress,
                         survey.rows,
                     )  # fmt: skip
     finally:

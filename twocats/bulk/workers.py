@@ -21,14 +21,12 @@ from typing import Any, cast
 
 from distributed import Client, LocalCluster, WorkerPlugin, get_worker
 
-from twocats import phc
-from twocats.bulk.rows import MAX_HASHERS
 from twocats.bulk.sample import warm_up
 from twocats.exceptions import InvalidParametersError, TwoCatsError
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.simd.fill import THREADS_ENV
 from twocats.target import Target
+from twocats.upgraders import Upgraders
 
 __all__ = ["UpgradePlugin", "Workers", "open_workers", "upgrade_chunk", "usable_cores"]
 
@@ -47,7 +45,8 @@ def usable_cores() -> int:
 class UpgradePlugin(WorkerPlugin):
     """Builds the hashers that upgrade to the target on each worker and bounds the upgrades it runs.
 
-    `families` are the parameters of the hashers to build and warm up at once.
+    `families` are the parameters of the hashers to build and warm up at once; the limits are
+    those the job checked the rows against.
     """
 
     def __init__(
@@ -75,39 +74,24 @@ class UpgradePlugin(WorkerPlugin):
         """Build the hashers, load their kernels and size the semaphore for this worker."""
         if self.fill_threads is not None:
             os.environ[THREADS_ENV] = str(self.fill_threads)
-        self.hashers: dict[Params, PasswordHasher] = {}
-        self.lock = threading.Lock()
+        self.upgraders = Upgraders(
+            self.target,
+            max_memory=self.max_memory,
+            max_work=self.max_work,
+            backend=self.backend,
+            prepare=warm_up,
+        )
         for params in self.families:
-            self.hasher_for(params)
+            self.upgraders(params)
         slots = max(1, int(worker.state.nthreads))
         memory_limit = worker.memory_manager.memory_limit
         if memory_limit:
             slots = min(slots, max(1, int(memory_limit) // (1024 << self.target.mem_cost)))
         self.slots = threading.BoundedSemaphore(slots)
 
-    def hasher_for(self, params: Params) -> PasswordHasher:
-        """Return the hasher for `params`, built and warmed up on first use."""
-        with self.lock:
-            hasher = self.hashers.pop(params, None)
-            if hasher is None:
-                hasher = PasswordHasher.from_params(
-                    params, max_memory=self.max_memory, max_work=self.max_work, backend=self.backend
-                )
-                warm_up(hasher)
-            self.hashers[params] = hasher
-            while len(self.hashers) > MAX_HASHERS:
-                self.hashers.pop(next(iter(self.hashers))).release()
-        return hasher
-
-    def upgrade(self, stored: str) -> str:
-        """Upgrade one PHC string to the target."""
-        standing = self.target.standing(phc.decode(stored).params)
-        return self.hasher_for(standing.params).upgrade(stored)
-
     def teardown(self, worker: Any) -> None:
         """Let go of the hashers' work memory."""
-        for hasher in self.hashers.values():
-            hasher.release()
+        self.upgraders.release()
 
 
 def upgrade_chunk(plugin_name: str, hashes: list[str]) -> list[tuple[str | None, str | None]]:
@@ -117,7 +101,7 @@ def upgrade_chunk(plugin_name: str, hashes: list[str]) -> list[tuple[str | None,
     for stored in hashes:
         try:
             with plugin.slots:
-                results.append((plugin.upgrade(stored), None))
+                results.append((plugin.upgraders.upgrade(stored), None))
         except TwoCatsError as error:
             results.append((None, str(error)))
     return results
