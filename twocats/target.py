@@ -145,7 +145,7 @@ class Target:
         # Imported here: twocats.phc imports twocats.params, as this module does.
         from twocats.phc import encode_params
 
-        return encode_params(self.params)
+        return f"exactly {encode_params(self.params)}"
 
 
 def differences(stored: Params, target: Params) -> tuple[Difference, ...]:

@@ -235,14 +235,6 @@ def params_options(function: F) -> F:
     )(function)
 
 
-#: The one line each upgrading command's help gives about its target (see twocats.target).
-TARGET_RULE: Final = (
-    "--mem-cost N alone raises each hash to memory cost N and keeps its other parameters; "
-    "--profile, --params or any other parameter option names the exact target set, and hashes "
-    "that differ from it in other parameters need the password."
-)
-
-
 def build_target(options: dict[str, Any]) -> Target:
     """Build the target of an upgrade from the options of :func:`params_options`.
 
