@@ -46,8 +46,9 @@ def test_the_rule_keeps_a_hash_s_parameters_for_a_memory_cost_alone() -> None:
 
 def test_needs_rehash_at_the_hash_s_own_memory_cost_says_no() -> None:
     """needs-rehash HASH --mem-cost <its own m> says no; a higher one says yes, upgradable."""
-    own = run("needs-rehash", STORED, "--mem-cost", "8")
-    assert (own.exit_code, own.stdout) == (0, "no\n")
+    for cost in ("8", "7"):
+        own = run("needs-rehash", STORED, "--mem-cost", cost)
+        assert (own.exit_code, own.stdout) == (0, "no\n")
     higher = run("needs-rehash", STORED, "--mem-cost", "11")
     assert (higher.exit_code, higher.stdout) == (0, "yes\n")
     assert "twocats upgrade HASH --mem-cost 11" in higher.stderr
@@ -93,3 +94,15 @@ def test_framework_prefixes_are_accepted_by_every_password_command(prefix: str) 
     upgraded = run("upgrade", value, "--mem-cost", "9")
     assert upgraded.exit_code == 0, upgraded.output
     assert upgraded.stdout.startswith(prefix + "$twocats$v=2015$m=9,s=8,")
+
+
+def test_upgrade_table_takes_exactly_one_target() -> None:
+    """upgrade_table refuses both a parameter set and a memory cost, or neither, up front."""
+    from twocats.bulk import upgrade_table
+    from twocats.exceptions import InvalidParametersError
+
+    for given in ({"target": X1, "mem_cost": 11}, {}):
+        with pytest.raises(InvalidParametersError, match="exactly one of target and mem_cost"):
+            upgrade_table(
+                "sqlite:///nowhere.db", "users", key_column="id", hash_column="pw", **given
+            )
