@@ -106,3 +106,15 @@ def test_upgrade_table_takes_exactly_one_target() -> None:
             upgrade_table(
                 "sqlite:///nowhere.db", "users", key_column="id", hash_column="pw", **given
             )
+
+
+def test_kinds_of_differences_are_counted_in_a_bounded_number() -> None:
+    """Beyond MAX_DIFFERENCE_KINDS kinds, hashes are counted together as 'other parameters'."""
+    from twocats.target import MAX_DIFFERENCE_KINDS, count_differences
+
+    counts: dict[tuple[Difference, ...], int] = {}
+    for value in range(MAX_DIFFERENCE_KINDS + 5):
+        count_differences(counts, (Difference("parallelism", value, 2),))
+    assert len(counts) == MAX_DIFFERENCE_KINDS + 1
+    assert counts[()] == 5
+    assert describe_differences(()) == "other parameters (more kinds than are listed)"

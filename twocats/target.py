@@ -25,11 +25,13 @@ from twocats.params import BOUNDS, Params, _fail
 
 __all__ = [
     "CURRENT",
+    "MAX_DIFFERENCE_KINDS",
     "NEEDS_PASSWORD",
     "UPGRADE",
     "Difference",
     "Standing",
     "Target",
+    "count_differences",
     "describe_differences",
     "differences",
 ]
@@ -40,6 +42,9 @@ UPGRADE: Final = "upgrade"
 CURRENT: Final = "current"
 #: A stored hash that differs from the target in another parameter: only a rehash can change it.
 NEEDS_PASSWORD: Final = "needs_password"
+
+#: Kinds of differences counted apart, at most; further kinds are counted together, under ().
+MAX_DIFFERENCE_KINDS: Final = 16
 
 # The parameters an upgrade changes; every other one must already be the target's.
 _MEMORY: Final = frozenset({"mem_cost", "start_mem_cost"})
@@ -159,8 +164,19 @@ def differences(stored: Params, target: Params) -> tuple[Difference, ...]:
     )
 
 
+def count_differences(
+    counts: dict[tuple[Difference, ...], int], found: tuple[Difference, ...]
+) -> None:
+    """Count one hash differing in `found` into `counts`, in :data:`MAX_DIFFERENCE_KINDS` kinds."""
+    if found not in counts and len(counts) >= MAX_DIFFERENCE_KINDS:
+        found = ()
+    counts[found] = counts.get(found, 0) + 1
+
+
 def describe_differences(found: tuple[Difference, ...]) -> str:
     """Return ``"multiplies (1, target 3) and parallelism (1, target 2)"`` for `found`."""
+    if not found:
+        return "other parameters (more kinds than are listed)"
     parts = [str(difference) for difference in found]
     if len(parts) < 2:
         return "".join(parts)

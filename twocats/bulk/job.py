@@ -32,7 +32,7 @@ from twocats.bulk.table import StoredHashTable, database_error, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk
 from twocats.exceptions import DatabaseError, InvalidParametersError
 from twocats.params import Params
-from twocats.target import Difference, Target
+from twocats.target import Difference, Target, count_differences
 from twocats.upgraders import MAX_HASHERS, Upgraders
 
 if TYPE_CHECKING:
@@ -70,8 +70,9 @@ class BulkReport:
 
     ``current`` counts the rows at or above the target; ``needs_password`` the rows that differ
     from a full target in other parameters, and ``needs_password_by`` the same rows by their
-    differences; ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt,
-    empty, malformed); ``failed`` counts the rows that could not be upgraded, by reason.
+    differences (see :func:`twocats.target.count_differences`);
+    ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt, empty,
+    malformed); ``failed`` counts the rows that could not be upgraded, by reason.
     """
 
     dry_run: bool
@@ -142,8 +143,7 @@ class BulkReport:
             self.current += 1
         elif verdict.kind == kinds.NEEDS_PASSWORD:
             self.needs_password += 1
-            by = self.needs_password_by
-            by[verdict.differences] = by.get(verdict.differences, 0) + 1
+            count_differences(self.needs_password_by, verdict.differences)
         elif verdict.kind == kinds.REFUSED:
             self._fail(verdict.reason or "refused", 1)
         elif verdict.kind != kinds.UPGRADE:

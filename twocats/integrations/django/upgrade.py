@@ -29,7 +29,14 @@ from django.db.models import Q, QuerySet
 from twocats import phc
 from twocats.exceptions import InvalidHashError, TwoCatsError
 from twocats.integrations.django.hashers import MAX_STORED_LENGTH, TwoCatsPasswordHasher
-from twocats.target import NEEDS_PASSWORD, UPGRADE, Difference, Standing, Target
+from twocats.target import (
+    NEEDS_PASSWORD,
+    UPGRADE,
+    Difference,
+    Standing,
+    Target,
+    count_differences,
+)
 from twocats.upgraders import Upgraders
 
 __all__ = ["UpgradeSummary", "upgrade_users"]
@@ -103,8 +110,7 @@ def upgrade_users(
                 upgradable.append((pk, value))
             elif standing is not None and standing.kind == NEEDS_PASSWORD:
                 summary.stale += 1
-                found = summary.differing
-                found[standing.differences] = found.get(standing.differences, 0) + 1
+                count_differences(summary.differing, standing.differences)
             elif standing is None or (upgraders is None and hasher.must_update(value)):
                 summary.stale += 1
             else:
