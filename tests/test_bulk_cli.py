@@ -1,7 +1,6 @@
 """``twocats upgrade-db``: bad input is one clear line and exit status 2, and a dry run counts.
 
-None of these reach a Dask cluster: bad input is refused before one would start, and a dry run
-needs none.
+None of these but the dry run reach a Dask cluster: bad input is refused before one would start.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
+from twocats.params import Params
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST
 
@@ -101,13 +101,22 @@ def test_bad_url_is_one_line() -> None:
     _refused(_run("users.db", "--table", "t", "--key-column", "k", "--hash-column", "h"), "URL")
 
 
-def test_target_below_a_stored_cost_is_refused_before_writing(database: Path) -> None:
-    """A target memory cost below a stored one is exit 2, and the table is left unchanged."""
+@pytest.mark.parametrize(
+    "target",
+    [
+        ["--mem-cost", "2"],
+        ["--params", encode_params(dataclasses.replace(OLD, mem_cost=2, start_mem_cost=2))],
+    ],
+)
+def test_rows_above_the_target_are_current_and_the_table_unchanged(
+    database: Path, target: list[str]
+) -> None:
+    """Rows above the target's memory cost count as at or above it: exit 0, nothing written."""
     before = database.read_bytes()
-    low = dataclasses.replace(OLD, mem_cost=2, start_mem_cost=2)
-    _refused(
-        _run(*_table_args(database), "--params", encode_params(low)), "below the stored mem_cost 3"
-    )
+    result = _run(*_table_args(database), *target, "--max-memory", "64MiB", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["current"], report["upgraded"], report["failed"]) == (5, 0, {})
     assert database.read_bytes() == before
 
 
@@ -120,16 +129,22 @@ def test_workers_and_scheduler_together_are_refused(database: Path) -> None:
 
 
 def test_dry_run_counts_by_kind_and_estimates_without_writing(database: Path) -> None:
-    """--dry-run --json counts rows by kind, times a sample, and writes nothing."""
+    """--dry-run --json counts rows by kind, times the workers' start and a sample; no write."""
     before = database.read_bytes()
-    result = _run(*_table_args(database), "--params", encode_params(TARGET), "--dry-run", "--json")
+    result = _run(
+        *_table_args(database), "--params", encode_params(TARGET), "--dry-run", "--json",
+        "--workers", "1",
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["dry_run"] is True
     assert (report["rows"], report["to_upgrade"], report["upgraded"]) == (7, 5, 0)
     assert report["other"] == {"empty": 1, "malformed": 1}
-    assert report["cpu_seconds_per_upgrade"] > 0
-    assert report["estimated_seconds"] > 0
+    assert report["seconds_per_upgrade"] > 0
+    # The estimate includes the fixed costs: starting the workers and loading the kernels.
+    assert report["startup_seconds"] > 0
+    upgrades = report["seconds_per_upgrade"] * report["to_upgrade"]
+    assert report["estimated_seconds"] >= report["startup_seconds"] + upgrades
     assert database.read_bytes() == before
 
 
@@ -142,10 +157,32 @@ def test_stored_hash_over_the_work_limit_is_counted_as_failed(tmp_path: Path) ->
         connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, pw TEXT)")
         connection.execute("INSERT INTO users VALUES (1, ?)", (planted,))
     connection.close()
-    target = dataclasses.replace(OLD, variant="2014", mem_cost=6, overwrite_cost=None)
-    result = _run(*_table_args(path), "--params", encode_params(target), "--dry-run", "--json")
+    result = _run(*_table_args(path), "--mem-cost", "6", "--dry-run", "--json")
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout)
     [(reason, count)] = report["failed"].items()
     assert count == 1
     assert "refused" in reason
+
+
+def test_a_row_above_the_target_never_stops_the_job(tmp_path: Path) -> None:
+    """With --max-memory 64MiB, one m=11 row among m=8 rows (target m=10) is counted as current,
+    the others are upgraded, and progress lines go to standard error without a terminal."""
+    path = tmp_path / "users.db"
+    low = PasswordHasher.from_params(Params(mem_cost=8, multiplies=1, lanes=8, parallelism=1))
+    high = PasswordHasher.from_params(Params(mem_cost=11, multiplies=1, lanes=8, parallelism=1))
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, pw TEXT)")
+        connection.executemany(
+            "INSERT INTO users VALUES (?, ?)",
+            [(key, low.hash(f"pw {key}")) for key in range(6)] + [(5000, high.hash("pw"))],
+        )
+    connection.close()
+    result = _run(
+        *_table_args(path), "--mem-cost", "10", "--max-memory", "64MiB", "--workers", "1",
+        "--batch-size", "2",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "upgraded: 6" in result.stdout
+    assert "at or above the target: 1" in result.stdout
+    assert "upgrading: 2/7 rows" in result.stderr

@@ -7,6 +7,7 @@ or cluster that cannot start fails the tests instead of skipping them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import signal
@@ -33,6 +34,7 @@ from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.phc import decode, encode_params
 from twocats.profiles import CHEAPEST
+from twocats.target import Target
 
 #: Cheap parameters: stored hashes at 8 KiB, upgraded to 64 KiB.
 OLD = dataclasses.replace(CHEAPEST, mem_cost=3, start_mem_cost=3)
@@ -236,7 +238,9 @@ def _count_upgraded(url: str, mem_cost: int) -> int:
     return sum(
         1
         for value in _contents(url).values()
-        if value is not None and decode(value.removeprefix("twocats$")).params.mem_cost == mem_cost
+        if value is not None
+        and "$twocats$" in value
+        and decode(value.removeprefix("twocats$")).params.mem_cost == mem_cost
     )
 
 
@@ -289,8 +293,10 @@ def test_two_workers_give_the_same_result_as_one(tmp_path: Path, dask_client: An
             "--batch-size", "4", "--workers", "1", "--json",
         ],
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    # One row of other lanes needs the password: done, with a row needing attention.
+    assert result.exit_code == 1, result.output
     one = json.loads(result.stdout)
+    assert one["needs_password"] == 1
     assert _contents(urls[0]) == _contents(urls[1])
     assert (two.workers, one["workers"]) == (2, 1)
     ignored = {"workers", "seconds"}
@@ -301,12 +307,130 @@ def test_two_workers_give_the_same_result_as_one(tmp_path: Path, dask_client: An
 
 def test_each_worker_holds_one_hasher_and_a_bounded_semaphore(dask_client: Any) -> None:
     """The plugin gives each worker the target hasher and one upgrade slot per worker thread."""
-    plugin = UpgradePlugin(TARGET, max_memory=None, backend=None, fill_threads=None)
+    plugin = UpgradePlugin(
+        Target.exactly(TARGET), families=(TARGET,), max_memory=None, backend=None, fill_threads=None
+    )
     dask_client.register_plugin(plugin, name=plugin.name)
 
-    def inspect(dask_worker: Any, name: str) -> tuple[Params, int]:
+    def inspect(dask_worker: Any, name: str) -> tuple[list[Params], int]:
         installed = dask_worker.plugins[name]
-        return installed.hasher.params, installed.slots._value
+        return list(installed.upgraders.families), installed.slots._value
 
     found = dask_client.run(inspect, name=plugin.name)
-    assert list(found.values()) == [(TARGET, 1), (TARGET, 1)]
+    assert list(found.values()) == [([TARGET], 1), ([TARGET], 1)]
+
+
+#: The shape of the issue's table: hashes made with x=1 and p=1 at 256 KiB.
+X1 = Params(mem_cost=8, multiplies=1, lanes=8, parallelism=1)
+ARGON_KEYS = range(2000, 2020)
+
+
+@functools.cache
+def _x1_rows() -> tuple[tuple[int, str], ...]:
+    """1,080 TwoCats rows at X1 (every third behind Django's prefix) and 20 argon2 rows."""
+    hasher = PasswordHasher.from_params(X1)
+    rows = []
+    for key in range(1080):
+        stored = hasher.hash(_password(key))
+        rows.append((key, f"twocats${stored}" if key % 3 == 0 else stored))
+    argon = argon2.PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    rows += [(key, argon.hash(_password(key))) for key in ARGON_KEYS]
+    return tuple(rows)
+
+
+def _upgrade_db(url: str, client: Any, *options: str) -> list[str]:
+    """The command line of upgrade-db on the users table, on `client`'s cluster."""
+    return [
+        sys.executable, "-c", "from twocats.cli import main; main()",
+        "upgrade-db", url, "--table", "users", "--key-column", "id", "--hash-column", "password",
+        "--scheduler", client.scheduler.address, *options,
+    ]  # fmt: skip
+
+
+def test_mem_cost_alone_raises_x1_rows_through_a_kill_and_a_rerun(
+    db_url: str, dask_client: Any
+) -> None:
+    """--mem-cost 11 alone raises 1,080 x=1,p=1 rows through a kill -9 and a rerun; none lost."""
+    rows = list(_x1_rows())
+    _create(db_url, rows)
+    job = subprocess.Popen(
+        _upgrade_db(db_url, dask_client, "--mem-cost", "11", "--batch-size", "40"),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        while _count_upgraded(db_url, 11) == 0 and job.poll() is None:
+            time.sleep(0.05)
+    finally:
+        os.killpg(job.pid, signal.SIGKILL)
+        _, errors = job.communicate()
+    assert job.returncode == -signal.SIGKILL, errors
+    killed = _count_upgraded(db_url, 11)
+    assert 0 < killed < 1080
+    rerun = subprocess.run(
+        _upgrade_db(db_url, dask_client, "--mem-cost", "11", "--json"),
+        capture_output=True,
+        check=False,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    assert report["upgraded"] + report["current"] == 1080
+    assert report["current"] >= killed
+    assert (report["needs_password"], report["failed"], report["other"]) == (0, {}, {"argon2": 20})
+    before, after = dict(rows), _contents(db_url)
+    assert after.keys() == before.keys()
+    assert {key: after[key] for key in ARGON_KEYS} == {key: before[key] for key in ARGON_KEYS}
+    upgraded = dataclasses.replace(X1, mem_cost=11, start_mem_cost=8)
+    for key in range(1080):
+        old, new = before[key], after[key]
+        assert new is not None
+        assert new.startswith("twocats$") == (key % 3 == 0)
+        # The same salt, the parameters of the x=1 row at mem_cost 11.
+        assert (
+            decode(new.removeprefix("twocats$")).salt == decode(old.removeprefix("twocats$")).salt
+        )
+        assert decode(new.removeprefix("twocats$")).params == upgraded
+    verifier = PasswordHasher.from_params(dataclasses.replace(X1, mem_cost=11))
+    for key in range(0, 1080, 108):
+        assert verifier.verify(str(after[key]).removeprefix("twocats$"), _password(key))
+
+
+def test_full_target_on_x1_rows_upgrades_none_and_names_the_parameters(
+    db_url: str, dask_client: Any
+) -> None:
+    """--profile moderate --mem-cost 11 on x=1 rows upgrades none, names why, and exits 1."""
+    rows = list(_x1_rows())[:20]
+    _create(db_url, rows)
+    result = subprocess.run(
+        _upgrade_db(db_url, dask_client, "--profile", "moderate", "--mem-cost", "11"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "upgraded: 0" in result.stdout
+    assert (
+        "20 rows differ in multiplies (1, target 3) and parallelism (1, target 2): they need the "
+        "password; they will be rehashed at the next login. To raise only their memory, run with "
+        "--mem-cost alone."
+    ) in result.stdout
+    assert "exit status 1" in result.stderr
+    assert _contents(db_url) == dict(rows)
+    as_json = subprocess.run(
+        _upgrade_db(db_url, dask_client, "--profile", "moderate", "--mem-cost", "11", "--json"),
+        capture_output=True,
+        check=False,
+    )
+    assert as_json.returncode == 1
+    report = json.loads(as_json.stdout)
+    assert (report["upgraded"], report["needs_password"]) == (0, 20)
+    assert report["needs_password_by"] == [
+        {
+            "rows": 20,
+            "differences": [
+                {"parameter": "multiplies", "stored": 1, "target": 3},
+                {"parameter": "parallelism", "stored": 1, "target": 2},
+            ],
+        }
+    ]

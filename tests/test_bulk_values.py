@@ -11,6 +11,8 @@ from twocats.bulk.rows import judge
 from twocats.bulk.values import OTHER_KINDS, StoredValue, other_kind, split_twocats
 from twocats.hasher import PasswordHasher
 from twocats.profiles import CHEAPEST
+from twocats.target import Difference, Target
+from twocats.upgraders import Upgraders
 
 OLD = dataclasses.replace(CHEAPEST, mem_cost=3, start_mem_cost=3)
 TARGET = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=6))
@@ -48,25 +50,48 @@ def test_other_kinds_are_named_by_shape(value: object, kind: str) -> None:
     assert kind in OTHER_KINDS
 
 
+FULL = Target.exactly(TARGET.params)
+UPGRADERS = Upgraders(FULL)
+
+
 def test_verdicts_against_the_target() -> None:
-    """Lower cost: upgrade; same: current; higher: above target; other lanes: needs password."""
+    """Lower cost: upgrade; same or higher: current; other lanes: needs password, by parameter."""
     at_target = TARGET.hash("password")
     higher = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=7)).hash("password")
     lanes = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("password")
-    assert judge(STORED, TARGET).kind == rows.UPGRADE
-    assert judge("twocats$" + STORED, TARGET).stored == StoredValue("twocats$", STORED)
-    assert judge(at_target, TARGET).kind == rows.CURRENT
-    assert judge(higher, TARGET) == rows.Verdict(rows.ABOVE_TARGET, StoredValue("", higher), 7)
-    assert judge(lanes, TARGET).kind == rows.NEEDS_PASSWORD
-    assert judge(STORED[:-2], TARGET).kind == "malformed"
-    assert judge("$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA", TARGET).kind == "argon2"
+    assert judge(STORED, UPGRADERS).kind == rows.UPGRADE
+    assert judge("twocats$" + STORED, UPGRADERS).stored == StoredValue("twocats$", STORED)
+    assert judge(at_target, UPGRADERS).kind == rows.CURRENT
+    assert judge(higher, UPGRADERS) == rows.Verdict(rows.CURRENT, StoredValue("", higher), 7)
+    other = judge(lanes, UPGRADERS)
+    assert other.kind == rows.NEEDS_PASSWORD
+    assert other.differences == (Difference("lanes", 4, 8),)
+    assert judge(STORED[:-2], UPGRADERS).kind == "malformed"
+    argon = "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA"
+    assert judge(argon, UPGRADERS).kind == "argon2"
 
 
-def test_stored_hash_over_the_memory_limit_is_refused_with_its_reason() -> None:
-    """A stored hash asking for more memory than max_memory is refused, never computed."""
-    small = PasswordHasher.from_params(TARGET.params, max_memory=TARGET.params.memory_bytes)
-    big = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=8)).hash("password")
-    verdict = judge(big, small)
+def test_a_memory_cost_alone_keeps_each_hash_s_other_parameters() -> None:
+    """With a memory cost alone, a hash of other lanes is upgraded within its own family."""
+    lanes = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("password")
+    verdict = judge(lanes, Upgraders(Target.memory(6)))
+    assert verdict.kind == rows.UPGRADE
+    assert verdict.upgrader == dataclasses.replace(OLD, lanes=4, mem_cost=6, start_mem_cost=6)
+    assert judge(STORED, Upgraders(Target.memory(3))).kind == rows.CURRENT
+
+
+def test_stored_hash_over_the_work_limit_is_refused_with_its_reason() -> None:
+    """A hash to upgrade whose work is over the limits is refused, never computed."""
+    planted = STORED.replace("v=2015", "v=2014").replace("m=3,", "m=3,t=30,", 1)
+    verdict = judge(planted, Upgraders(Target.memory(6)))
     assert verdict.kind == rows.REFUSED
     assert verdict.reason is not None
-    assert "max_memory" in verdict.reason
+    assert "max_work" in verdict.reason
+
+
+def test_hash_above_the_target_is_current_even_over_the_limits() -> None:
+    """A stored hash above the target is current: it is never computed, so never refused."""
+    small = TARGET.params.memory_bytes
+    big = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=8)).hash("password")
+    assert judge(big, Upgraders(FULL, max_memory=small)).kind == rows.CURRENT
+    assert judge(big, Upgraders(Target.memory(6), max_memory=small)).kind == rows.CURRENT

@@ -278,11 +278,14 @@ def test_upgrade_equals_direct_hash() -> None:
 
 
 def test_upgrade_errors() -> None:
-    """A cost not above the stored one, or a stored hash above the limit, is a usage error."""
+    """A hash already at the target is printed unchanged; no target or a hash over the limits is
+    a usage error."""
     encoded = stored_hash(params=dataclasses.replace(CHEAPEST, mem_cost=2))
-    same = run("upgrade", encoded, "--mem-cost", "2")
-    assert same.exit_code == 2
-    assert "must be above the stored hash's mem_cost (2)" in one_error_line(same)
+    for cost in ("2", "1"):
+        same = run("upgrade", encoded, "--mem-cost", cost)
+        assert same.exit_code == 0, same.output
+        assert same.stdout == encoded + "\n"
+        assert "already at or above the target" in same.stderr
     limited = run("upgrade", encoded, "--mem-cost", "12", "--max-memory", "2KiB")
     assert limited.exit_code == 2
     assert one_error_line(limited) == (
@@ -291,7 +294,7 @@ def test_upgrade_errors() -> None:
     )
     missing = run("upgrade", encoded)
     assert missing.exit_code == 2
-    assert "Missing option '--mem-cost'" in missing.stderr
+    assert "give the target: --mem-cost N alone" in one_error_line(missing)
 
 
 def test_needs_rehash() -> None:
@@ -302,7 +305,9 @@ def test_needs_rehash() -> None:
     assert bigger.stdout == "yes\n"
     assert "twocats upgrade HASH --mem-cost 3" in bigger.stderr
     other = run("needs-rehash", encoded, *TINY, "--multiplies", "3", "--json")
-    assert json.loads(other.stdout) == {"needs_rehash": True, "can_upgrade": False}
+    document = json.loads(other.stdout)
+    assert (document["needs_rehash"], document["can_upgrade"]) == (True, False)
+    assert document["differences"] == [{"parameter": "multiplies", "stored": 1, "target": 3}]
     garbage = run("needs-rehash", "garbage")
     assert garbage.exit_code == 2
     assert one_error_line(garbage) == NOT_TWOCATS

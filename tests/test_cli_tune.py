@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -11,11 +12,12 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from twocats import phc
+from twocats import phc, profiles
 from twocats.cli import main
 from twocats.cli._calibrate import Trial, search
 from twocats.cli._machine import lanes_for_isa
 from twocats.cli._options import DURATION, SIZE
+from twocats.cli.tune import fit_notes
 from twocats.params import Params
 
 
@@ -141,9 +143,8 @@ def test_size_and_duration_options_reject(kind: click.ParamType, text: str, mess
 def test_tune_smoke() -> None:
     """A real tune run with a tiny budget reports consistent parameters and a PHC prefix."""
     started = time.perf_counter()
-    result = CliRunner().invoke(
-        main, ["tune", "--time", "1ms", "--max-memory", "2MiB", "--parallelism", "1", "--json"]
-    )
+    options = ["--time", "1ms", "--max-memory", "2MiB", "--parallelism", "1", "--lanes", "8"]
+    result = CliRunner().invoke(main, ["tune", *options, "--json"])
     elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
@@ -159,14 +160,51 @@ def test_tune_smoke() -> None:
         ("mem_cost", "multiplies", "seconds", "time_cost")
     }
     assert all(0 < trial["seconds"] < elapsed for trial in trials)
+    assert document["fits"][0].startswith("Django: fits its 128-character password column")
+    assert document["fits"][1] == "twocats verify: within its default limits"
+    assert "below 64 MiB, the least memory the docs recommend" in document["warnings"][0]
 
 
 def test_tune_human_output() -> None:
     """Without --json tune prints the parameters, the prefix and the verification time."""
-    result = CliRunner().invoke(main, ["tune", "--time", "1ms", "--max-memory", "1MiB"])
+    options = ["--time", "1ms", "--max-memory", "1MiB", "--lanes", "8"]
+    result = CliRunner().invoke(main, ["tune", *options])
     assert result.exit_code == 0, result.output
     assert "PHC prefix:   $twocats$v=2015$" in result.stdout
     assert "Verification:" in result.stdout
+    assert "Fits:         Django: fits its 128-character password column" in result.stdout
+    assert "Warning:      1 MiB is below 64 MiB" in result.stdout
+    # Without a terminal, progress comes as lines on standard error, the first one at once.
+    assert "tuning: tried mem_cost" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("params", "fits", "warned"),
+    [
+        (
+            Params(mem_cost=20, hash_type="blake2b", lanes=16),
+            [
+                "Django: does not fit its 128-character password column",
+                "twocats verify (and a server with the default profile) needs --max-memory 1024MiB",
+            ],
+            False,
+        ),
+        (profiles.INTERACTIVE, ["Django: fits", "twocats verify: within its default"], False),
+        (
+            dataclasses.replace(profiles.INTERACTIVE, mem_cost=12, start_mem_cost=12),
+            ["Django: fits"],
+            True,
+        ),
+    ],
+)
+def test_fit_notes_say_where_a_recommendation_fits(
+    params: Params, fits: list[str], warned: bool
+) -> None:
+    """tune's notes name Django's column, verify's limits and the options that raise them."""
+    notes, warnings = fit_notes(params)
+    for note, start in zip(notes, fits, strict=False):
+        assert note.startswith(start), note
+    assert bool(warnings) == warned
 
 
 def test_tune_bad_options() -> None:

@@ -384,13 +384,21 @@ def test_database_file_is_sqlite(project: None) -> None:
     assert "auth_user" in connection.introspection.table_names()
 
 
-def _upgrade_command(*args: str) -> tuple[str, str]:
+def _upgrade_command(*args: str, status: int = 0) -> tuple[str, str]:
+    """Run twocats_upgrade, check that it ends with exit status `status`; its outputs."""
     import io
 
-    from django.core.management import call_command
+    from django.core.management import CommandError, call_command
 
     out, err = io.StringIO(), io.StringIO()
-    call_command("twocats_upgrade", *args, stdout=out, stderr=err)
+    try:
+        call_command("twocats_upgrade", *args, stdout=out, stderr=err)
+        ended = 0
+    except CommandError as error:
+        if not status:
+            raise
+        ended = error.returncode
+    assert ended == status, out.getvalue()
     return out.getvalue(), err.getvalue()
 
 
@@ -416,10 +424,12 @@ def test_upgrade_command_raises_every_hash_offline(user_model: Any) -> None:
     user_model.objects.create(username="stale", password=stale)
     before = {u.username: u.get_session_auth_hash() for u in user_model.objects.all()}
 
-    out, err = _upgrade_command("--batch-size", "5")
+    # One value differs in multiplies: it needs the password, and the exit status says so.
+    out, err = _upgrade_command("--batch-size", "5", status=1)
 
     assert "24 twocats hashes examined: upgraded 23 to mem_cost 3 (8 KiB), 0 already there" in out
     assert "1 to be rehashed at their next login" in out
+    assert "1 values differ in multiplies (2, target 1): they need the password" in out
     assert "sign in again" in out
     assert "set start_mem_cost = 0 on CheapTwoCats so that a login naming no user" in out
     assert err.splitlines()[-1] == "[" + "#" * 30 + "] 24/24"
@@ -434,7 +444,7 @@ def test_upgrade_command_raises_every_hash_offline(user_model: Any) -> None:
     assert user_model.objects.get(username="stale").password == stale
     assert user_model.objects.get(username="pbkdf2").password.startswith("pbkdf2_sha256$")
 
-    again, _ = _upgrade_command()
+    again, _ = _upgrade_command(status=1)
     assert "upgraded 0 to mem_cost 3 (8 KiB), 23 already there" in again
     assert "sign in again" not in again
 
@@ -467,13 +477,47 @@ def test_upgrade_command_leaves_a_value_that_cannot_fit_to_the_next_login(
     passwords = _seed(user_model, 2)
     value = _value_that_cannot_grow()
     user_model.objects.create(username="long", password=value)
-    out, _ = _upgrade_command()
+    out, _ = _upgrade_command(status=1)
     assert "3 twocats hashes examined: upgraded 2 to mem_cost 3 (8 KiB), 0 already there" in out
     assert "1 to be rehashed at their next login" in out
     assert user_model.objects.get(username="long").password == value
     assert _login("long", PASSWORD) is not None
     for name, password in passwords.items():
         assert _login(name, password) is not None
+
+
+class X3TwoCats(TwoCatsPasswordHasher):
+    """A configuration of other multiplies and parallelism than the stored values."""
+
+    params = dataclasses.replace(
+        profiles.CHEAPEST, mem_cost=3, start_mem_cost=3, multiplies=3, parallelism=2
+    )
+
+
+def test_upgrade_command_names_what_needs_the_password_and_mem_cost_alone_raises_it(
+    user_model: Any,
+) -> None:
+    """Against a full target the x=1 values are named by parameter (exit 1); --mem-cost alone
+    raises them keeping their parameters (exit 0)."""
+    from django.test import override_settings
+
+    from twocats.phc import decode
+
+    _seed(user_model, 4)
+    values = sorted(user_model.objects.values_list("password", flat=True))
+    with override_settings(PASSWORD_HASHERS=[_path(X3TwoCats)]):
+        out, _ = _upgrade_command(status=1)
+        assert (
+            "4 values differ in multiplies (1, target 3) and parallelism (1, target 2): they need "
+            "the password; they will be rehashed at the next login. To raise only their memory, "
+            "run with --mem-cost alone."
+        ) in out
+        assert sorted(user_model.objects.values_list("password", flat=True)) == values
+        raised, _ = _upgrade_command("--mem-cost", "3")
+    assert "upgraded 4 to mem_cost 3 (8 KiB)" in raised
+    upgraded = dataclasses.replace(profiles.CHEAPEST, mem_cost=3, start_mem_cost=0)
+    for value in user_model.objects.values_list("password", flat=True):
+        assert decode(value.removeprefix("twocats")).params == upgraded
 
 
 def test_upgrade_command_dry_run_writes_nothing(user_model: Any) -> None:

@@ -94,6 +94,7 @@ from twocats.kdf.limits import StoredLimits, format_size
 from twocats.params import Params
 from twocats.params import _fail as fail
 from twocats.profiles import BUILT_IN, DEFAULT
+from twocats.target import describe_differences, differences
 
 if TYPE_CHECKING:
     from twocats.kdf.engine import Engine
@@ -114,9 +115,6 @@ DEFAULT_SALT_LEN: Final = 16
 #: The default ``max_total_memory`` is the machine's memory (:func:`limits.machine_memory`)
 #: divided by this.
 TOTAL_MEMORY_SHARE: Final = 2
-
-# Parameters that an upgrade can change: every other one must already match the hasher's.
-_UPGRADABLE: Final = frozenset({"mem_cost", "start_mem_cost"})
 
 _R = TypeVar("_R")
 
@@ -142,17 +140,6 @@ def _utf8(text: str) -> bytes | None:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return None
-
-
-def _differences(stored: Params, wanted: Params) -> list[str]:
-    """Return the names of the parameters (other than the memory costs) that differ."""
-    return [
-        item.name
-        for item in dataclasses.fields(Params)
-        if item.compare
-        and item.name not in _UPGRADABLE
-        and getattr(stored, item.name) != getattr(wanted, item.name)
-    ]
 
 
 def _start(params: Params) -> int:
@@ -211,7 +198,7 @@ def needs_rehash_for(
     could not run itself (a production configuration checked elsewhere).  It only decodes.
     """
     stored = phc.decode(hash)
-    if len(stored.salt) < salt_len or _differences(stored.params, params):
+    if len(stored.salt) < salt_len or differences(stored.params, params):
         return True
     return stored.params.mem_cost != params.mem_cost or _start(stored.params) > _start(params)
 
@@ -222,7 +209,7 @@ def can_upgrade_to(hash: str | bytes, params: Params) -> bool:
     This is :meth:`PasswordHasher.can_upgrade` without a hasher.  It only decodes.
     """
     stored = phc.decode(hash)
-    return not _differences(stored.params, params) and stored.params.mem_cost < params.mem_cost
+    return not differences(stored.params, params) and stored.params.mem_cost < params.mem_cost
 
 
 def verify_limits_for(params: Params) -> tuple[int, int]:
@@ -616,11 +603,11 @@ class PasswordHasher:
     def _upgrade_job(self, hash: str | bytes) -> _Job[str] | str:
         stored = phc.decode(hash)
         old = stored.params
-        differing = _differences(old, self._params)
+        differing = differences(old, self._params)
         if differing:
             raise InvalidParametersError(
                 f"cannot upgrade without the password: the stored hash differs in "
-                f"{', '.join(differing)}; rehash it when the user next logs in"
+                f"{describe_differences(differing)}; rehash it when the user next logs in"
             )
         if old.mem_cost >= self._params.mem_cost:
             return stored.encode()

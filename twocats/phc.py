@@ -71,6 +71,7 @@ __all__ = [
     "encode",
     "encode_params",
     "extract_parameters",
+    "split_prefix",
     "strict_problem",
 ]
 
@@ -389,6 +390,26 @@ def decode(encoded: str | bytes) -> PHCHash:
         raise InvalidHashError(f"the hash must be {expected} bytes long for these parameters")
     digest = _b64decode(digest_text, "hash")
     return PHCHash(params, salt, digest)
+
+
+# A framework's algorithm name before the PHC string, with or without a "$" of its own: Django's
+# ``twocats$twocats$...`` is ``twocats`` then the PHC string.
+_FRAMEWORK_PREFIX: Final = re.compile(
+    r"([A-Za-z][A-Za-z0-9_-]{0,63}\$?)?(\$" + PHC_ID + r"\$.*)", re.DOTALL
+)
+
+
+def split_prefix(value: str) -> tuple[str, str] | None:
+    """Split a stored value into its framework prefix ('' if none) and the PHC string behind it.
+
+    The prefix is an algorithm name such as Django's (a value copied from Django's column reads
+    ``twocats$twocats$v=...``, the prefix ``twocats``).  Returns None if `value` does not hold a
+    TwoCats PHC string; the PHC string itself is left to :func:`decode` to check.
+    """
+    match = _FRAMEWORK_PREFIX.fullmatch(value)
+    if match is None:
+        return None
+    return match.group(1) or "", match.group(2)
 
 
 def extract_parameters(encoded: str | bytes) -> Params:

@@ -2,9 +2,9 @@
 
 The job reads the table twice, both times in key order with keyset pages:
 
-1. The survey counts the rows by kind (see :mod:`twocats.bulk.rows`) and refuses, before anything
-   is written, a target whose memory cost is below a stored one.  A dry run stops here and adds an
-   estimated duration from a few upgrades timed in this process.
+1. The survey counts the rows by kind (see :mod:`twocats.bulk.rows`; the target is read as
+   :mod:`twocats.target` says).  A dry run then starts the workers as the run would, times a few
+   upgrades on them, and estimates the run's duration with these fixed costs included.
 2. The run judges each page again (rows may have changed since the survey), sends the rows to
    upgrade to the workers in chunks, and writes each page's results back in one transaction with
    compare-and-swap (:meth:`twocats.bulk.table.StoredHashTable.swap`).  At most
@@ -28,12 +28,12 @@ from sqlalchemy import exc as sa_exc
 
 from twocats.bulk import rows as kinds
 from twocats.bulk.rows import Verdict, judge
-from twocats.bulk.sample import time_upgrades
 from twocats.bulk.table import StoredHashTable, database_error, open_table
-from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk, usable_cores
+from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk
 from twocats.exceptions import DatabaseError, InvalidParametersError
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.target import Difference, Target, count_differences
+from twocats.upgraders import MAX_HASHERS, Upgraders
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -57,7 +57,7 @@ MAX_BATCH_SIZE: Final = 100_000
 #: process writes one page and reads the next.
 PAGES_IN_FLIGHT: Final = 2
 
-#: Upgrades timed for a dry run's estimate.
+#: Upgrades timed on the workers for a dry run's estimate, at most.
 SAMPLE_ROWS: Final = 8
 
 #: Called after each page with (rows done, rows in the table at the survey).
@@ -68,22 +68,28 @@ Progress = Callable[[int, int], None]
 class BulkReport:
     """The counts of a bulk upgrade (or of a dry run's survey).
 
+    ``current`` counts the rows at or above the target; ``needs_password`` the rows that differ
+    from a full target in other parameters, and ``needs_password_by`` the same rows by their
+    differences (see :func:`twocats.target.count_differences`);
     ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt, empty,
     malformed); ``failed`` counts the rows that could not be upgraded, by reason.
     """
 
     dry_run: bool
+    target: str = ""
     rows: int = 0
     to_upgrade: int = 0
     upgraded: int = 0
     current: int = 0
     needs_password: int = 0
+    needs_password_by: dict[tuple[Difference, ...], int] = field(default_factory=dict)
     conflicts: int = 0
     other: dict[str, int] = field(default_factory=dict)
     failed: dict[str, int] = field(default_factory=dict)
     workers: int = 0
     seconds: float = 0.0
-    cpu_seconds_per_upgrade: float | None = None
+    startup_seconds: float | None = None
+    seconds_per_upgrade: float | None = None
     estimated_seconds: float | None = None
 
     @property
@@ -91,12 +97,18 @@ class BulkReport:
         """The number of rows that failed."""
         return sum(self.failed.values())
 
+    @property
+    def attention(self) -> int:
+        """The rows left below the target: failed, needing the password, or changed meanwhile."""
+        return self.failures + self.needs_password + self.conflicts
+
     def document(self) -> dict[str, Any]:
         """The report as a JSON-ready dict."""
         document = {
             name: getattr(self, name)
             for name in (
                 "dry_run",
+                "target",
                 "rows",
                 "to_upgrade",
                 "upgraded",
@@ -109,18 +121,29 @@ class BulkReport:
                 "seconds",
             )
         }
+        document["needs_password_by"] = [
+            {
+                "rows": count,
+                "differences": [
+                    {"parameter": item.name, "stored": item.stored, "target": item.target}
+                    for item in differences
+                ],
+            }
+            for differences, count in self.needs_password_by.items()
+        ]
         if self.dry_run:
-            document["cpu_seconds_per_upgrade"] = self.cpu_seconds_per_upgrade
-            document["estimated_seconds"] = self.estimated_seconds
+            for name in ("startup_seconds", "seconds_per_upgrade", "estimated_seconds"):
+                document[name] = getattr(self, name)
         return document
 
     def _count(self, verdict: Verdict) -> None:
         """Count one judged row, except those to upgrade (counted when their result is in)."""
         self.rows += 1
-        if verdict.kind in (kinds.CURRENT, kinds.ABOVE_TARGET):
+        if verdict.kind == kinds.CURRENT:
             self.current += 1
         elif verdict.kind == kinds.NEEDS_PASSWORD:
             self.needs_password += 1
+            count_differences(self.needs_password_by, verdict.differences)
         elif verdict.kind == kinds.REFUSED:
             self._fail(verdict.reason or "refused", 1)
         elif verdict.kind != kinds.UPGRADE:
@@ -159,44 +182,44 @@ def _check_arguments(
 
 
 def _judged(
-    table: StoredHashTable, hasher: PasswordHasher, batch_size: int
+    table: StoredHashTable, upgraders: Upgraders, batch_size: int
 ) -> Iterator[list[tuple[Any, Any, Verdict]]]:
     """Yield each page's rows with their verdicts."""
     try:
         for page in table.pages(batch_size):
-            yield [(key, value, judge(value, hasher)) for key, value in page]
+            yield [(key, value, judge(value, upgraders)) for key, value in page]
     except sa_exc.SQLAlchemyError as error:
         raise DatabaseError(f"reading the table failed: {database_error(error)}") from None
 
 
+@dataclass
+class _Survey:
+    """What the survey found besides the counts: a sample to time, the families to warm up."""
+
+    sample: list[str] = field(default_factory=list)
+    families: dict[Params, None] = field(default_factory=dict)
+
+
 def _survey(
-    table: StoredHashTable, hasher: PasswordHasher, batch_size: int, report: BulkReport
-) -> list[str]:
-    """Count the table's rows by kind into `report`; return a few hashes to upgrade as a sample.
-
-    Raises :class:`~twocats.exceptions.InvalidParametersError` if a stored memory cost is above
-    the target's.
-    """
-    sample: list[str] = []
-    target = hasher.params.mem_cost
-    for page in _judged(table, hasher, batch_size):
-        for key, _, verdict in page:
-            if verdict.kind == kinds.ABOVE_TARGET:
-                raise InvalidParametersError(
-                    f"the target mem_cost {target} is below the stored mem_cost "
-                    f"{verdict.mem_cost} of the row {key!r}: a bulk upgrade only raises costs"
-                )
+    table: StoredHashTable, upgraders: Upgraders, batch_size: int, report: BulkReport
+) -> _Survey:
+    """Count the table's rows by kind into `report`; return a sample and the families found."""
+    found = _Survey()
+    for page in _judged(table, upgraders, batch_size):
+        for _, _, verdict in page:
             report._count(verdict)
-            if verdict.kind == kinds.UPGRADE:
-                report.to_upgrade += 1
-                if len(sample) < SAMPLE_ROWS and verdict.stored is not None:
-                    sample.append(verdict.stored.phc)
-    return sample
+            if verdict.kind != kinds.UPGRADE or verdict.stored is None:
+                continue
+            report.to_upgrade += 1
+            if len(found.sample) < SAMPLE_ROWS:
+                found.sample.append(verdict.stored.phc)
+            if verdict.upgrader is not None and len(found.families) < MAX_HASHERS:
+                found.families[verdict.upgrader] = None
+    return found
 
 
-def _submit(workers: Workers, plugin_name: str, rows: list[_Row]) -> list[Future[Any]]:
-    """Send the rows to upgrade to the workers, one chunk per worker."""
-    hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
+def _submit(workers: Workers, plugin_name: str, hashes: list[str]) -> list[Future[Any]]:
+    """Send the PHC strings to upgrade to the workers, one chunk per worker."""
     size = max(1, -(-len(hashes) // workers.count))
     return [
         workers.client.submit(upgrade_chunk, plugin_name, hashes[start : start + size], pure=False)
@@ -226,23 +249,47 @@ def _finish(workers: Workers, page: _Page, table: StoredHashTable, report: BulkR
     report.upgraded += len(changes) - conflicts
 
 
+def _start(workers: Workers, upgraders: Upgraders, families: dict[Params, None]) -> str:
+    """Register the upgrade plugin on `workers` (building and warming up hashers); its name."""
+    plugin = UpgradePlugin(
+        upgraders.target,
+        families=tuple(families),
+        max_memory=upgraders.limits.max_memory,
+        max_work=upgraders.limits.max_work,
+        backend=upgraders.backend,
+        fill_threads=workers.fill_threads,
+    )
+    workers.client.register_plugin(plugin, name=plugin.name)
+    return plugin.name
+
+
+def _estimate(
+    workers: Workers, plugin_name: str, sample: list[str], report: BulkReport, survey: float
+) -> None:
+    """Time `sample` upgraded on `workers`; estimate the run's duration into `report`.
+
+    The estimate adds the workers' start (``report.startup_seconds``), the upgrades, and the
+    table read twice (`survey` seconds each: the run's survey and the run itself).
+    """
+    started = time.perf_counter()
+    workers.client.gather(_submit(workers, plugin_name, sample))
+    rounds = -(-len(sample) // workers.count)
+    report.seconds_per_upgrade = (time.perf_counter() - started) / max(1, rounds)
+    upgrades = report.seconds_per_upgrade * -(-report.to_upgrade // workers.count)
+    report.estimated_seconds = 2 * survey + (report.startup_seconds or 0.0) + upgrades
+
+
 def _run(
     table: StoredHashTable,
-    hasher: PasswordHasher,
+    upgraders: Upgraders,
     workers: Workers,
+    plugin_name: str,
     batch_size: int,
     report: BulkReport,
     progress: Progress | None,
     total: int,
 ) -> None:
     """Upgrade the table on `workers`, counting every row into `report`."""
-    plugin = UpgradePlugin(
-        hasher.params,
-        max_memory=hasher.max_memory,
-        backend=hasher.backend,
-        fill_threads=workers.fill_threads,
-    )
-    workers.client.register_plugin(plugin, name=plugin.name)
     pending: collections.deque[_Page] = collections.deque()
     done = 0
 
@@ -254,14 +301,15 @@ def _run(
         if progress is not None:
             progress(done, max(total, done))
 
-    for judged in _judged(table, hasher, batch_size):
+    for judged in _judged(table, upgraders, batch_size):
         rows: list[_Row] = []
         for key, value, verdict in judged:
             report._count(verdict)
             if verdict.kind == kinds.UPGRADE:
                 rows.append((key, value, verdict))
         report.to_upgrade += len(rows)
-        pending.append(_Page(len(judged), rows, _submit(workers, plugin.name, rows)))
+        hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
+        pending.append(_Page(len(judged), rows, _submit(workers, plugin_name, hashes)))
         while len(pending) >= PAGES_IN_FLIGHT:
             finish_oldest()
     while pending:
@@ -274,7 +322,8 @@ def upgrade_table(
     *,
     key_column: str,
     hash_column: str,
-    target: Params,
+    target: Params | None = None,
+    mem_cost: int | None = None,
     client: Client | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
@@ -284,51 +333,66 @@ def upgrade_table(
     backend: str | None = None,
     progress: Progress | None = None,
 ) -> BulkReport:
-    """Raise every upgradable TwoCats hash in a database table to the `target` parameters.
+    """Raise every upgradable TwoCats hash in a database table to a target, without passwords.
+
+    Give the target as `mem_cost` alone (each stored hash's own parameters at that memory cost:
+    every hash below it is raised) or as `target`, a full parameter set (hashes that differ from
+    it in other parameters than the memory cost need the password and are only counted, by
+    parameter); see :mod:`twocats.target`.  Rows at or above the target's memory cost are
+    counted as current.
 
     :param url: an SQLAlchemy database URL (``sqlite:///users.db``; ``postgresql://`` uses
         psycopg 3).
     :param table: the table; `key_column` must be its primary key or a unique key, `hash_column`
         a text column of bare PHC strings or prefixed ones (Django's ``twocats$``).
-    :param target: the parameters to raise the hashes to (only the memory cost can change).
     :param client: a Dask client to run on; or `scheduler`, the address of a cluster to connect
         to; or `workers`, the number of processes of a new local cluster (default: one per
         usable core).
     :param batch_size: rows per page, and per write-back transaction.
-    :param dry_run: only count the rows by kind and estimate the duration; nothing is written
-        and no cluster is started.
-    :param max_memory: the hasher's memory limit (see :class:`~twocats.PasswordHasher`); stored
+    :param dry_run: only count the rows by kind and estimate the duration, from the workers'
+        start (timed) and a few upgrades timed on them; nothing is written.
+    :param max_memory: the hashers' memory limit (see :class:`~twocats.PasswordHasher`); stored
         hashes over its memory or work limits are counted as failed, never computed.
     :param progress: called after each page with (rows done, rows in the table).
 
-    Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the table, its
-    columns, an unreachable database or cluster, a target below a stored memory cost) before
-    anything is written, and :class:`DatabaseError` if the database fails during the run.
+    Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the target, the
+    table, its columns, an unreachable database or cluster) before anything is written, and
+    :class:`DatabaseError` if the database fails during the run.
     """
     _check_arguments(batch_size, client, scheduler, workers)
-    if not isinstance(target, Params):
-        raise TypeError(f"target must be a twocats.Params, not {type(target).__name__}")
-    hasher = PasswordHasher.from_params(target, max_memory=max_memory, backend=backend)
+    if mem_cost is not None and target is None:
+        wanted = Target.memory(mem_cost)
+    elif target is not None and mem_cost is None:
+        wanted = Target.exactly(target)
+    else:
+        raise InvalidParametersError("give the target as exactly one of target and mem_cost")
+    upgraders = Upgraders(wanted, max_memory=max_memory, backend=backend)
+    if wanted.params is not None:
+        # A target this machine cannot run is refused before the table is read.
+        upgraders(wanted.params)
     started = time.perf_counter()
-    survey = BulkReport(dry_run=True)
+    survey = BulkReport(dry_run=True, target=str(wanted))
     stored = open_table(url, table, key_column, hash_column)
     try:
-        sample = _survey(stored, hasher, batch_size, survey)
-        if dry_run:
-            report = survey
-            report.workers = workers or (len(client.nthreads()) if client else usable_cores())
-            report.cpu_seconds_per_upgrade = time_upgrades(hasher, sample)
-            if report.cpu_seconds_per_upgrade is not None:
-                cpu = report.cpu_seconds_per_upgrade * report.to_upgrade
-                report.estimated_seconds = cpu / report.workers
-        elif survey.to_upgrade == 0:
-            report = dataclasses.replace(survey, dry_run=False)
+        found = _survey(stored, upgraders, batch_size, survey)
+        surveyed = time.perf_counter()
+        if dry_run or survey.to_upgrade == 0:
+            report = dataclasses.replace(survey, dry_run=dry_run)
         else:
             # The run counts every row again: rows may have changed since the survey.
-            report = BulkReport(dry_run=False)
+            report = BulkReport(dry_run=False, target=str(wanted))
+        if survey.to_upgrade:
             with open_workers(client, scheduler=scheduler, workers=workers) as pool:
                 report.workers = pool.count
-                _run(stored, hasher, pool, batch_size, report, progress, survey.rows)
+                plugin_name = _start(pool, upgraders, found.families)
+                if dry_run:
+                    report.startup_seconds = time.perf_counter() - surveyed
+                    _estimate(pool, plugin_name, found.sample, report, surveyed - started)
+                else:
+                    _run(
+                        stored, upgraders, pool, plugin_name, batch_size, report, progress,
+                        survey.rows,
+                    )  # fmt: skip
     finally:
         stored.close()
     report.seconds = time.perf_counter() - started

@@ -1,16 +1,15 @@
-"""How a bulk upgrade treats one stored value, judged against the target hasher.
+"""How a bulk upgrade treats one stored value, judged against the target.
 
-A TwoCats value is decoded once and its parameters are checked against the hasher's memory and
-work limits (:meth:`~twocats.PasswordHasher.check_hash`) before anything else: a planted string
-never reaches a worker.  It is then:
+A TwoCats value is decoded once and placed by :meth:`twocats.target.Target.standing`:
 
-* ``upgrade``: same parameters as the target but a lower memory cost, so
+* ``upgrade``: below the target's memory cost, otherwise at the target, so
   :meth:`~twocats.PasswordHasher.upgrade` can raise it without the password;
-* ``current``: already at the target's memory cost (a rerun skips it);
-* ``above_target``: at a higher memory cost than the target (a bulk upgrade never lowers one);
-* ``needs_password``: other parameters differ (lanes, block size, hash type...), which only a
-  rehash at the user's next login can change;
-* ``refused``: over the limits, or otherwise unusable by this hasher (with the reason).
+* ``current``: at or above the target's memory cost (a rerun skips it; a cost is never lowered);
+* ``needs_password``: other parameters differ from a full target (with the differences), which
+  only a rehash at the user's next login can change;
+* ``refused``: over the limits of the hasher that would upgrade it, or otherwise unusable by it
+  (with the reason).  Only values to upgrade are checked against the limits, before anything
+  else is done with them: a planted string never reaches a worker.
 
 Values that are not TwoCats hashes get their kind from :func:`twocats.bulk.values.other_kind`.
 """
@@ -21,15 +20,16 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from twocats import phc
 from twocats.bulk.values import StoredValue, other_kind, split_twocats
-from twocats.exceptions import HashLimitError, InvalidHashError
+from twocats.exceptions import HashLimitError, InvalidHashError, InvalidParametersError
+from twocats.target import CURRENT, NEEDS_PASSWORD, UPGRADE, Difference
+from twocats.upgraders import Upgraders
 
 if TYPE_CHECKING:
-    from twocats.hasher import PasswordHasher
     from twocats.params import Params
 
 __all__ = [
-    "ABOVE_TARGET",
     "CURRENT",
     "NEEDS_PASSWORD",
     "REFUSED",
@@ -38,10 +38,6 @@ __all__ = [
     "judge",
 ]
 
-UPGRADE: Final = "upgrade"
-CURRENT: Final = "current"
-ABOVE_TARGET: Final = "above_target"
-NEEDS_PASSWORD: Final = "needs_password"
 REFUSED: Final = "refused"
 
 
@@ -49,39 +45,42 @@ REFUSED: Final = "refused"
 class Verdict:
     """What to do with one stored value.
 
-    `stored` and `mem_cost` are set for TwoCats values that decoded; `reason` for refused ones.
+    `stored` and `mem_cost` are set for TwoCats values that decoded; `reason` for refused ones;
+    `upgrader` (the parameters of the hasher that upgrades it) for values to upgrade, and
+    `differences` for values that need the password.
     """
 
     kind: str
     stored: StoredValue | None = None
     mem_cost: int | None = None
     reason: str | None = None
+    upgrader: Params | None = None
+    differences: tuple[Difference, ...] = ()
 
 
-def _same_family(stored: Params, target: Params) -> bool:
-    """Return True if `stored` differs from `target` at most in its memory costs."""
-    aligned = dataclasses.replace(
-        stored, mem_cost=target.mem_cost, start_mem_cost=target.start_mem_cost
-    )
-    return aligned == target
+def judge(value: object, upgraders: Upgraders) -> Verdict:
+    """Return the verdict on one stored `value` for an upgrade to the target of `upgraders`.
 
-
-def judge(value: object, hasher: PasswordHasher) -> Verdict:
-    """Return the verdict on one stored `value` for an upgrade to `hasher`'s parameters."""
+    A value to upgrade is checked against their limits, and so is its upgrade.
+    """
     stored = split_twocats(value)
     if stored is None:
         return Verdict(other_kind(value))
     try:
-        params = hasher.check_hash(stored.phc)
-    except HashLimitError as error:
-        return Verdict(REFUSED, stored, reason=str(error))
+        params = phc.decode(stored.phc).params
     except InvalidHashError:
         return Verdict("malformed")
-    target = hasher.params
-    if not _same_family(params, target):
-        return Verdict(NEEDS_PASSWORD, stored, params.mem_cost)
-    if params.mem_cost < target.mem_cost:
-        return Verdict(UPGRADE, stored, params.mem_cost)
-    if params.mem_cost == target.mem_cost:
-        return Verdict(CURRENT, stored, params.mem_cost)
-    return Verdict(ABOVE_TARGET, stored, params.mem_cost)
+    try:
+        standing = upgraders.target.standing(params)
+    except InvalidParametersError as error:
+        return Verdict(REFUSED, stored, params.mem_cost, reason=str(error))
+    if standing.kind != UPGRADE:
+        return Verdict(standing.kind, stored, params.mem_cost, differences=standing.differences)
+    try:
+        upgraders.limits.check(params)
+        upgraded = dataclasses.replace(params, mem_cost=standing.params.mem_cost)
+        upgraders.limits.check(upgraded, old_mem_cost=params.mem_cost, subject="the upgrade")
+        upgraders(standing.params)
+    except (HashLimitError, InvalidParametersError) as error:
+        return Verdict(REFUSED, stored, params.mem_cost, reason=str(error))
+    return Verdict(UPGRADE, stored, params.mem_cost, upgrader=standing.params)

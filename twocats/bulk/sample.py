@@ -1,16 +1,14 @@
-"""Upgrades in this process: loading the kernels once, and timing a sample for an estimate."""
+"""Loading the kernels an upgrade uses, once, before any real upgrade."""
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Sequence
 
-from twocats.exceptions import InvalidParametersError, TwoCatsError
+from twocats.exceptions import InvalidParametersError
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 
-__all__ = ["time_upgrades", "warm_up"]
+__all__ = ["warm_up"]
 
 
 def _lowest(target: Params) -> Params | None:
@@ -30,21 +28,3 @@ def warm_up(hasher: PasswordHasher) -> None:
         return
     maker = PasswordHasher.from_params(low, backend=hasher.backend)
     hasher.upgrade(maker.hash(b"kernel warm-up"))
-
-
-def time_upgrades(hasher: PasswordHasher, hashes: Sequence[str]) -> float | None:
-    """Return the mean CPU seconds of one upgrade of `hashes` (None if none could be timed).
-
-    The kernels are loaded first, so that their compilation does not count.
-    """
-    warm_up(hasher)
-    seconds, timed = 0.0, 0
-    for stored in hashes:
-        started = time.process_time()
-        try:
-            hasher.upgrade(stored)
-        except TwoCatsError:
-            continue
-        seconds += time.process_time() - started
-        timed += 1
-    return seconds / timed if timed else None

@@ -15,17 +15,12 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from twocats.phc import PHC_ID
+from twocats.phc import split_prefix
 
 __all__ = ["OTHER_KINDS", "StoredValue", "other_kind", "split_twocats"]
 
 #: The kinds of values a bulk upgrade leaves untouched, besides TwoCats hashes.
 OTHER_KINDS: Final = ("argon2", "bcrypt", "pbkdf2", "scrypt", "empty", "malformed")
-
-# A framework prefix is an algorithm name (letters, digits, underscores and hyphens), with or
-# without a "$" of its own before the PHC string.
-_PREFIX: Final = r"([A-Za-z][A-Za-z0-9_-]{0,63}\$?)?"
-_TWOCATS: Final = re.compile(_PREFIX + r"(\$" + PHC_ID + r"\$.*)", re.DOTALL)
 
 # The shapes of the other algorithms' values, bare or behind Django's and passlib's names.
 _SHAPES: Final = (
@@ -52,10 +47,8 @@ def split_twocats(value: object) -> StoredValue | None:
     """Return the parts of a TwoCats value, or None if `value` is not one."""
     if not isinstance(value, str):
         return None
-    match = _TWOCATS.fullmatch(value)
-    if match is None:
-        return None
-    return StoredValue(match.group(1) or "", match.group(2))
+    parts = split_prefix(value)
+    return None if parts is None else StoredValue(*parts)
 
 
 def other_kind(value: object) -> str:

@@ -1,7 +1,9 @@
-"""The Dask side of a bulk upgrade: a worker plugin that holds the hasher, and the task it runs.
+"""The Dask side of a bulk upgrade: a worker plugin that holds the hashers, and the task it runs.
 
-Each worker builds the target hasher once, when the plugin is registered, and loads the kernels
-then (:func:`twocats.bulk.sample.warm_up`), so no task pays for compilation.  Upgrades running at
+Each worker builds the hasher of each family of parameters to upgrade to (one for a full target;
+one per kind of stored hash for a memory cost alone, see :mod:`twocats.target`) and loads its
+kernels (:func:`twocats.bulk.sample.warm_up`): those the survey found when the plugin is
+registered, so no task pays for compilation, any other on first use.  Upgrades running at
 once on one worker are bounded by a semaphore: at most one per worker thread, and no more than
 the worker's memory limit holds at the target's memory cost.
 """
@@ -21,9 +23,10 @@ from distributed import Client, LocalCluster, WorkerPlugin, get_worker
 
 from twocats.bulk.sample import warm_up
 from twocats.exceptions import InvalidParametersError, TwoCatsError
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
 from twocats.simd.fill import THREADS_ENV
+from twocats.target import Target
+from twocats.upgraders import Upgraders
 
 __all__ = ["UpgradePlugin", "Workers", "open_workers", "upgrade_chunk", "usable_cores"]
 
@@ -40,40 +43,55 @@ def usable_cores() -> int:
 
 
 class UpgradePlugin(WorkerPlugin):
-    """Builds the target hasher on each worker and bounds the upgrades it runs at once."""
+    """Builds the hashers that upgrade to the target on each worker and bounds the upgrades it runs.
+
+    `families` are the parameters of the hashers to build and warm up at once; the limits are
+    those the job checked the rows against.
+    """
 
     def __init__(
         self,
-        params: Params,
+        target: Target,
         *,
+        families: tuple[Params, ...] = (),
         max_memory: int | None,
+        max_work: int | None = None,
         backend: str | None,
         fill_threads: int | None,
     ) -> None:
-        self.params = params
+        self.target = target
+        self.families = families
         self.max_memory = max_memory
+        self.max_work = max_work
         self.backend = backend
         self.fill_threads = fill_threads
-        digest = hashlib.sha256(repr((params, max_memory, backend)).encode()).hexdigest()
+        digest = hashlib.sha256(
+            repr((target, families, max_memory, max_work, backend)).encode()
+        ).hexdigest()
         self.name = f"twocats-bulk-{digest[:16]}"
 
     def setup(self, worker: Any) -> None:
-        """Build the hasher, load its kernels and size the semaphore for this worker."""
+        """Build the hashers, load their kernels and size the semaphore for this worker."""
         if self.fill_threads is not None:
             os.environ[THREADS_ENV] = str(self.fill_threads)
-        self.hasher = PasswordHasher.from_params(
-            self.params, max_memory=self.max_memory, backend=self.backend
+        self.upgraders = Upgraders(
+            self.target,
+            max_memory=self.max_memory,
+            max_work=self.max_work,
+            backend=self.backend,
+            prepare=warm_up,
         )
-        warm_up(self.hasher)
+        for params in self.families:
+            self.upgraders(params)
         slots = max(1, int(worker.state.nthreads))
         memory_limit = worker.memory_manager.memory_limit
         if memory_limit:
-            slots = min(slots, max(1, int(memory_limit) // self.params.memory_bytes))
+            slots = min(slots, max(1, int(memory_limit) // (1024 << self.target.mem_cost)))
         self.slots = threading.BoundedSemaphore(slots)
 
     def teardown(self, worker: Any) -> None:
-        """Let go of the hasher's work memory."""
-        self.hasher.release()
+        """Let go of the hashers' work memory."""
+        self.upgraders.release()
 
 
 def upgrade_chunk(plugin_name: str, hashes: list[str]) -> list[tuple[str | None, str | None]]:
@@ -83,7 +101,7 @@ def upgrade_chunk(plugin_name: str, hashes: list[str]) -> list[tuple[str | None,
     for stored in hashes:
         try:
             with plugin.slots:
-                results.append((plugin.hasher.upgrade(stored), None))
+                results.append((plugin.upgraders.upgrade(stored), None))
         except TwoCatsError as error:
             results.append((None, str(error)))
     return results

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
@@ -29,6 +30,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Exit status of a run interrupted with Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED: Final = 130
+
+#: Exit status of a job that ran but left something needing attention (rows that failed, need
+#: the password, or changed meanwhile).  0 means everything reachable is at the target, 2 bad
+#: input refused before anything was done, 3 a run aborted midway.
+EXIT_ATTENTION: Final = 1
+
+#: Seconds between two progress lines on standard error when it is not a terminal.
+PROGRESS_INTERVAL: Final = 10.0
 
 
 class UsageFailure(click.ClickException):
@@ -94,6 +103,23 @@ def info(message: str) -> None:
 def progress_wanted() -> bool:
     """Return True if progress should be shown (standard error is a terminal)."""
     return sys.stderr.isatty()
+
+
+class ProgressLines:
+    """Writes progress lines to standard error: the first at once, then one per `interval` s.
+
+    For logs and pipes, where a progress bar cannot redraw itself.
+    """
+
+    def __init__(self, interval: float = PROGRESS_INTERVAL) -> None:
+        self._interval = interval
+        self._due = 0.0
+
+    def __call__(self, message: str) -> None:
+        now = time.monotonic()
+        if now >= self._due:
+            self._due = now + self._interval
+            info(message)
 
 
 def params_document(params: Params) -> dict[str, Any]:

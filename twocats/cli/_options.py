@@ -21,6 +21,8 @@ from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
 from twocats.simd.registry import BACKENDS
 
 if TYPE_CHECKING:
+    from twocats.target import Target
+
     # click.ParamType is generic only from click 8.2 on; subscript it for the type checker only.
     _IntParam = click.ParamType[int]
     _FloatParam = click.ParamType[float]
@@ -231,6 +233,30 @@ def params_options(function: F) -> F:
         default=None,
         help="Start from a named profile (default: moderate).",
     )(function)
+
+
+def build_target(options: dict[str, Any]) -> Target:
+    """Build the target of an upgrade from the options of :func:`params_options`.
+
+    ``--mem-cost`` alone is a memory cost target, anything else the exact set
+    :func:`build_params` builds (see :mod:`twocats.target`).  The options are removed.
+    """
+    from twocats.target import Target
+
+    given = [name for name in _PARAM_NAMES if options.get(name) is not None]
+    by_name = options.get("profile") is not None or options.get("phc_params") is not None
+    if given == ["mem_cost"] and not by_name:
+        mem_cost: int = options["mem_cost"]
+        for name in ("profile", "phc_params", "insecure", *_PARAM_NAMES):
+            options.pop(name, None)
+        return Target.memory(mem_cost)
+    return Target.exactly(build_params(options))
+
+
+def target_given(options: dict[str, Any]) -> bool:
+    """Return True if any option of :func:`params_options` names a target."""
+    named = ("profile", "phc_params", *_PARAM_NAMES)
+    return any(options.get(name) is not None for name in named)
 
 
 def build_params(options: dict[str, Any]) -> Params:

@@ -14,15 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import F, UsageFailure, emit_json, info, params_document
+from twocats.cli._common import F, Failure, UsageFailure, emit_json, info, params_document
 from twocats.cli._limits import size_argument, verify_limits, verify_options, work_argument
 from twocats.cli._options import (
     backend_option,
     build_params,
+    build_target,
     json_option,
     max_memory_option,
     params_options,
     stored_limits_options,
+    target_given,
 )
 from twocats.cli._secrets import password_stdin_option, read_password, read_secret_file
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from twocats.kdf.limits import StoredLimits
     from twocats.params import Params
     from twocats.phc import PHCHash
+    from twocats.target import Difference
 
 _PEPPER_HELP = (
     "File holding a secret pepper (TwoCats' data input). Every byte of the file is the pepper, "
@@ -39,10 +42,14 @@ _PEPPER_HELP = (
 )
 
 
-def _decode_argument(hash_string: str) -> PHCHash:
-    """Decode a HASH argument, naming the likely cause when the shell or a copy mangled it."""
+def _decode_argument(hash_string: str) -> tuple[str, PHCHash]:
+    """Decode a HASH argument, naming the likely cause when the shell or a copy mangled it.
+
+    HASH is a PHC string, bare or behind a framework's prefix, as copied from a database column
+    (Django's ``twocats$twocats$v=...``).  Returns the prefix ('' if none) and the decoded hash.
+    """
     from twocats.exceptions import InvalidHashError
-    from twocats.phc import decode
+    from twocats.phc import decode, split_prefix
 
     hint = None
     if hash_string != hash_string.strip():
@@ -52,8 +59,9 @@ def _decode_argument(hash_string: str) -> PHCHash:
             "HASH has no $ signs: inside double quotes the shell replaces $v, $m and the like "
             "by (empty) variables; put HASH in single quotes"
         )
+    prefix, text = split_prefix(hash_string) or ("", hash_string)
     try:
-        return decode(hash_string)
+        return prefix, decode(text)
     except InvalidHashError as error:
         if hint is None:
             raise
@@ -172,17 +180,19 @@ def verify_command(
 
     It accepts exactly the hashes a server with the default profile and the same limits accepts.
     Exit status 0 if it matches, 1 if it does not, 2 if HASH is malformed or asks for more memory
-    or work than the limits allow.  Put HASH in single quotes: it contains $ signs.
+    or work than the limits allow.  HASH may carry a framework's prefix, as copied from Django's
+    column (twocats$twocats$...).  Put HASH in single quotes: it contains $ signs.
     """
     from twocats.exceptions import VerifyMismatchError
 
     hasher = _verify_hasher(read_secret_file(pepper_file, "pepper"), max_memory, max_work, backend)
     # A malformed or oversized hash is refused before the prompt.
-    _decode_argument(hash_string)
-    hasher.check_hash(hash_string)
+    _, stored = _decode_argument(hash_string)
+    phc_string = stored.encode()
+    hasher.check_hash(phc_string)
     password = read_password(password_stdin, confirm=False, allow_empty=allow_empty)
     try:
-        hasher.verify(hash_string, password)
+        hasher.verify(phc_string, password)
     except VerifyMismatchError:
         if not as_json:
             raise
@@ -220,57 +230,88 @@ def _verify_hasher(
     )
 
 
+_NO_TARGET = (
+    "give the target: --mem-cost N alone (the hash's own parameters at memory cost N), or "
+    "--profile, --params or other parameter options (an exact parameter set)"
+)
+
+
 @click.command("upgrade")
 @click.argument("hash_string", metavar="HASH")
-@click.option(
-    "--mem-cost",
-    type=click.IntRange(0),
-    required=True,
-    help="The new memory cost (memory 2**N KiB); must be above the stored one.",
-)
+@params_options
 @stored_limits_options("a stored HASH")
 @backend_option
 @json_option
 def upgrade_command(
     hash_string: str,
-    mem_cost: int,
     max_memory: int | None,
     max_work: int | None,
     backend: str | None,
     as_json: bool,
+    **options: Any,
 ) -> None:
-    """Raise the memory cost of a stored HASH without the password.
+    """Raise the memory cost of a stored HASH to a target, without the password.
 
-    The new hash verifies the same password, exactly as if it had been hashed at the new cost.
-    The stored hash must be within the limits 'twocats verify' applies with the same options, and
-    so must the work of the upgrade (its memory may be the new cost's, as far as the machine
-    can give it).  A note names the options verification of the new hash needs where they are
-    above verify's defaults.  Put HASH in single quotes: it contains $ signs.
+    --mem-cost N alone raises the hash to memory cost N and keeps its other parameters;
+    --profile, --params or any other parameter option names the exact target set, and a hash
+    that differs from it in other parameters needs the password.
+
+    The new hash verifies the same password, exactly as if it had been hashed at the new cost;
+    a hash already at or above the target is printed unchanged.  The stored hash must be within
+    the limits 'twocats verify' applies with the same options, and so must the work of the
+    upgrade (its memory may be the new cost's, as far as the machine can give it).  A note names
+    the options verification of the new hash needs where they are above verify's defaults.
+    HASH may carry a framework's prefix (Django's twocats$twocats$...), which is kept.  Put HASH
+    in single quotes: it contains $ signs.
+
+    Exit status 0 if the hash is at the target (upgraded or already there), 1 if it differs in
+    other parameters (it needs the password), 2 for bad input.
     """
     from twocats.hasher import PasswordHasher
+    from twocats.target import NEEDS_PASSWORD, UPGRADE
 
-    stored = _decode_argument(hash_string)
+    if not target_given(options):
+        raise UsageFailure(_NO_TARGET)
+    prefix, stored = _decode_argument(hash_string)
     verify_limits(max_memory, max_work).check(stored.params)
-    if mem_cost <= stored.params.mem_cost:
-        raise UsageFailure(
-            f"--mem-cost must be above the stored hash's mem_cost ({stored.params.mem_cost})"
+    standing = build_target(options).standing(stored.params)
+    if standing.kind == NEEDS_PASSWORD:
+        raise Failure(_needs_password_message(standing.differences))
+    old_mem_cost = stored.params.mem_cost
+    if standing.kind != UPGRADE:
+        info(f"already at or above the target: mem_cost {old_mem_cost}; left unchanged")
+        encoded, seconds, new = stored.encode(), 0.0, stored.params
+    else:
+        new = dataclasses.replace(stored.params, mem_cost=standing.params.mem_cost)
+        limits = _upgrade_limits(new, max_memory, max_work)
+        limits.check(new, old_mem_cost=old_mem_cost, subject="the upgrade")
+        hasher = PasswordHasher.from_params(
+            standing.params,
+            salt_len=len(stored.salt),
+            max_memory=limits.max_memory,
+            backend=backend,
         )
-    target = dataclasses.replace(stored.params, mem_cost=mem_cost)
-    limits = _upgrade_limits(target, max_memory, max_work)
-    limits.check(target, old_mem_cost=stored.params.mem_cost, subject="the upgrade")
-    hasher = PasswordHasher.from_params(
-        target, salt_len=len(stored.salt), max_memory=limits.max_memory, backend=backend
-    )
-    started = time.perf_counter()
-    encoded = hasher.upgrade(hash_string)
-    seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        encoded = hasher.upgrade(stored.encode())
+        seconds = time.perf_counter() - started
     _print_hash(
-        encoded,
+        prefix + encoded,
         as_json,
-        old_mem_cost=stored.params.mem_cost,
-        mem_cost=mem_cost,
+        upgraded=standing.kind == UPGRADE,
+        old_mem_cost=old_mem_cost,
+        mem_cost=new.mem_cost,
         seconds=seconds,
-        verify_options=_note_verify_options(target),
+        verify_options=_note_verify_options(new),
+    )
+
+
+def _needs_password_message(differences: tuple[Difference, ...]) -> str:
+    """Say that a hash differing in `differences` needs the password, and what else can be done."""
+    from twocats.target import describe_differences
+
+    return (
+        f"the hash differs in {describe_differences(differences)}: it needs the password; it "
+        "will be rehashed at the next login. To raise only its memory, run with --mem-cost alone."
     )
 
 
@@ -288,30 +329,60 @@ def needs_rehash_command(
     as_json: bool,
     **options: Any,
 ) -> None:
-    """Tell whether HASH was made with other parameters than the current ones.
+    """Tell whether HASH was made with other parameters than the target ones.
 
-    Prints "yes" or "no" (exit status 0 either way), and says when 'twocats upgrade' can bring the
-    hash up to date without the password, with the options it needs.  A HASH that 'twocats
-    verify' would refuse with the same limits is refused here too.
+    --mem-cost N alone compares with the hash's own parameters at memory cost N (a hash at or
+    above it is current); --profile, --params or any other parameter option names the exact
+    target set (default: the default profile).
+
+    Prints "yes" or "no" (exit status 0 either way), and says which parameters differ, and
+    whether 'twocats upgrade' can bring the hash up to date without the password, with the
+    options it needs.  A HASH that 'twocats verify' would refuse with the same limits is refused
+    here too; it may carry a framework's prefix (Django's twocats$twocats$...).
     """
-    from twocats.hasher import can_upgrade_to, needs_rehash_for
+    from twocats.hasher import needs_rehash_for
+    from twocats.target import NEEDS_PASSWORD, UPGRADE
 
-    stored = _decode_argument(hash_string)
+    _, stored = _decode_argument(hash_string)
     verify_limits(max_memory, max_work).check(stored.params)
-    params = build_params(options)
-    # Only decoding and comparing: the current parameters may be more than this machine can run.
-    needed = needs_rehash_for(hash_string, params, salt_len=salt_len)
-    upgradable = needed and can_upgrade_to(hash_string, params)
+    target = build_target(options)
+    standing = target.standing(stored.params)
+    wanted = standing.params if target.params is None else target.params
+    # Only decoding and comparing: the target may be more than this machine can run.
+    needed = needs_rehash_for(stored.encode(), wanted, salt_len=salt_len)
+    upgradable = standing.kind == UPGRADE
     if as_json:
-        emit_json({"needs_rehash": needed, "can_upgrade": upgradable})
+        emit_json(
+            {
+                "needs_rehash": needed,
+                "can_upgrade": upgradable,
+                "target": str(target),
+                "differences": [
+                    {"parameter": item.name, "stored": item.stored, "target": item.target}
+                    for item in standing.differences
+                ],
+            }
+        )
         return
     click.echo("yes" if needed else "no")
     if upgradable:
-        target = dataclasses.replace(stored.params, mem_cost=params.mem_cost)
-        raised = _upgrade_options(target, stored.params.mem_cost, max_memory, max_work)
+        new = dataclasses.replace(stored.params, mem_cost=target.mem_cost)
+        raised = _upgrade_options(new, stored.params.mem_cost, max_memory, max_work)
         info(
             "it can be upgraded without the password: twocats upgrade HASH --mem-cost "
-            + " ".join([str(params.mem_cost), *raised])
+            + " ".join([str(target.mem_cost), *raised])
+        )
+    elif standing.kind == NEEDS_PASSWORD:
+        info(
+            "'twocats upgrade' cannot do it: "
+            + _needs_password_message(standing.differences).replace("the hash", "it", 1)
+        )
+    elif needed and len(stored.salt) < salt_len:
+        info(f"its salt is shorter than {salt_len} bytes: it will be rehashed at the next login")
+    elif needed:
+        info(
+            f"its mem_cost {stored.params.mem_cost} is above the target's {target.mem_cost}: "
+            "'twocats upgrade' never lowers it; it will be rehashed at the next login"
         )
 
 

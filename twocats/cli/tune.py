@@ -18,12 +18,19 @@ from twocats.cli._calibrate import (
     measure_verify,
     search,
 )
-from twocats.cli._common import UsageFailure, emit_json, info, params_document, progress_wanted
+from twocats.cli._common import (
+    ProgressLines,
+    UsageFailure,
+    emit_json,
+    info,
+    params_document,
+    progress_wanted,
+)
 from twocats.cli._machine import cpu_count, lanes_for_isa, load_average
 from twocats.cli._options import DURATION, SIZE, backend_option, json_option
 from twocats.params import VARIANTS, Params
 
-__all__ = ["choice_reasons", "tune_command"]
+__all__ = ["choice_reasons", "fit_notes", "tune_command"]
 
 
 def choice_reasons(isa: str, lanes: int, hash_type: str, lanes_given: bool) -> list[str]:
@@ -46,6 +53,60 @@ def choice_reasons(isa: str, lanes: int, hash_type: str, lanes_given: bool) -> l
         "every machine with 256-bit vectors)"
     )
     return [why_lanes, f"{why_hash} {default}"]
+
+
+def fit_notes(params: Params) -> tuple[list[str], list[str]]:
+    """Say where hashes of `params` fit, and warn where they fall short; (notes, warnings).
+
+    The notes name Django's password column and the limits of 'twocats verify' (with the
+    options that raise them); the warning says when the memory is below the least the docs
+    recommend, the interactive profile's.
+    """
+    from twocats.cli._limits import verify_limits, verify_options
+    from twocats.kdf.limits import format_size
+    from twocats.profiles import INTERACTIVE
+
+    notes = [_django_fit(params)]
+    options = verify_options(params)
+    if options:
+        default = format_size(verify_limits(None).max_memory)
+        notes.append(
+            f"twocats verify (and a server with the default profile) needs {' '.join(options)}: "
+            f"above its default limits ({default})"
+        )
+    else:
+        notes.append("twocats verify: within its default limits")
+    warnings = []
+    if params.mem_cost < INTERACTIVE.mem_cost:
+        warnings.append(
+            f"{format_size(params.memory_bytes)} is below {format_size(INTERACTIVE.memory_bytes)}, "
+            "the least memory the docs recommend (the interactive profile, RFC 9106's second "
+            "recommendation): give --time more, or use --profile interactive"
+        )
+    return notes, warnings
+
+
+def _django_fit(params: Params) -> str:
+    """Say whether Django's hasher can store hashes of `params` in its password column."""
+    try:
+        from twocats.integrations.django.hashers import (
+            MAX_STORED_LENGTH,
+            TwoCatsPasswordHasher,
+            longest_stored,
+        )
+    except ImportError:
+        return "Django: not checked (Django is not installed)"
+    longest = longest_stored(params, len(TwoCatsPasswordHasher().salt()))
+    if longest <= MAX_STORED_LENGTH:
+        return (
+            f"Django: fits its {MAX_STORED_LENGTH}-character password column ({longest} "
+            "characters at most)"
+        )
+    return (
+        f"Django: does not fit its {MAX_STORED_LENGTH}-character password column ({longest} "
+        f"characters; a {params.output_size}-byte output never fits): use --lanes 8 or fewer, "
+        "for blake2s"
+    )
 
 
 @click.command("tune")
@@ -100,9 +161,12 @@ def tune_command(
     Picks lanes from the SIMD width, threads from the cores, the largest memory that fits both the
     time and --max-memory, then the multiply chain (and time_cost for the 2014 variants) with the
     time left, aiming at 85% of the budget; a final timing steps the choice down if it misses.
-    Prints the parameters and why, how long a verification takes, and how to use the result:
+    Prints the parameters and why, how long a verification takes, where hashes of them fit
+    (Django's password column, the default limits of 'twocats verify' and the options that raise
+    them), a warning below the least memory the docs recommend, and how to use the result:
     'twocats hash --params' and the Python line.  Memory stays within --max-memory plus about
-    200 MiB for the interpreter and the kernels.
+    200 MiB for the interpreter and the kernels.  Progress goes to standard error: every trial
+    on a terminal, a line every few seconds otherwise.
     """
     from twocats.phc import encode_params
     from twocats.simd.registry import resolve_backend, simd_isa
@@ -126,17 +190,20 @@ def tune_command(
         parallelism=threads,
     )
     verbose = progress_wanted()
-    if verbose:
-        info(f"tuning on {isa}, {threads} threads, backend {resolved}: the first run compiles")
+    lines = ProgressLines()
+    info(f"tuning on {isa}, {threads} threads, backend {resolved}: the first run compiles")
 
     def report(trial: Trial) -> None:
+        time_cost = trial.params.time_cost
+        extra = "" if time_cost is None else f", time_cost {time_cost}"
+        line = (
+            f"mem_cost {trial.params.mem_cost} ({_mib(trial.params.memory_bytes)}), "
+            f"multiplies {trial.params.multiplies}{extra}: {trial.seconds * 1000:.1f} ms"
+        )
         if verbose:
-            time_cost = trial.params.time_cost
-            extra = "" if time_cost is None else f", time_cost {time_cost}"
-            info(
-                f"  mem_cost {trial.params.mem_cost} ({_mib(trial.params.memory_bytes)}), "
-                f"multiplies {trial.params.multiplies}{extra}: {trial.seconds * 1000:.1f} ms"
-            )
+            info(f"  {line}")
+        else:
+            lines(f"tuning: tried {line}")
 
     last: list[VerifyTiming] = []
 
@@ -151,6 +218,7 @@ def tune_command(
     rate = params.memory_bytes / seconds
     load = load_average()
     reasons = choice_reasons(isa, lane_count, hash_type, lanes != "auto")
+    fits, warnings = fit_notes(params)
     usage = [
         f"twocats hash --params '{prefix}'",
         "from twocats import PasswordHasher",
@@ -173,6 +241,8 @@ def tune_command(
                 "limited_by": limit,
                 "load_average": load,
                 "reasons": reasons,
+                "fits": fits,
+                "warnings": warnings,
                 "usage": {"cli": usage[0], "python": "\n".join(usage[1:])},
                 "trials": [trial.document() for trial in trials],
             }
@@ -192,6 +262,11 @@ def tune_command(
     click.echo(f"Why:          {reasons[0]}")
     click.echo(f"              {reasons[1]}")
     click.echo(f"PHC prefix:   {prefix}")
+    click.echo(f"Fits:         {fits[0]}")
+    for line in fits[1:]:
+        click.echo(f"              {line}")
+    for line in warnings:
+        click.echo(f"Warning:      {line}")
     stepped = "" if not steps else f", after {steps} step(s) down in the final check"
     click.echo(
         f"Verification: {seconds * 1000:.1f} ms of CPU per thread (median of {REPEATS}{stepped}), "

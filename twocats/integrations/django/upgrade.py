@@ -1,5 +1,7 @@
 """Raise the memory cost of every stored twocats hash of the user table, without the passwords.
 
+The target is the configured hasher's parameters, exactly, or a memory cost alone (``mem_cost``:
+each stored value's own parameters at that cost), as :mod:`twocats.target` says.
 :func:`upgrade_users` reads the users whose value belongs to the twocats hasher in batches, in
 primary-key order, computes each upgrade outside any transaction (that is the long part), then
 writes the batch in one transaction, each row only if its value is still the one read: a login or
@@ -18,14 +20,24 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
-from twocats.exceptions import TwoCatsError
-from twocats.integrations.django.hashers import TwoCatsPasswordHasher
+from twocats import phc
+from twocats.exceptions import InvalidHashError, TwoCatsError
+from twocats.integrations.django.hashers import MAX_STORED_LENGTH, TwoCatsPasswordHasher
+from twocats.target import (
+    NEEDS_PASSWORD,
+    UPGRADE,
+    Difference,
+    Standing,
+    Target,
+    count_differences,
+)
+from twocats.upgraders import Upgraders
 
 __all__ = ["UpgradeSummary", "upgrade_users"]
 
@@ -46,28 +58,43 @@ class UpgradeSummary:
     """Values already at the configured memory cost."""
     stale: int = 0
     """Values that differ in another parameter, or are unusable: Django rehashes them at login."""
+    differing: dict[tuple[Difference, ...], int] = field(default_factory=dict)
+    """The values of `stale` that differ from a full target in other parameters, by difference."""
     changed: int = 0
     """Rows whose value changed between the read and the write; they were left alone."""
     lowest_start: int | None = None
     """The lowest start level of the values upgraded (None: none was)."""
 
+    @property
+    def attention(self) -> int:
+        """Values left below the target: to be rehashed at their next login, or changed."""
+        return self.stale + self.changed
+
 
 def upgrade_users(
     hasher: TwoCatsPasswordHasher,
     *,
+    mem_cost: int | None = None,
     batch_size: int = 200,
     dry_run: bool = False,
     inactive_before: datetime.datetime | None = None,
     progress: Callable[[UpgradeSummary], None] | None = None,
 ) -> UpgradeSummary:
-    """Upgrade the twocats values of the user model to `hasher`'s memory cost.
+    """Upgrade the twocats values of the user model to `hasher`'s parameters, or to `mem_cost`.
 
     `progress` is called after each batch with the running summary.
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     # Reading the configured hasher checks the configuration before any row is read.
-    summary = UpgradeSummary(mem_cost=hasher.hasher.params.mem_cost)
+    configured = hasher.hasher
+    if mem_cost is None:
+        target = Target.exactly(configured.params)
+        upgraders = None
+    else:
+        target = Target.memory(mem_cost)
+        upgraders = Upgraders(target)
+    summary = UpgradeSummary(mem_cost=target.mem_cost)
     users = _candidates(hasher, inactive_before)
     summary.total = users.count()
     last_pk = None
@@ -80,12 +107,16 @@ def upgrade_users(
         upgradable = []
         for pk, value in rows:
             summary.examined += 1
-            if hasher.can_upgrade(value):
+            standing = _standing(target, value)
+            if standing is not None and standing.kind == UPGRADE:
                 upgradable.append((pk, value))
                 start = hasher.decode(value)["params"].start_mem_cost
                 if summary.lowest_start is None or start < summary.lowest_start:
                     summary.lowest_start = start
-            elif hasher.must_update(value):
+            elif standing is not None and standing.kind == NEEDS_PASSWORD:
+                summary.stale += 1
+                count_differences(summary.differing, standing.differences)
+            elif standing is None or (upgraders is None and hasher.must_update(value)):
                 summary.stale += 1
             else:
                 summary.current += 1
@@ -95,14 +126,41 @@ def upgrade_users(
             writes = []
             for pk, value in upgradable:
                 try:
-                    writes.append((pk, value, hasher.upgrade(value)))
+                    writes.append((pk, value, _upgraded(hasher, upgraders, value)))
                 except TwoCatsError:
-                    # Upgraded, the value would not fit the column: Django rehashes it at the
-                    # user's next login instead.
+                    # Upgraded, the value would not fit the column (or is over the limits):
+                    # Django rehashes it at the user's next login instead.
                     summary.stale += 1
             _write(users, writes, summary)
         if progress is not None:
             progress(summary)
+
+
+def _standing(target: Target, value: str) -> Standing | None:
+    """Return where a stored value stands against `target` (None if it is unusable)."""
+    parts = phc.split_prefix(value)
+    if parts is None:
+        return None
+    try:
+        return target.standing(phc.decode(parts[1]).params)
+    except TwoCatsError:
+        return None
+
+
+def _upgraded(hasher: TwoCatsPasswordHasher, upgraders: Upgraders | None, value: str) -> str:
+    """Return `value` upgraded: by the configured hasher, or to a memory cost alone."""
+    if upgraders is None:
+        return hasher.upgrade(value)
+    parts = phc.split_prefix(value)
+    if parts is None:
+        raise InvalidHashError(f"not a value of the {hasher.algorithm!r} hasher")
+    new = parts[0] + upgraders.upgrade(parts[1])
+    if len(new) > MAX_STORED_LENGTH:
+        raise InvalidHashError(
+            f"the upgraded value would be {len(new)} characters, more than the "
+            f"{MAX_STORED_LENGTH} of Django's password column"
+        )
+    return new
 
 
 def _candidates(

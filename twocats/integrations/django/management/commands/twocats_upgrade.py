@@ -1,4 +1,8 @@
-"""``manage.py twocats_upgrade``: raise the memory cost of stored twocats hashes offline."""
+"""``manage.py twocats_upgrade``: raise the memory cost of stored twocats hashes offline.
+
+Exit status 0 when every twocats value is at the target, 1 when some are left for their user's
+next login or changed during the run (the summary says which), as for ``twocats upgrade-db``.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from twocats.exceptions import TwoCatsError
 from twocats.integrations.django.hashers import TwoCatsPasswordHasher
 from twocats.integrations.django.upgrade import UpgradeSummary, upgrade_users
 from twocats.kdf.limits import format_size
+from twocats.params import BOUNDS
+from twocats.target import describe_differences
 
 #: Width of the progress bar, in characters.
 BAR_WIDTH = 30
@@ -22,6 +28,14 @@ BAR_WIDTH = 30
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def _mem_cost(text: str) -> int:
+    low, high = BOUNDS["mem_cost"]
+    value = int(text)
+    if not low <= value <= high:
         raise ValueError(text)
     return value
 
@@ -38,8 +52,12 @@ class Command(BaseCommand):
 
     help = (
         "Raise the memory cost of every stored twocats password hash to that of the twocats "
-        "hasher in PASSWORD_HASHERS, without the passwords, in batches. Django's session hash "
-        "follows the stored value: upgraded users sign in again (see --inactive-for)."
+        "hasher in PASSWORD_HASHERS, without the passwords, in batches. The target is the "
+        "hasher's parameters, exactly; --mem-cost N alone raises each hash to memory cost N and "
+        "keeps its other parameters. Django's session hash follows the stored value: upgraded "
+        "users sign in again (see --inactive-for). Exit status 0 when every twocats value is at "
+        "the target, 1 when some need the password (rehashed at their next login) or changed "
+        "during the run."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -49,6 +67,15 @@ class Command(BaseCommand):
             type=_positive_int,
             default=200,
             help="users read and written per transaction (default 200)",
+        )
+        parser.add_argument(
+            "--mem-cost",
+            type=_mem_cost,
+            metavar="N",
+            help=(
+                "raise each hash to memory cost N (2**N KiB) and keep its other parameters, "
+                "instead of the configured hasher's parameters"
+            ),
         )
         parser.add_argument(
             "--dry-run",
@@ -80,6 +107,7 @@ class Command(BaseCommand):
         try:
             summary = upgrade_users(
                 hasher,
+                mem_cost=options["mem_cost"],
                 batch_size=options["batch_size"],
                 dry_run=options["dry_run"],
                 inactive_before=inactive_before,
@@ -96,6 +124,11 @@ class Command(BaseCommand):
                 f"Upgraded values cost more to verify than new ones: set start_mem_cost = "
                 f"{lowest} on {type(hasher).__qualname__} so that a login naming no user costs "
                 "what theirs does."
+            )
+        if summary.attention:
+            raise CommandError(
+                f"{summary.attention} twocats values are not at the target (see above)",
+                returncode=1,
             )
 
     def _progress(self, summary: UpgradeSummary) -> None:
@@ -118,6 +151,12 @@ class Command(BaseCommand):
                 f"unusable), {summary.changed} changed during the run and left alone."
             )
         ]
+        for differences, count in summary.differing.items():
+            lines.append(
+                f"{count} values differ in {describe_differences(differences)}: they need the "
+                "password; they will be rehashed at the next login. To raise only their memory, "
+                "run with --mem-cost alone."
+            )
         if summary.upgraded and not dry_run:
             lines.append(
                 "Upgraded users sign in again: Django's session hash follows the stored value."
