@@ -6,9 +6,18 @@ import dataclasses
 
 import pytest
 
-from twocats.bulk import rows
+from twocats.bulk import reasons, rows
+from twocats.bulk.checks import is_upgrade_of, recomputed_equal
+from twocats.bulk.reasons import FAILURE_REASONS
 from twocats.bulk.rows import judge
-from twocats.bulk.values import OTHER_KINDS, StoredValue, other_kind, split_twocats
+from twocats.bulk.values import (
+    MAX_VALUE_LENGTH,
+    OTHER_KINDS,
+    StoredValue,
+    Unreadable,
+    other_kind,
+    split_twocats,
+)
 from twocats.hasher import PasswordHasher
 from twocats.profiles import CHEAPEST
 
@@ -39,6 +48,7 @@ def test_prefix_is_split_off_and_kept(prefix: str) -> None:
         (None, "empty"),
         ("plain text", "malformed"),
         (12345, "malformed"),
+        (Unreadable("not UTF-8"), "malformed"),
     ],
 )
 def test_other_kinds_are_named_by_shape(value: object, kind: str) -> None:
@@ -68,5 +78,38 @@ def test_stored_hash_over_the_memory_limit_is_refused_with_its_reason() -> None:
     big = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=8)).hash("password")
     verdict = judge(big, small)
     assert verdict.kind == rows.REFUSED
-    assert verdict.reason is not None
-    assert "max_memory" in verdict.reason
+    assert verdict.reason == reasons.OVER_MEMORY_LIMIT
+    assert verdict.reason in FAILURE_REASONS
+
+
+def test_the_longest_twocats_value_fits_the_bound() -> None:
+    """A value of the longest prefix and a PHC string of the decoder's limit is read whole."""
+    longest = "a" * 64 + "$" + "$twocats$" + "x" * (1024 - len("$twocats$"))
+    assert len(longest) == MAX_VALUE_LENGTH
+    assert split_twocats(longest) is not None
+
+
+def test_a_result_must_be_the_upgrade_of_its_row() -> None:
+    """Only the canonical string of the same salt and parameters at the new cost passes."""
+    new = TARGET.upgrade(STORED)
+    other_salt = PasswordHasher.from_params(OLD).hash("password")
+    other_params = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("x")
+    assert is_upgrade_of(new, STORED, 6)
+    assert not is_upgrade_of(new, STORED, 7)
+    assert not is_upgrade_of(TARGET.upgrade(other_salt), STORED, 6)
+    assert not is_upgrade_of(TARGET.hash("password"), STORED, 6)
+    assert not is_upgrade_of(STORED, STORED, 6)
+    assert not is_upgrade_of(other_params, STORED, 6)
+    assert not is_upgrade_of(new + "A", STORED, 6)
+    assert not is_upgrade_of(new.encode(), STORED, 6)
+    assert not is_upgrade_of(None, STORED, 6)
+
+
+def test_a_recomputed_result_must_match() -> None:
+    """The main process's own upgrade of a sampled row must equal the worker's result."""
+    good = [(STORED, TARGET.upgrade(STORED))]
+    forged = TARGET.upgrade(STORED)
+    flipped = forged[:-2] + ("A" if forged[-2] != "A" else "B") + forged[-1]
+    assert recomputed_equal(TARGET, good)
+    assert not recomputed_equal(TARGET, [(STORED, flipped)])
+    assert recomputed_equal(TARGET, [])

@@ -11,8 +11,12 @@ The job reads the table twice, both times in key order with keyset pages:
    :data:`PAGES_IN_FLIGHT` pages are between reading and writing at any time, so the memory of
    this process does not grow with the table.
 
+Nothing a worker returns is written unchecked (:mod:`twocats.bulk.checks`): a result that is not
+the stored hash's upgrade, or a recomputed one that differs, refuses its whole page.
+
 The job is idempotent: a rerun after a crash or a kill at any point finds the upgraded rows at the
-target and skips them.
+target and skips them.  A database lost mid-run raises :class:`JobAbortedError` with the counts
+so far.
 """
 
 from __future__ import annotations
@@ -26,17 +30,19 @@ from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy import exc as sa_exc
 
+from twocats.bulk import reasons
 from twocats.bulk import rows as kinds
+from twocats.bulk.checks import is_upgrade_of, recomputed_equal
 from twocats.bulk.rows import Verdict, judge
 from twocats.bulk.sample import time_upgrades
-from twocats.bulk.table import StoredHashTable, database_error, open_table
+from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk, usable_cores
 from twocats.exceptions import DatabaseError, InvalidParametersError
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 
 if TYPE_CHECKING:
-    from distributed import Client, Future
+    from distributed import Client, Future, Security
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -44,6 +50,7 @@ __all__ = [
     "PAGES_IN_FLIGHT",
     "BulkReport",
     "DatabaseError",
+    "JobAbortedError",
     "upgrade_table",
 ]
 
@@ -69,7 +76,8 @@ class BulkReport:
     """The counts of a bulk upgrade (or of a dry run's survey).
 
     ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt, empty,
-    malformed); ``failed`` counts the rows that could not be upgraded, by reason.
+    malformed); ``failed`` counts the rows that could not be upgraded, by reason (the keys of
+    :data:`twocats.bulk.reasons.FAILURE_REASONS`).  ``aborted`` says why a run stopped early.
     """
 
     dry_run: bool
@@ -85,6 +93,7 @@ class BulkReport:
     seconds: float = 0.0
     cpu_seconds_per_upgrade: float | None = None
     estimated_seconds: float | None = None
+    aborted: str | None = None
 
     @property
     def failures(self) -> int:
@@ -112,6 +121,7 @@ class BulkReport:
         if self.dry_run:
             document["cpu_seconds_per_upgrade"] = self.cpu_seconds_per_upgrade
             document["estimated_seconds"] = self.estimated_seconds
+        document["aborted"] = self.aborted
         return document
 
     def _count(self, verdict: Verdict) -> None:
@@ -122,12 +132,23 @@ class BulkReport:
         elif verdict.kind == kinds.NEEDS_PASSWORD:
             self.needs_password += 1
         elif verdict.kind == kinds.REFUSED:
-            self._fail(verdict.reason or "refused", 1)
+            self._fail(verdict.reason or reasons.UPGRADE_FAILED, 1)
         elif verdict.kind != kinds.UPGRADE:
             self.other[verdict.kind] = self.other.get(verdict.kind, 0) + 1
 
     def _fail(self, reason: str, count: int) -> None:
         self.failed[reason] = self.failed.get(reason, 0) + count
+
+
+class JobAbortedError(DatabaseError):
+    """The database failed mid-run; :attr:`report` holds the counts up to then.
+
+    Every row holds its old value or its new one, and a rerun finishes the job.
+    """
+
+    def __init__(self, report: BulkReport) -> None:
+        super().__init__(report.aborted)
+        self.report = report
 
 
 # One row to upgrade: (key, value as read, verdict).
@@ -166,7 +187,7 @@ def _judged(
         for page in table.pages(batch_size):
             yield [(key, value, judge(value, hasher)) for key, value in page]
     except sa_exc.SQLAlchemyError as error:
-        raise DatabaseError(f"reading the table failed: {database_error(error)}") from None
+        raise DatabaseError(f"reading the table failed: {table.error_text(error)}") from None
 
 
 def _survey(
@@ -204,24 +225,61 @@ def _submit(workers: Workers, plugin_name: str, rows: list[_Row]) -> list[Future
     ]
 
 
-def _finish(workers: Workers, page: _Page, table: StoredHashTable, report: BulkReport) -> None:
-    """Collect a page's upgrades and write them back in one transaction."""
+def _checked(
+    rows: list[_Row], results: object, hasher: PasswordHasher
+) -> tuple[list[tuple[Any, str, str]], int] | None:
+    """Return a page's changes to write and its rows the workers could not upgrade.
+
+    Returns None if any result is not the upgrade of its row's hash, or a recomputed one differs.
+    """
+    if not isinstance(results, list) or len(results) != len(rows):
+        return None
+    changes: list[tuple[Any, str, str]] = []
+    upgrades: list[tuple[str, str]] = []
+    failed = 0
+    mem_cost = hasher.params.mem_cost
+    for (key, old, verdict), result in zip(rows, results, strict=True):
+        new = result[0] if isinstance(result, tuple) and len(result) == 2 else False
+        if new is None:
+            failed += 1
+            continue
+        if verdict.stored is None or not is_upgrade_of(new, verdict.stored.phc, mem_cost):
+            return None
+        changes.append((key, old, verdict.stored.with_phc(new)))
+        upgrades.append((verdict.stored.phc, new))
+    if not recomputed_equal(hasher, upgrades):
+        return None
+    return changes, failed
+
+
+def _finish(
+    workers: Workers,
+    page: _Page,
+    table: StoredHashTable,
+    hasher: PasswordHasher,
+    report: BulkReport,
+) -> None:
+    """Collect a page's upgrades, check them, and write them back in one transaction."""
     try:
         results = [result for chunk in workers.client.gather(page.futures) for result in chunk]
-    except Exception as error:
+    except Exception:
         # A worker died or the cluster went away: nothing of this page was written.
-        report._fail(f"the Dask worker failed: {type(error).__name__}: {error}", len(page.rows))
+        report._fail(reasons.WORKER_FAILED, len(page.rows))
         return
-    changes = []
-    for (key, old, verdict), (new, reason) in zip(page.rows, results, strict=True):
-        if new is None or verdict.stored is None:
-            report._fail(reason or "no result", 1)
-        else:
-            changes.append((key, old, verdict.stored.with_phc(new)))
+    checked = _checked(page.rows, results, hasher)
+    if checked is None:
+        report._fail(reasons.RESULT_REFUSED, len(page.rows))
+        return
+    changes, failed = checked
+    if failed:
+        report._fail(reasons.UPGRADE_FAILED, failed)
     try:
         conflicts = table.swap(changes)
+    except AmbiguousKeyError:
+        report._fail(reasons.KEY_NOT_UNIQUE, len(changes))
+        return
     except sa_exc.SQLAlchemyError as error:
-        raise DatabaseError(f"writing a batch failed: {database_error(error)}") from None
+        raise DatabaseError(f"writing a batch failed: {table.error_text(error)}") from None
     report.conflicts += conflicts
     report.upgraded += len(changes) - conflicts
 
@@ -249,7 +307,7 @@ def _run(
     def finish_oldest() -> None:
         nonlocal done
         page = pending.popleft()
-        _finish(workers, page, table, report)
+        _finish(workers, page, table, hasher, report)
         done += page.size
         if progress is not None:
             progress(done, max(total, done))
@@ -277,6 +335,7 @@ def upgrade_table(
     target: Params,
     client: Client | None = None,
     scheduler: str | None = None,
+    security: Security | None = None,
     workers: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     dry_run: bool = False,
@@ -292,8 +351,9 @@ def upgrade_table(
         a text column of bare PHC strings or prefixed ones (Django's ``twocats$``).
     :param target: the parameters to raise the hashes to (only the memory cost can change).
     :param client: a Dask client to run on; or `scheduler`, the address of a cluster to connect
-        to; or `workers`, the number of processes of a new local cluster (default: one per
-        usable core).
+        to (with the TLS credentials of `security`, or else of Dask's configuration); or
+        `workers`, the number of processes of a new local cluster (default: one per usable
+        core), which only this job can use.
     :param batch_size: rows per page, and per write-back transaction.
     :param dry_run: only count the rows by kind and estimate the duration; nothing is written
         and no cluster is started.
@@ -303,7 +363,8 @@ def upgrade_table(
 
     Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the table, its
     columns, an unreachable database or cluster, a target below a stored memory cost) before
-    anything is written, and :class:`DatabaseError` if the database fails during the run.
+    anything is written, and :class:`JobAbortedError` (a :class:`DatabaseError`) with the counts so
+    far if the database fails during the run.
     """
     _check_arguments(batch_size, client, scheduler, workers)
     if not isinstance(target, Params):
@@ -311,6 +372,7 @@ def upgrade_table(
     hasher = PasswordHasher.from_params(target, max_memory=max_memory, backend=backend)
     started = time.perf_counter()
     survey = BulkReport(dry_run=True)
+    report = survey
     stored = open_table(url, table, key_column, hash_column)
     try:
         sample = _survey(stored, hasher, batch_size, survey)
@@ -326,9 +388,15 @@ def upgrade_table(
         else:
             # The run counts every row again: rows may have changed since the survey.
             report = BulkReport(dry_run=False)
-            with open_workers(client, scheduler=scheduler, workers=workers) as pool:
+            with open_workers(
+                client, scheduler=scheduler, security=security, workers=workers
+            ) as pool:
                 report.workers = pool.count
                 _run(stored, hasher, pool, batch_size, report, progress, survey.rows)
+    except DatabaseError as error:
+        report = dataclasses.replace(report, dry_run=dry_run, aborted=str(error))
+        report.seconds = time.perf_counter() - started
+        raise JobAbortedError(report) from None
     finally:
         stored.close()
     report.seconds = time.perf_counter() - started

@@ -10,7 +10,7 @@ never reaches a worker.  It is then:
 * ``above_target``: at a higher memory cost than the target (a bulk upgrade never lowers one);
 * ``needs_password``: other parameters differ (lanes, block size, hash type...), which only a
   rehash at the user's next login can change;
-* ``refused``: over the limits, or otherwise unusable by this hasher (with the reason).
+* ``refused``: over the limits, with the reason (one of :mod:`twocats.bulk.reasons`).
 
 Values that are not TwoCats hashes get their kind from :func:`twocats.bulk.values.other_kind`.
 """
@@ -21,8 +21,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from twocats.bulk import reasons
 from twocats.bulk.values import StoredValue, other_kind, split_twocats
-from twocats.exceptions import HashLimitError, InvalidHashError
+from twocats.exceptions import HashLimitError, HashMemoryLimitError, InvalidHashError
 
 if TYPE_CHECKING:
     from twocats.hasher import PasswordHasher
@@ -73,8 +74,10 @@ def judge(value: object, hasher: PasswordHasher) -> Verdict:
         return Verdict(other_kind(value))
     try:
         params = hasher.check_hash(stored.phc)
-    except HashLimitError as error:
-        return Verdict(REFUSED, stored, reason=str(error))
+    except HashMemoryLimitError:
+        return Verdict(REFUSED, stored, reason=reasons.OVER_MEMORY_LIMIT)
+    except HashLimitError:
+        return Verdict(REFUSED, stored, reason=reasons.OVER_WORK_LIMIT)
     except InvalidHashError:
         return Verdict("malformed")
     target = hasher.params
