@@ -1,0 +1,174 @@
+"""The bulk upgrade trusts no one: its own cluster is closed to others, and results are checked.
+
+The job's local cluster is probed during a run by a second Python process, and the environment
+of every worker process is read from /proc.  Tampered workers of a real cluster return forged
+upgrades, which are refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from tests.test_bulk_upgrade import (
+    OLD,
+    TARGET,
+    _contents,
+    _create,
+    _password,
+    _twocats_rows,
+    _upgrade,
+    dask_client,  # noqa: F401 - a fixture
+)
+from twocats.bulk import upgrade_table
+from twocats.hasher import PasswordHasher
+from twocats.phc import decode
+
+#: Tries to use the cluster at argv[1], in plain TCP and in TLS with credentials of its own.
+PROBE = """
+import sys
+from distributed import Client, Security
+port = sys.argv[1]
+for address, security in ((f"tcp://127.0.0.1:{port}", None),
+                          (f"tls://127.0.0.1:{port}", Security.temporary())):
+    try:
+        client = Client(address, security=security, timeout=5)
+    except Exception as error:
+        print("refused", type(error).__name__)
+    else:
+        print("CONNECTED", client.run(lambda: 1))
+        client.close()
+"""
+
+URL_SECRET = "sqlite-url-marker"
+
+
+def _listening_ports(process: psutil.Process) -> set[int]:
+    return {c.laddr.port for c in process.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
+
+
+def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """During a run a second process cannot use the cluster, and no worker has the URL."""
+    path = tmp_path / "users.db"
+    path.touch()
+    url = f"sqlite:///{path}"
+    _create(url, _twocats_rows(12))
+    monkeypatch.setenv("TWOCATS_DATABASE_URL", f"{url}?{URL_SECRET}")
+    me = psutil.Process()
+    probed: list[str] = []
+    environments: list[bytes] = []
+
+    def probe(done: int, total: int) -> None:
+        if probed:
+            return
+        workers = [child for child in me.children(recursive=True) if child.pid != me.pid]
+        environments.extend(Path(f"/proc/{w.pid}/environ").read_bytes() for w in workers)
+        # The ports of this process that the workers are connected to: the scheduler's.
+        ours = _listening_ports(me)
+        used = {
+            c.raddr.port
+            for worker in workers
+            for c in worker.net_connections("tcp")
+            if c.raddr and c.raddr.port in ours
+        }
+        assert used, "the workers are connected to no port of this process"
+        for port in sorted(used):
+            result = subprocess.run(
+                [sys.executable, "-c", PROBE, str(port)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            probed.append(result.stdout + result.stderr)
+
+    report = upgrade_table(
+        url,
+        "users",
+        key_column="id",
+        hash_column="password",
+        target=TARGET,
+        workers=2,
+        batch_size=4,
+        progress=probe,
+    )
+    assert report.upgraded == 12
+    assert probed
+    for output in probed:
+        assert output.count("refused") == 2, output
+        assert "CONNECTED" not in output
+    assert len(environments) >= 2
+    for environment in environments:
+        assert b"TWOCATS_DATABASE_URL" not in environment
+        assert URL_SECRET.encode() not in environment
+    assert os.environ["TWOCATS_DATABASE_URL"].endswith(URL_SECRET)
+
+
+def _tamper(dask_worker: Any, how: str) -> None:
+    """Replace the job's hasher on this worker with one whose upgrades are forged `how`."""
+    from twocats import phc as codec
+
+    [plugin] = [p for name, p in dask_worker.plugins.items() if name.startswith("twocats-bulk-")]
+    real = plugin.hasher
+
+    class Forger:
+        def upgrade(self, stored: str) -> str:
+            if how == "new salt":
+                return str(real.hash("the attacker's password"))
+            honest = codec.decode(real.upgrade(stored))
+            wrong = bytes([honest.digest[0] ^ 1]) + honest.digest[1:]
+            return codec.encode(honest.params, honest.salt, wrong)
+
+        def __getattr__(self, attribute: str) -> Any:
+            return getattr(real, attribute)
+
+    plugin.hasher = Forger()
+
+
+def _drop_plugins(dask_worker: Any) -> None:
+    """Remove the plugins earlier jobs left on this worker."""
+    for name in [name for name in dask_worker.plugins if name.startswith("twocats-bulk-")]:
+        del dask_worker.plugins[name]
+
+
+@pytest.mark.parametrize("how", ["new salt", "wrong digest"])
+def test_forged_results_are_refused_and_never_written(
+    tmp_path: Path,
+    dask_client: Any,
+    how: str,  # noqa: F811 - the fixture
+) -> None:
+    """Forged upgrades (another salt, or the right shape with a wrong digest) are not written."""
+    path = tmp_path / "users.db"
+    path.touch()
+    url = f"sqlite:///{path}"
+    rows = _twocats_rows(24)
+    _create(url, rows)
+    # Plugins of other tests' jobs are gone: the job's is the only one left to tamper with.
+    dask_client.run(_drop_plugins)
+
+    def tamper_after_first_page(done: int, total: int) -> None:
+        if done == 4:
+            dask_client.run(_tamper, how=how)
+
+    report = _upgrade(
+        url, dask_client, target=TARGET, batch_size=4, progress=tamper_after_first_page
+    )
+    after = _contents(url)
+    before = dict(rows)
+    verifier = PasswordHasher.from_params(TARGET)
+    changed = [key for key in after if after[key] != before[key]]
+    assert 4 <= len(changed) < 24
+    for key in changed:
+        value = str(after[key]).removeprefix("twocats$")
+        assert decode(value).params.mem_cost == TARGET.mem_cost
+        assert verifier.verify(value, _password(key))
+    assert report.upgraded == len(changed)
+    assert report.failed == {"result_refused": 24 - len(changed)}
+    assert decode(str(before[0]).removeprefix("twocats$")).params == OLD
