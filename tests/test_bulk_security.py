@@ -141,8 +141,8 @@ def _drop_plugins(dask_worker: Any) -> None:
 @pytest.mark.parametrize("how", ["new salt", "wrong digest"])
 def test_forged_results_are_refused_and_never_written(
     tmp_path: Path,
-    dask_client: Any,
-    how: str,  # noqa: F811 - the fixture
+    dask_client: Any,  # noqa: F811 - the fixture
+    how: str,
 ) -> None:
     """Forged upgrades (another salt, or the right shape with a wrong digest) are not written."""
     path = tmp_path / "users.db"

@@ -7,10 +7,11 @@ hash = old``: a row that changed since it was read (a user logged in and was reh
 alone and counted as a conflict.  A crash at any point therefore leaves every row with its old
 value or its new one.
 
-Each value is read bounded: at most :data:`~twocats.bulk.values.MAX_VALUE_LENGTH` characters of it
-leave the database, and SQLite's values as bytes, so a huge value or one that is not UTF-8 becomes
-an :class:`~twocats.bulk.values.Unreadable` without being read in full or shown anywhere.  An
-update that matches more than one row rolls its batch back (:class:`AmbiguousKeyError`).
+Each value is read bounded: one character more than :data:`~twocats.bulk.values.MAX_VALUE_LENGTH`
+at most leaves the database (one byte more from SQLite, whose values are read as bytes), so a huge
+value or one that is not UTF-8 becomes an :class:`~twocats.bulk.values.Unreadable` without being
+read in full or shown anywhere.  An update that matches more than one row rolls its batch back
+(:class:`AmbiguousKeyError`).
 
 ``postgresql://`` URLs use psycopg 3.  Errors opening the database or the table are
 :class:`~twocats.exceptions.InvalidParametersError` with one line naming what is wrong; no secret
@@ -301,12 +302,16 @@ def open_table(url: str, table: str, key_column: str, hash_column: str) -> Store
 
 
 def _value(raw: object) -> object:
-    """Return a bounded value as read: text, None, or an Unreadable."""
+    """Return a bounded value as read: text, None, or an Unreadable.
+
+    Bytes (from SQLite) are measured before they are decoded: a value cut in the middle of a
+    character is a long one, not an undecodable one.
+    """
+    if isinstance(raw, (str, bytes)) and len(raw) > MAX_VALUE_LENGTH:
+        return Unreadable(f"longer than {MAX_VALUE_LENGTH} characters")
     if isinstance(raw, bytes):
         try:
-            raw = raw.decode("utf-8")
+            return raw.decode("utf-8")
         except UnicodeDecodeError:
             return Unreadable("not UTF-8")
-    if isinstance(raw, str) and len(raw) > MAX_VALUE_LENGTH:
-        return Unreadable(f"longer than {MAX_VALUE_LENGTH} characters")
     return raw
