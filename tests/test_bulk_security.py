@@ -7,9 +7,12 @@ upgrades, which are refused before anything is written.
 
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +20,11 @@ import psutil
 import pytest
 
 from tests.test_bulk_upgrade import (
+    KILL_TARGET,
     OLD,
     TARGET,
     _contents,
+    _count_upgraded,
     _create,
     _password,
     _twocats_rows,
@@ -28,7 +33,7 @@ from tests.test_bulk_upgrade import (
 )
 from twocats.bulk import upgrade_table
 from twocats.hasher import PasswordHasher
-from twocats.phc import decode
+from twocats.phc import decode, encode_params
 
 #: Tries to use the cluster at argv[1], in plain TCP and in TLS with credentials of its own.
 PROBE = """
@@ -109,6 +114,62 @@ def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
         assert b"TWOCATS_DATABASE_URL" not in environment
         assert URL_SECRET.encode() not in environment
     assert os.environ["TWOCATS_DATABASE_URL"].endswith(URL_SECRET)
+
+
+def test_the_cli_job_cluster_is_closed_and_its_workers_never_see_the_url(tmp_path: Path) -> None:
+    """upgrade-db held mid-run: its cluster refuses a second process; no worker has the URL."""
+    path = tmp_path / "users.db"
+    path.touch()
+    url = f"sqlite:///{path}"
+    _create(url, _twocats_rows(60))
+    command = [
+        sys.executable, "-c", "from twocats.cli import main; main()", "upgrade-db",
+        "--table", "users", "--key-column", "id", "--hash-column", "password",
+        "--params", encode_params(KILL_TARGET), "--batch-size", "2", "--workers", "2", "--json",
+    ]  # fmt: skip
+    environment = {**os.environ, "TWOCATS_DATABASE_URL": url}
+    job = subprocess.Popen(
+        command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    lock = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        while _count_upgraded(url, KILL_TARGET.mem_cost) == 0 and job.poll() is None:
+            time.sleep(0.01)
+        # The job waits for this lock with its cluster up; the workers are its children.
+        lock.execute("BEGIN EXCLUSIVE")
+        assert job.poll() is None, "the job ended before it could be held"
+        parent = psutil.Process(job.pid)
+        workers = parent.children(recursive=True)
+        environments = [Path(f"/proc/{w.pid}/environ").read_bytes() for w in workers]
+        ours = _listening_ports(parent)
+        used = {
+            c.raddr.port
+            for worker in workers
+            for c in worker.net_connections("tcp")
+            if c.raddr and c.raddr.port in ours
+        }
+        outputs = [
+            subprocess.run(
+                [sys.executable, "-c", PROBE, str(port)], capture_output=True, text=True, timeout=60
+            )
+            for port in sorted(used)
+        ]
+        lock.execute("COMMIT")
+        stdout, stderr = job.communicate(timeout=600)
+    finally:
+        lock.close()
+        if job.poll() is None:
+            job.kill()
+    assert job.returncode == 0, stdout + stderr
+    assert json.loads(stdout)["upgraded"] == 60
+    assert len(environments) >= 2
+    for environment_bytes in environments:
+        assert b"TWOCATS_DATABASE_URL" not in environment_bytes
+        assert url.encode() not in environment_bytes
+    assert used
+    for output in outputs:
+        assert output.stdout.count("refused") == 2, output.stdout + output.stderr
+        assert "CONNECTED" not in output.stdout
 
 
 def _tamper(dask_worker: Any, how: str) -> None:
