@@ -147,3 +147,23 @@ def test_stored_hash_over_the_work_limit_is_counted_as_failed(tmp_path: Path) ->
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout)
     assert report["failed"] == {"over_work_limit": 1}
+
+
+@pytest.mark.parametrize(
+    ("options", "phrase"),
+    [
+        (["--tls-ca-file", "{ca}"], "--tls-ca-file, --tls-cert and --tls-key go with --scheduler"),
+        (
+            ["--scheduler", "tls://127.0.0.1:1", "--tls-ca-file", "{ca}", "--tls-cert", "{ca}"],
+            "give all of --tls-ca-file, --tls-cert and --tls-key, or none",
+        ),
+    ],
+)
+def test_tls_options_come_together_and_with_a_scheduler(
+    database: Path, options: list[str], phrase: str
+) -> None:
+    """TLS files without --scheduler, or only some of them, are exit 2 before anything runs."""
+    ca = database.parent / "ca.pem"
+    ca.write_text("not used\n")
+    given = [option.format(ca=ca) for option in options]
+    _refused(_run(*_table_args(database), "--params", encode_params(TARGET), *given), phrase)

@@ -16,8 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import distributed
 import psutil
 import pytest
+from click.testing import CliRunner
 
 from tests.test_bulk_upgrade import (
     KILL_TARGET,
@@ -32,6 +34,8 @@ from tests.test_bulk_upgrade import (
     dask_client,  # noqa: F401 - a fixture
 )
 from twocats.bulk import upgrade_table
+from twocats.bulk.credentials import job_security
+from twocats.cli import main
 from twocats.hasher import PasswordHasher
 from twocats.phc import decode, encode_params
 
@@ -67,6 +71,7 @@ def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
     url = f"sqlite:///{path}"
     _create(url, _twocats_rows(12))
     monkeypatch.setenv("TWOCATS_DATABASE_URL", f"{url}?{URL_SECRET}")
+    monkeypatch.setenv("PGPASSWORD", "pg-password-marker")
     me = psutil.Process()
     probed: list[str] = []
     environments: list[bytes] = []
@@ -113,7 +118,10 @@ def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
     for environment in environments:
         assert b"TWOCATS_DATABASE_URL" not in environment
         assert URL_SECRET.encode() not in environment
+        assert b"pg-password-marker" not in environment
+    # This process gets its variables back when the cluster is gone.
     assert os.environ["TWOCATS_DATABASE_URL"].endswith(URL_SECRET)
+    assert os.environ["PGPASSWORD"] == "pg-password-marker"
 
 
 def test_the_cli_job_cluster_is_closed_and_its_workers_never_see_the_url(tmp_path: Path) -> None:
@@ -233,3 +241,37 @@ def test_forged_results_are_refused_and_never_written(
     assert report.upgraded == len(changed)
     assert report.failed == {"result_refused": 24 - len(changed)}
     assert decode(str(before[0]).removeprefix("twocats$")).params == OLD
+
+
+def test_a_tls_cluster_of_ones_own_is_used_with_the_tls_options(tmp_path: Path) -> None:
+    """--scheduler tls://... with --tls-ca-file, --tls-cert and --tls-key upgrades the table."""
+    path = tmp_path / "users.db"
+    path.touch()
+    url = f"sqlite:///{path}"
+    _create(url, _twocats_rows(6))
+    with job_security() as security:
+        cluster = distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            protocol="tls://",
+            security=security,
+            dashboard_address="127.0.0.1:0",
+        )
+        with cluster:
+            files = [
+                "--tls-ca-file", security.tls_ca_file,
+                "--tls-cert", security.tls_client_cert,
+                "--tls-key", security.tls_client_key,
+            ]  # fmt: skip
+            args = ["upgrade-db", url, "--table", "users", "--key-column", "id"]
+            args += ["--hash-column", "password", "--params", encode_params(TARGET), "--json"]
+            args += ["--scheduler", cluster.scheduler_address]
+            plain = CliRunner().invoke(main, args)
+            result = CliRunner().invoke(main, [*args, *files])
+    assert plain.exit_code == 2, plain.output
+    assert "needs --tls-ca-file, --tls-cert and --tls-key" in plain.stderr
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["upgraded"] == 6
+    assert "warning" not in result.stderr

@@ -155,6 +155,13 @@ def open_workers(
     if scheduler is not None:
         try:
             remote = Client(scheduler, timeout=CONNECT_TIMEOUT, security=security)
+        except TypeError:
+            # Dask's way of saying that a tls:// address was given no credentials.
+            raise InvalidParametersError(
+                f"--scheduler: cannot reach a Dask scheduler at {scheduler}: a tls:// address "
+                "needs --tls-ca-file, --tls-cert and --tls-key (or the distributed.comm.tls "
+                "section of Dask's configuration)"
+            ) from None
         except (OSError, TimeoutError, ValueError) as error:
             raise InvalidParametersError(
                 f"--scheduler: cannot reach a Dask scheduler at {scheduler}: {error}"
