@@ -167,3 +167,13 @@ def test_tls_options_come_together_and_with_a_scheduler(
     ca.write_text("not used\n")
     given = [option.format(ca=ca) for option in options]
     _refused(_run(*_table_args(database), "--params", encode_params(TARGET), *given), phrase)
+
+
+def test_help_states_the_memory_limit_and_every_exit_status() -> None:
+    """--help says what --max-memory does by default and documents exit statuses 0 to 3."""
+    result = _run("--help")
+    text = " ".join(result.output.split())
+    assert "twice the target's memory" in text
+    for status in ("0 done", "1 done, but some rows failed", "2 bad input", "3 aborted midway"):
+        assert status in text
+    assert "1 GiB, or the target's need" not in text

@@ -221,6 +221,46 @@ def test_a_swap_matching_two_rows_rolls_its_batch_back(tmp_path: Path) -> None:
     connection.close()
 
 
+def test_a_key_made_not_unique_midway_rolls_its_batches_back(
+    tmp_path: Path,
+    dask_client: Any,  # noqa: F811 - the fixture
+) -> None:
+    """The unique index dropped and a key doubled after the first page: its batch is undone."""
+    path = tmp_path / "users.db"
+    rows = [(key, HASHER.hash(_password(key))) for key in range(8)]
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER, pw TEXT)")
+        connection.execute("CREATE UNIQUE INDEX by_id ON users (id)")
+        connection.executemany("INSERT INTO users VALUES (?, ?)", rows)
+    connection.close()
+
+    def double_key_6(done: int, total: int) -> None:
+        if done == 2:
+            with sqlite3.connect(path) as connection:
+                connection.execute("DROP INDEX by_id")
+                connection.execute("INSERT INTO users VALUES (6, ?)", (rows[6][1],))
+            connection.close()
+
+    report = upgrade_table(
+        f"sqlite:///{path}",
+        "users",
+        key_column="id",
+        hash_column="pw",
+        target=TARGET,
+        client=dask_client,
+        batch_size=2,
+        progress=double_key_6,
+    )
+    # Both rows of key 6 came in one page, whose first update matched both.
+    assert report.failed == {"key_not_unique": 2}
+    assert report.upgraded == 7
+    with sqlite3.connect(path) as connection:
+        stored = list(connection.execute("SELECT id, pw FROM users WHERE id >= 6"))
+    connection.close()
+    assert sorted(stored)[:2] == [rows[6], rows[6]]
+    assert sorted(stored)[2][1] != rows[7][1]
+
+
 def test_query_password_of_an_unreachable_server_is_never_printed() -> None:
     """?password= and ?sslpassword= of a URL are masked in the connection error."""
     with socket.socket() as probe:
@@ -353,6 +393,7 @@ def test_the_cli_exits_3_with_partial_counts_when_the_database_is_lost(
     report = json.loads(stdout)
     assert report["aborted"]
     assert "aborted midway" in stderr
+    assert "is not TLS" in stderr
     assert QUERY_SECRET not in stdout + stderr
     own_postgres.resume()
     assert _old_or_new(url, before, KILL_TARGET) == report["upgraded"] > 0
