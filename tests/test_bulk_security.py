@@ -275,3 +275,16 @@ def test_a_tls_cluster_of_ones_own_is_used_with_the_tls_options(tmp_path: Path) 
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["upgraded"] == 6
     assert "warning" not in result.stderr
+
+
+def test_job_credentials_are_private_files_removed_afterwards() -> None:
+    """The CA, certificate and key live in a 0700 directory, the key 0600, gone after the block."""
+    with job_security() as security:
+        key = Path(security.tls_client_key)
+        directory = key.parent
+        assert directory.stat().st_mode & 0o777 == 0o700
+        assert key.stat().st_mode & 0o777 == 0o600
+        assert {path.name for path in directory.iterdir()} == {"ca.pem", "cert.pem", "key.pem"}
+        assert security.require_encryption
+        assert security.tls_scheduler_key == security.tls_worker_key == str(key)
+    assert not directory.exists()
