@@ -33,7 +33,7 @@ from tests.test_bulk_upgrade import (
     _upgrade,
     dask_client,  # noqa: F401 - a fixture
 )
-from twocats.bulk import upgrade_table
+from twocats.bulk import JobAbortedError, upgrade_table
 from twocats.bulk.credentials import job_security
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
@@ -288,3 +288,29 @@ def test_job_credentials_are_private_files_removed_afterwards() -> None:
         assert security.require_encryption
         assert security.tls_scheduler_key == security.tls_worker_key == str(key)
     assert not directory.exists()
+
+
+def test_losing_the_cluster_midway_aborts_with_the_counts_so_far(tmp_path: Path) -> None:
+    """The cluster closed after the first page: JobAbortedError, and every row old or new."""
+    path = tmp_path / "users.db"
+    path.touch()
+    url = f"sqlite:///{path}"
+    rows = _twocats_rows(12)
+    _create(url, rows)
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+    )
+    with cluster, distributed.Client(cluster) as client:
+
+        def close_after_first_page(done: int, total: int) -> None:
+            if done == 2:
+                cluster.close()
+
+        with pytest.raises(JobAbortedError, match="the Dask cluster went away") as aborted:
+            _upgrade(url, client, target=TARGET, batch_size=2, progress=close_after_first_page)
+    report = aborted.value.report
+    assert report.upgraded == 2
+    assert report.aborted == "the Dask cluster went away"
+    after = _contents(url)
+    changed = [key for key, value in rows if after[key] != value]
+    assert changed == [0, 1]

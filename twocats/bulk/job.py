@@ -15,8 +15,8 @@ Nothing a worker returns is written unchecked (:mod:`twocats.bulk.checks`): a re
 the stored hash's upgrade, or a recomputed one that differs, refuses its whole page.
 
 The job is idempotent: a rerun after a crash or a kill at any point finds the upgraded rows at the
-target and skips them.  A database lost mid-run raises :class:`JobAbortedError` with the counts
-so far.
+target and skips them.  A database or cluster lost mid-run raises :class:`JobAbortedError` with
+the counts so far.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from twocats.bulk.rows import Verdict, judge
 from twocats.bulk.sample import time_upgrades
 from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk, usable_cores
-from twocats.exceptions import DatabaseError, InvalidParametersError
+from twocats.exceptions import DatabaseError, InvalidParametersError, TwoCatsError
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
 
@@ -141,7 +141,7 @@ class BulkReport:
 
 
 class JobAbortedError(DatabaseError):
-    """The database failed mid-run; :attr:`report` holds the counts up to then.
+    """The database, or the Dask cluster, was lost mid-run; :attr:`report` holds the counts.
 
     Every row holds its old value or its new one, and a rerun finishes the job.
     """
@@ -149,6 +149,13 @@ class JobAbortedError(DatabaseError):
     def __init__(self, report: BulkReport) -> None:
         super().__init__(report.aborted)
         self.report = report
+
+
+class _ClusterLostError(TwoCatsError):
+    """The job's Dask client was closed: no later page can be upgraded."""
+
+    def __init__(self) -> None:
+        super().__init__("the Dask cluster went away")
 
 
 # One row to upgrade: (key, value as read, verdict).
@@ -219,10 +226,17 @@ def _submit(workers: Workers, plugin_name: str, rows: list[_Row]) -> list[Future
     """Send the rows to upgrade to the workers, one chunk per worker."""
     hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
     size = max(1, -(-len(hashes) // workers.count))
-    return [
-        workers.client.submit(upgrade_chunk, plugin_name, hashes[start : start + size], pure=False)
-        for start in range(0, len(hashes), size)
-    ]
+    try:
+        return [
+            workers.client.submit(
+                upgrade_chunk, plugin_name, hashes[start : start + size], pure=False
+            )
+            for start in range(0, len(hashes), size)
+        ]
+    except Exception:
+        if workers.client.status != "running":
+            raise _ClusterLostError from None
+        raise
 
 
 def _checked(
@@ -265,6 +279,8 @@ def _finish(
     except Exception:
         # A worker died or the cluster went away: nothing of this page was written.
         report._fail(reasons.WORKER_FAILED, len(page.rows))
+        if workers.client.status != "running":
+            raise _ClusterLostError from None
         return
     checked = _checked(page.rows, results, hasher)
     if checked is None:
@@ -364,7 +380,7 @@ def upgrade_table(
     Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the table, its
     columns, an unreachable database or cluster, a target below a stored memory cost) before
     anything is written, and :class:`JobAbortedError` (a :class:`DatabaseError`) with the counts so
-    far if the database fails during the run.
+    far if the database or the cluster is lost during the run.
     """
     _check_arguments(batch_size, client, scheduler, workers)
     if not isinstance(target, Params):
@@ -393,7 +409,7 @@ def upgrade_table(
             ) as pool:
                 report.workers = pool.count
                 _run(stored, hasher, pool, batch_size, report, progress, survey.rows)
-    except DatabaseError as error:
+    except (DatabaseError, _ClusterLostError) as error:
         report = dataclasses.replace(report, dry_run=dry_run, aborted=str(error))
         report.seconds = time.perf_counter() - started
         raise JobAbortedError(report) from None

@@ -139,8 +139,8 @@ def upgrade_db_command(
 
     Exit status: 0 done, every reachable row at the target; 1 done, but some rows failed or need
     attention; 2 bad input, or refused before anything was written; 3 aborted midway (the
-    database was lost): the counts up to then are printed, every row holds its old or its new
-    value, and a rerun finishes the job.
+    database or the Dask cluster was lost): the counts up to then are printed, every row holds
+    its old or its new value, and a rerun finishes the job.
     """
     # Nothing started from here on needs the variable; the job's workers must not inherit it.
     os.environ.pop(URL_ENV, None)
