@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,21 @@ def _listening_ports(process: psutil.Process) -> set[int]:
     return {c.laddr.port for c in process.net_connections("tcp") if c.status == psutil.CONN_LISTEN}
 
 
+def _http_pages(processes: list[psutil.Process]) -> list[str]:
+    """Return the pages about the cluster's work that the processes' HTTP endpoints serve."""
+    served = []
+    for process in processes:
+        for port in _listening_ports(process):
+            for path in ("/info/main/workers.html", "/json/identity.json", "/metrics"):
+                address = f"http://127.0.0.1:{port}{path}"
+                try:
+                    with urllib.request.urlopen(address, timeout=10):
+                        served.append(address)
+                except OSError:
+                    continue
+    return served
+
+
 def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -75,6 +91,7 @@ def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
     me = psutil.Process()
     probed: list[str] = []
     environments: list[bytes] = []
+    pages: list[str] = []
 
     def probe(done: int, total: int) -> None:
         if probed:
@@ -90,6 +107,7 @@ def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
             if c.raddr and c.raddr.port in ours
         }
         assert used, "the workers are connected to no port of this process"
+        pages.extend(_http_pages([me, *workers]))
         for port in sorted(used):
             result = subprocess.run(
                 [sys.executable, "-c", PROBE, str(port)],
@@ -114,6 +132,7 @@ def test_the_job_cluster_refuses_other_clients_and_its_workers_hold_no_url(
     for output in probed:
         assert output.count("refused") == 2, output
         assert "CONNECTED" not in output
+    assert pages == [], "the cluster's HTTP endpoints show more than a health check"
     assert len(environments) >= 2
     for environment in environments:
         assert b"TWOCATS_DATABASE_URL" not in environment
