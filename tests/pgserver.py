@@ -66,18 +66,19 @@ class PostgresServer:
         if self._as_postgres:
             shutil.chown(self.root, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8")
+        self.resume()
+
+    def halt(self) -> None:
+        """Stop the server at once, as a crash would, keeping its data for :meth:`resume`."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server of the cluster on its port (again, after :meth:`halt`)."""
         options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off"
         self._run(
-            "pg_ctl",
-            "-D",
-            str(self.data),
-            "-o",
-            options,
-            "-l",
-            str(self.root / "log"),
-            "-w",
+            "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.root / "log"), "-w",
             "start",
-        )
+        )  # fmt: skip
 
     def stop(self) -> None:
         """Stop the server (fast shutdown) and remove its directory."""

@@ -160,9 +160,7 @@ def test_stored_hash_over_the_work_limit_is_counted_as_failed(tmp_path: Path) ->
     result = _run(*_table_args(path), "--mem-cost", "6", "--dry-run", "--json")
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout)
-    [(reason, count)] = report["failed"].items()
-    assert count == 1
-    assert "refused" in reason
+    assert report["failed"] == {"over_work_limit": 1}
 
 
 def test_a_row_above_the_target_never_stops_the_job(tmp_path: Path) -> None:
@@ -186,3 +184,33 @@ def test_a_row_above_the_target_never_stops_the_job(tmp_path: Path) -> None:
     assert "upgraded: 6" in result.stdout
     assert "at or above the target: 1" in result.stdout
     assert "upgrading: 2/7 rows" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "phrase"),
+    [
+        (["--tls-ca-file", "{ca}"], "--tls-ca-file, --tls-cert and --tls-key go with --scheduler"),
+        (
+            ["--scheduler", "tls://127.0.0.1:1", "--tls-ca-file", "{ca}", "--tls-cert", "{ca}"],
+            "give all of --tls-ca-file, --tls-cert and --tls-key, or none",
+        ),
+    ],
+)
+def test_tls_options_come_together_and_with_a_scheduler(
+    database: Path, options: list[str], phrase: str
+) -> None:
+    """TLS files without --scheduler, or only some of them, are exit 2 before anything runs."""
+    ca = database.parent / "ca.pem"
+    ca.write_text("not used\n")
+    given = [option.format(ca=ca) for option in options]
+    _refused(_run(*_table_args(database), "--params", encode_params(TARGET), *given), phrase)
+
+
+def test_help_states_the_memory_limit_and_every_exit_status() -> None:
+    """--help says what --max-memory does by default and documents exit statuses 0 to 3."""
+    result = _run("--help")
+    text = " ".join(result.output.split())
+    assert "twice the target's memory" in text
+    for status in ("0 done", "1 done, but some rows failed", "2 bad input", "3 aborted midway"):
+        assert status in text
+    assert "1 GiB, or the target's need" not in text

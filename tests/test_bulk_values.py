@@ -6,9 +6,18 @@ import dataclasses
 
 import pytest
 
-from twocats.bulk import rows
+from twocats.bulk import reasons, rows
+from twocats.bulk.checks import is_upgrade_of, recomputed_equal
+from twocats.bulk.reasons import FAILURE_REASONS
 from twocats.bulk.rows import judge
-from twocats.bulk.values import OTHER_KINDS, StoredValue, other_kind, split_twocats
+from twocats.bulk.values import (
+    MAX_VALUE_LENGTH,
+    OTHER_KINDS,
+    StoredValue,
+    Unreadable,
+    other_kind,
+    split_twocats,
+)
 from twocats.hasher import PasswordHasher
 from twocats.profiles import CHEAPEST
 from twocats.target import Difference, Target
@@ -41,6 +50,7 @@ def test_prefix_is_split_off_and_kept(prefix: str) -> None:
         (None, "empty"),
         ("plain text", "malformed"),
         (12345, "malformed"),
+        (Unreadable("not UTF-8"), "malformed"),
     ],
 )
 def test_other_kinds_are_named_by_shape(value: object, kind: str) -> None:
@@ -85,8 +95,8 @@ def test_stored_hash_over_the_work_limit_is_refused_with_its_reason() -> None:
     planted = STORED.replace("v=2015", "v=2014").replace("m=3,", "m=3,t=30,", 1)
     verdict = judge(planted, Upgraders(Target.memory(6)))
     assert verdict.kind == rows.REFUSED
-    assert verdict.reason is not None
-    assert "max_work" in verdict.reason
+    assert verdict.reason == reasons.OVER_WORK_LIMIT
+    assert verdict.reason in FAILURE_REASONS
 
 
 def test_hash_above_the_target_is_current_even_over_the_limits() -> None:
@@ -95,3 +105,36 @@ def test_hash_above_the_target_is_current_even_over_the_limits() -> None:
     big = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=8)).hash("password")
     assert judge(big, Upgraders(FULL, max_memory=small)).kind == rows.CURRENT
     assert judge(big, Upgraders(Target.memory(6), max_memory=small)).kind == rows.CURRENT
+
+
+def test_the_longest_twocats_value_fits_the_bound() -> None:
+    """A value of the longest prefix and a PHC string of the decoder's limit is read whole."""
+    longest = "a" * 64 + "$" + "$twocats$" + "x" * (1024 - len("$twocats$"))
+    assert len(longest) == MAX_VALUE_LENGTH
+    assert split_twocats(longest) is not None
+
+
+def test_a_result_must_be_the_upgrade_of_its_row() -> None:
+    """Only the canonical string of the same salt and parameters at the new cost passes."""
+    new = TARGET.upgrade(STORED)
+    other_salt = PasswordHasher.from_params(OLD).hash("password")
+    other_params = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("x")
+    assert is_upgrade_of(new, STORED, 6)
+    assert not is_upgrade_of(new, STORED, 7)
+    assert not is_upgrade_of(TARGET.upgrade(other_salt), STORED, 6)
+    assert not is_upgrade_of(TARGET.hash("password"), STORED, 6)
+    assert not is_upgrade_of(STORED, STORED, 6)
+    assert not is_upgrade_of(other_params, STORED, 6)
+    assert not is_upgrade_of(new + "A", STORED, 6)
+    assert not is_upgrade_of(new.encode(), STORED, 6)
+    assert not is_upgrade_of(None, STORED, 6)
+
+
+def test_a_recomputed_result_must_match() -> None:
+    """The main process's own upgrade of a sampled row must equal the worker's result."""
+    good = [(TARGET, STORED, TARGET.upgrade(STORED))]
+    forged = TARGET.upgrade(STORED)
+    flipped = forged[:-2] + ("A" if forged[-2] != "A" else "B") + forged[-1]
+    assert recomputed_equal(good)
+    assert not recomputed_equal([(TARGET, STORED, flipped)])
+    assert recomputed_equal([])

@@ -392,10 +392,13 @@ def decode(encoded: str | bytes) -> PHCHash:
     return PHCHash(params, salt, digest)
 
 
+#: The longest framework prefix :func:`split_prefix` accepts: a name of 64 characters and its "$".
+MAX_PREFIX_LENGTH: Final = 65
+
 # A framework's algorithm name before the PHC string, with or without a "$" of its own: Django's
 # ``twocats$twocats$...`` is ``twocats`` then the PHC string.
 _FRAMEWORK_PREFIX: Final = re.compile(
-    r"([A-Za-z][A-Za-z0-9_-]{0,63}\$?)?(\$" + PHC_ID + r"\$.*)", re.DOTALL
+    rf"([A-Za-z][A-Za-z0-9_-]{{0,{MAX_PREFIX_LENGTH - 2}}}\$?)?(\${PHC_ID}\$.*)", re.DOTALL
 )
 
 

@@ -2,12 +2,13 @@
 
 :func:`upgrade_table` raises the memory cost of every upgradable hash in a table without the
 passwords (see :meth:`twocats.PasswordHasher.upgrade`), in key order, on the workers of a Dask
-cluster: one passed in, one at a scheduler address, or a local one started for the job.  Each
-batch is written back in one transaction with compare-and-swap, so rows changed meanwhile are left
-alone, and a crash at any point leaves every row old or new; a rerun finishes the job.
+cluster: one passed in, one at a scheduler address, or a local one started for the job that only
+the job can use (TLS with throwaway credentials).  Every result is checked before it is written.
+Each batch is written back in one transaction with compare-and-swap, so rows changed meanwhile
+are left alone, and a crash at any point leaves every row old or new; a rerun finishes the job.
 
 Needs the ``bulk`` extra (``pip install -e '.[bulk]'`` in a checkout: Dask's distributed
-scheduler and SQLAlchemy), and the ``postgres`` extra for PostgreSQL (psycopg 3).
+scheduler, SQLAlchemy and cryptography), and the ``postgres`` extra for PostgreSQL (psycopg 3).
 """
 
 from __future__ import annotations
@@ -17,15 +18,19 @@ from twocats.bulk.job import (
     MAX_BATCH_SIZE,
     BulkReport,
     DatabaseError,
+    JobAbortedError,
     upgrade_table,
 )
+from twocats.bulk.reasons import FAILURE_REASONS
 from twocats.bulk.values import OTHER_KINDS
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "FAILURE_REASONS",
     "MAX_BATCH_SIZE",
     "OTHER_KINDS",
     "BulkReport",
     "DatabaseError",
+    "JobAbortedError",
     "upgrade_table",
 ]

@@ -11,8 +11,12 @@ The job reads the table twice, both times in key order with keyset pages:
    :data:`PAGES_IN_FLIGHT` pages are between reading and writing at any time, so the memory of
    this process does not grow with the table.
 
+Nothing a worker returns is written unchecked (:mod:`twocats.bulk.checks`): a result that is not
+the stored hash's upgrade, or a recomputed one that differs, refuses its whole page.
+
 The job is idempotent: a rerun after a crash or a kill at any point finds the upgraded rows at the
-target and skips them.
+target and skips them.  A database or cluster lost mid-run raises :class:`JobAbortedError` with
+the counts so far.
 """
 
 from __future__ import annotations
@@ -26,17 +30,21 @@ from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy import exc as sa_exc
 
+from twocats.bulk import reasons
 from twocats.bulk import rows as kinds
+from twocats.bulk.checks import is_upgrade_of, recomputed_equal
 from twocats.bulk.rows import Verdict, judge
-from twocats.bulk.table import StoredHashTable, database_error, open_table
+from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk
-from twocats.exceptions import DatabaseError, InvalidParametersError
+from twocats.exceptions import DatabaseError, InvalidParametersError, TwoCatsError
 from twocats.params import Params
 from twocats.target import Difference, Target, count_differences
 from twocats.upgraders import MAX_HASHERS, Upgraders
 
 if TYPE_CHECKING:
-    from distributed import Client, Future
+    from distributed import Client, Future, Security
+
+    from twocats.hasher import PasswordHasher
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -44,6 +52,7 @@ __all__ = [
     "PAGES_IN_FLIGHT",
     "BulkReport",
     "DatabaseError",
+    "JobAbortedError",
     "upgrade_table",
 ]
 
@@ -72,7 +81,8 @@ class BulkReport:
     from a full target in other parameters, and ``needs_password_by`` the same rows by their
     differences (see :func:`twocats.target.count_differences`);
     ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt, empty,
-    malformed); ``failed`` counts the rows that could not be upgraded, by reason.
+    malformed); ``failed`` counts the rows that could not be upgraded, by reason (the keys of
+    :data:`twocats.bulk.reasons.FAILURE_REASONS`).  ``aborted`` says why a run stopped early.
     """
 
     dry_run: bool
@@ -91,6 +101,7 @@ class BulkReport:
     startup_seconds: float | None = None
     seconds_per_upgrade: float | None = None
     estimated_seconds: float | None = None
+    aborted: str | None = None
 
     @property
     def failures(self) -> int:
@@ -134,6 +145,7 @@ class BulkReport:
         if self.dry_run:
             for name in ("startup_seconds", "seconds_per_upgrade", "estimated_seconds"):
                 document[name] = getattr(self, name)
+        document["aborted"] = self.aborted
         return document
 
     def _count(self, verdict: Verdict) -> None:
@@ -145,12 +157,30 @@ class BulkReport:
             self.needs_password += 1
             count_differences(self.needs_password_by, verdict.differences)
         elif verdict.kind == kinds.REFUSED:
-            self._fail(verdict.reason or "refused", 1)
+            self._fail(verdict.reason or reasons.UPGRADE_FAILED, 1)
         elif verdict.kind != kinds.UPGRADE:
             self.other[verdict.kind] = self.other.get(verdict.kind, 0) + 1
 
     def _fail(self, reason: str, count: int) -> None:
         self.failed[reason] = self.failed.get(reason, 0) + count
+
+
+class JobAbortedError(DatabaseError):
+    """The database, or the Dask cluster, was lost mid-run; :attr:`report` holds the counts.
+
+    Every row holds its old value or its new one, and a rerun finishes the job.
+    """
+
+    def __init__(self, report: BulkReport) -> None:
+        super().__init__(report.aborted)
+        self.report = report
+
+
+class _ClusterLostError(TwoCatsError):
+    """The job's Dask client was closed: no later page can be upgraded."""
+
+    def __init__(self) -> None:
+        super().__init__("the Dask cluster went away")
 
 
 # One row to upgrade: (key, value as read, verdict).
@@ -189,7 +219,7 @@ def _judged(
         for page in table.pages(batch_size):
             yield [(key, value, judge(value, upgraders)) for key, value in page]
     except sa_exc.SQLAlchemyError as error:
-        raise DatabaseError(f"reading the table failed: {database_error(error)}") from None
+        raise DatabaseError(f"reading the table failed: {table.error_text(error)}") from None
 
 
 @dataclass
@@ -221,30 +251,78 @@ def _survey(
 def _submit(workers: Workers, plugin_name: str, hashes: list[str]) -> list[Future[Any]]:
     """Send the PHC strings to upgrade to the workers, one chunk per worker."""
     size = max(1, -(-len(hashes) // workers.count))
-    return [
-        workers.client.submit(upgrade_chunk, plugin_name, hashes[start : start + size], pure=False)
-        for start in range(0, len(hashes), size)
-    ]
+    try:
+        return [
+            workers.client.submit(
+                upgrade_chunk, plugin_name, hashes[start : start + size], pure=False
+            )
+            for start in range(0, len(hashes), size)
+        ]
+    except Exception:
+        if workers.client.status != "running":
+            raise _ClusterLostError from None
+        raise
 
 
-def _finish(workers: Workers, page: _Page, table: StoredHashTable, report: BulkReport) -> None:
-    """Collect a page's upgrades and write them back in one transaction."""
+def _checked(
+    rows: list[_Row], results: object, upgraders: Upgraders
+) -> tuple[list[tuple[Any, str, str]], int] | None:
+    """Return a page's changes to write and its rows the workers could not upgrade.
+
+    Returns None if any result is not the upgrade of its row's hash, or a recomputed one differs.
+    """
+    if not isinstance(results, list) or len(results) != len(rows):
+        return None
+    changes: list[tuple[Any, str, str]] = []
+    upgrades: list[tuple[PasswordHasher, str, str]] = []
+    failed = 0
+    for (key, old, verdict), result in zip(rows, results, strict=True):
+        new = result[0] if isinstance(result, tuple) and len(result) == 2 else False
+        if new is None:
+            failed += 1
+            continue
+        target = verdict.upgrader
+        if verdict.stored is None or target is None:
+            return None
+        if not is_upgrade_of(new, verdict.stored.phc, target.mem_cost):
+            return None
+        changes.append((key, old, verdict.stored.with_phc(new)))
+        upgrades.append((upgraders(target), verdict.stored.phc, new))
+    if not recomputed_equal(upgrades):
+        return None
+    return changes, failed
+
+
+def _finish(
+    workers: Workers,
+    page: _Page,
+    table: StoredHashTable,
+    upgraders: Upgraders,
+    report: BulkReport,
+) -> None:
+    """Collect a page's upgrades, check them, and write them back in one transaction."""
     try:
         results = [result for chunk in workers.client.gather(page.futures) for result in chunk]
-    except Exception as error:
+    except Exception:
         # A worker died or the cluster went away: nothing of this page was written.
-        report._fail(f"the Dask worker failed: {type(error).__name__}: {error}", len(page.rows))
+        report._fail(reasons.WORKER_FAILED, len(page.rows))
+        if workers.client.status != "running":
+            raise _ClusterLostError from None
         return
-    changes = []
-    for (key, old, verdict), (new, reason) in zip(page.rows, results, strict=True):
-        if new is None or verdict.stored is None:
-            report._fail(reason or "no result", 1)
-        else:
-            changes.append((key, old, verdict.stored.with_phc(new)))
+    checked = _checked(page.rows, results, upgraders)
+    if checked is None:
+        report._fail(reasons.RESULT_REFUSED, len(page.rows))
+        return
+    changes, failed = checked
+    if failed:
+        report._fail(reasons.UPGRADE_FAILED, failed)
     try:
         conflicts = table.swap(changes)
+    except AmbiguousKeyError:
+        report._fail(reasons.KEY_NOT_UNIQUE, len(changes))
+        return
     except sa_exc.SQLAlchemyError as error:
-        raise DatabaseError(f"writing a batch failed: {database_error(error)}") from None
+        raise DatabaseError(f"writing a batch failed: {table.error_text(error)}") from None
     report.conflicts += conflicts
     report.upgraded += len(changes) - conflicts
 
@@ -296,7 +374,7 @@ def _run(
     def finish_oldest() -> None:
         nonlocal done
         page = pending.popleft()
-        _finish(workers, page, table, report)
+        _finish(workers, page, table, upgraders, report)
         done += page.size
         if progress is not None:
             progress(done, max(total, done))
@@ -326,6 +404,7 @@ def upgrade_table(
     mem_cost: int | None = None,
     client: Client | None = None,
     scheduler: str | None = None,
+    security: Security | None = None,
     workers: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     dry_run: bool = False,
@@ -346,8 +425,9 @@ def upgrade_table(
     :param table: the table; `key_column` must be its primary key or a unique key, `hash_column`
         a text column of bare PHC strings or prefixed ones (Django's ``twocats$``).
     :param client: a Dask client to run on; or `scheduler`, the address of a cluster to connect
-        to; or `workers`, the number of processes of a new local cluster (default: one per
-        usable core).
+        to (with the TLS credentials of `security`, or else of Dask's configuration); or
+        `workers`, the number of processes of a new local cluster (default: one per usable
+        core), which only this job can use.
     :param batch_size: rows per page, and per write-back transaction.
     :param dry_run: only count the rows by kind and estimate the duration, from the workers'
         start (timed) and a few upgrades timed on them; nothing is written.
@@ -357,7 +437,8 @@ def upgrade_table(
 
     Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the target, the
     table, its columns, an unreachable database or cluster) before anything is written, and
-    :class:`DatabaseError` if the database fails during the run.
+    :class:`JobAbortedError` (a :class:`DatabaseError`) with the counts so far if the database or
+    the cluster is lost during the run.
     """
     _check_arguments(batch_size, client, scheduler, workers)
     if mem_cost is not None and target is None:
@@ -372,6 +453,7 @@ def upgrade_table(
         upgraders(wanted.params)
     started = time.perf_counter()
     survey = BulkReport(dry_run=True, target=str(wanted))
+    report = survey
     stored = open_table(url, table, key_column, hash_column)
     try:
         found = _survey(stored, upgraders, batch_size, survey)
@@ -382,7 +464,9 @@ def upgrade_table(
             # The run counts every row again: rows may have changed since the survey.
             report = BulkReport(dry_run=False, target=str(wanted))
         if survey.to_upgrade:
-            with open_workers(client, scheduler=scheduler, workers=workers) as pool:
+            with open_workers(
+                client, scheduler=scheduler, security=security, workers=workers
+            ) as pool:
                 report.workers = pool.count
                 plugin_name = _start(pool, upgraders, found.families)
                 if dry_run:
@@ -393,6 +477,10 @@ def upgrade_table(
                         stored, upgraders, pool, plugin_name, batch_size, report, progress,
                         survey.rows,
                     )  # fmt: skip
+    except (DatabaseError, _ClusterLostError) as error:
+        report = dataclasses.replace(report, dry_run=dry_run, aborted=str(error))
+        report.seconds = time.perf_counter() - started
+        raise JobAbortedError(report) from None
     finally:
         stored.close()
     report.seconds = time.perf_counter() - started

@@ -8,8 +8,9 @@ A TwoCats value is decoded once and placed by :meth:`twocats.target.Target.stand
 * ``needs_password``: other parameters differ from a full target (with the differences), which
   only a rehash at the user's next login can change;
 * ``refused``: over the limits of the hasher that would upgrade it, or otherwise unusable by it
-  (with the reason).  Only values to upgrade are checked against the limits, before anything
-  else is done with them: a planted string never reaches a worker.
+  (with the reason, one of :mod:`twocats.bulk.reasons`).  Only values to upgrade are checked
+  against the limits, before anything else is done with them: a planted string never reaches a
+  worker.
 
 Values that are not TwoCats hashes get their kind from :func:`twocats.bulk.values.other_kind`.
 """
@@ -21,8 +22,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from twocats import phc
+from twocats.bulk import reasons
 from twocats.bulk.values import StoredValue, other_kind, split_twocats
-from twocats.exceptions import HashLimitError, InvalidHashError, InvalidParametersError
+from twocats.exceptions import (
+    HashLimitError,
+    HashMemoryLimitError,
+    InvalidHashError,
+    InvalidParametersError,
+)
 from twocats.target import CURRENT, NEEDS_PASSWORD, UPGRADE, Difference
 from twocats.upgraders import Upgraders
 
@@ -72,8 +79,8 @@ def judge(value: object, upgraders: Upgraders) -> Verdict:
         return Verdict("malformed")
     try:
         standing = upgraders.target.standing(params)
-    except InvalidParametersError as error:
-        return Verdict(REFUSED, stored, params.mem_cost, reason=str(error))
+    except InvalidParametersError:
+        return Verdict(REFUSED, stored, params.mem_cost, reason=reasons.UPGRADE_FAILED)
     if standing.kind != UPGRADE:
         return Verdict(standing.kind, stored, params.mem_cost, differences=standing.differences)
     try:
@@ -81,6 +88,10 @@ def judge(value: object, upgraders: Upgraders) -> Verdict:
         upgraded = dataclasses.replace(params, mem_cost=standing.params.mem_cost)
         upgraders.limits.check(upgraded, old_mem_cost=params.mem_cost, subject="the upgrade")
         upgraders(standing.params)
-    except (HashLimitError, InvalidParametersError) as error:
-        return Verdict(REFUSED, stored, params.mem_cost, reason=str(error))
+    except HashMemoryLimitError:
+        return Verdict(REFUSED, stored, params.mem_cost, reason=reasons.OVER_MEMORY_LIMIT)
+    except HashLimitError:
+        return Verdict(REFUSED, stored, params.mem_cost, reason=reasons.OVER_WORK_LIMIT)
+    except InvalidParametersError:
+        return Verdict(REFUSED, stored, params.mem_cost, reason=reasons.UPGRADE_FAILED)
     return Verdict(UPGRADE, stored, params.mem_cost, upgrader=standing.params)

@@ -6,6 +6,10 @@ algorithm's name, then the PHC string).  The prefix is kept as found when the va
 Every other value is put in one of :data:`OTHER_KINDS` by its shape alone; nothing here decodes
 or checks a TwoCats string (see :mod:`twocats.bulk.rows` for that).
 
+A value that cannot be a TwoCats one because it is longer than :data:`MAX_VALUE_LENGTH` or is not
+UTF-8 text is never read in full: the table reads at most that many characters of each value and
+gives such a value as :class:`Unreadable`, a ``malformed`` one that holds none of its content.
+
 This module imports neither SQLAlchemy nor Dask.
 """
 
@@ -15,12 +19,22 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from twocats.phc import split_prefix
+from twocats.phc import MAX_ENCODED_LENGTH, MAX_PREFIX_LENGTH, split_prefix
 
-__all__ = ["OTHER_KINDS", "StoredValue", "other_kind", "split_twocats"]
+__all__ = [
+    "MAX_VALUE_LENGTH",
+    "OTHER_KINDS",
+    "StoredValue",
+    "Unreadable",
+    "other_kind",
+    "split_twocats",
+]
 
 #: The kinds of values a bulk upgrade leaves untouched, besides TwoCats hashes.
 OTHER_KINDS: Final = ("argon2", "bcrypt", "pbkdf2", "scrypt", "empty", "malformed")
+
+#: The longest TwoCats value, prefix included; longer values are not read (all of it is ASCII).
+MAX_VALUE_LENGTH: Final = MAX_PREFIX_LENGTH + MAX_ENCODED_LENGTH
 
 # The shapes of the other algorithms' values, bare or behind Django's and passlib's names.
 _SHAPES: Final = (
@@ -41,6 +55,13 @@ class StoredValue:
     def with_phc(self, phc: str) -> str:
         """Return the value to store for a new PHC string, behind the same prefix."""
         return self.prefix + phc
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A stored value that was not read: too long to be a TwoCats one, or not UTF-8 text."""
+
+    why: str
 
 
 def split_twocats(value: object) -> StoredValue | None:

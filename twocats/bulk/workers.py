@@ -6,6 +6,11 @@ kernels (:func:`twocats.bulk.sample.warm_up`): those the survey found when the p
 registered, so no task pays for compilation, any other on first use.  Upgrades running at
 once on one worker are bounded by a semaphore: at most one per worker thread, and no more than
 the worker's memory limit holds at the target's memory cost.
+
+A local cluster started for the job speaks TLS with throwaway credentials that only the job holds
+(:func:`twocats.bulk.credentials.job_security`), listens on 127.0.0.1 only, serves no dashboard,
+and its workers start without the environment variables that can hold a database password
+(:data:`SECRET_VARIABLES`): they only ever see hash strings.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Final, cast
 
-from distributed import Client, LocalCluster, WorkerPlugin, get_worker
+import dask
+from distributed import Client, LocalCluster, Security, WorkerPlugin, get_worker
 
+from twocats.bulk.credentials import job_security
 from twocats.bulk.sample import warm_up
 from twocats.exceptions import InvalidParametersError, TwoCatsError
 from twocats.params import Params
@@ -28,10 +35,26 @@ from twocats.simd.fill import THREADS_ENV
 from twocats.target import Target
 from twocats.upgraders import Upgraders
 
-__all__ = ["UpgradePlugin", "Workers", "open_workers", "upgrade_chunk", "usable_cores"]
+__all__ = [
+    "SECRET_VARIABLES",
+    "UpgradePlugin",
+    "Workers",
+    "open_workers",
+    "upgrade_chunk",
+    "usable_cores",
+]
 
 #: Seconds to wait for an existing cluster's scheduler and its first worker.
 CONNECT_TIMEOUT = 30
+
+#: Environment variables that can hold a database password: the job's own workers never get them.
+SECRET_VARIABLES: Final = ("TWOCATS_DATABASE_URL", "DATABASE_URL", "PGPASSWORD")
+
+# The HTTP endpoints of the job's own cluster: a health check, and nothing that shows its work.
+_HTTP_ROUTES: Final = {
+    "distributed.scheduler.http.routes": ["distributed.http.health"],
+    "distributed.worker.http.routes": ["distributed.http.health"],
+}
 
 
 def usable_cores() -> int:
@@ -117,21 +140,47 @@ class Workers:
 
 
 @contextlib.contextmanager
+def _secrets_withheld() -> Iterator[None]:
+    """Remove :data:`SECRET_VARIABLES` from this process's environment while the block runs.
+
+    Worker processes started meanwhile (restarted ones too) inherit the environment without them.
+    """
+    saved = {name: os.environ.pop(name) for name in SECRET_VARIABLES if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
+
+
+@contextlib.contextmanager
 def open_workers(
-    client: Client | None = None, *, scheduler: str | None = None, workers: int | None = None
+    client: Client | None = None,
+    *,
+    scheduler: str | None = None,
+    security: Security | None = None,
+    workers: int | None = None,
 ) -> Iterator[Workers]:
     """Yield the workers of `client`, of the cluster at `scheduler`, or of a new local cluster.
 
+    `security` holds the TLS credentials for `scheduler` (None: those of Dask's configuration).
     A local cluster has `workers` processes (default: one per usable core) of one thread each,
-    and each hash then uses the cores of its worker's share; it is shut down afterwards.
+    and each hash then uses the cores of its worker's share; only the job can connect to it, and
+    it is shut down afterwards.
     """
     if client is not None:
         yield Workers(client, _count(client), None)
         return
     if scheduler is not None:
         try:
-            remote = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as error:
+            remote = Client(scheduler, timeout=CONNECT_TIMEOUT, security=security)
+        except TypeError:
+            # Dask's way of saying that a tls:// address was given no credentials.
+            raise InvalidParametersError(
+                f"--scheduler: cannot reach a Dask scheduler at {scheduler}: a tls:// address "
+                "needs --tls-ca-file, --tls-cert and --tls-key (or the distributed.comm.tls "
+                "section of Dask's configuration)"
+            ) from None
+        except (OSError, TimeoutError, ValueError) as error:
             raise InvalidParametersError(
                 f"--scheduler: cannot reach a Dask scheduler at {scheduler}: {error}"
             ) from None
@@ -139,16 +188,20 @@ def open_workers(
             yield Workers(remote, _count(remote), None)
         return
     count = workers or usable_cores()
-    cluster = LocalCluster(
-        n_workers=count,
-        threads_per_worker=1,
-        processes=True,
-        # Its HTTP endpoint (and the dashboard, if installed) on a free loopback port.
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-    )
-    with cluster, Client(cluster) as local:
-        yield Workers(local, count, max(1, usable_cores() // count))
+    with job_security() as own, _secrets_withheld(), dask.config.set(_HTTP_ROUTES):
+        cluster = LocalCluster(
+            n_workers=count,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            protocol="tls://",
+            security=own,
+            # Its HTTP endpoint (a health check) on a free loopback port.
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+        )
+        with cluster, Client(cluster, security=own) as local:
+            yield Workers(local, count, max(1, usable_cores() // count))
 
 
 def _count(client: Client) -> int:

@@ -7,6 +7,7 @@ module imports SQLAlchemy and Dask only when the command runs.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -25,18 +26,25 @@ from twocats.cli._common import (
     progress_wanted,
 )
 from twocats.cli._options import (
+    SIZE,
     backend_option,
     build_target,
     json_option,
-    max_memory_option,
     params_options,
 )
 
 if TYPE_CHECKING:
+    from distributed import Security
+
     from twocats.bulk import BulkReport
 
 #: The environment variable that can hold DATABASE_URL, to keep a database password out of argv.
 URL_ENV = "TWOCATS_DATABASE_URL"
+
+#: Exit status of a run aborted midway (the database was lost); the partial counts are printed.
+EXIT_ABORTED = 3
+
+_TLS_FILE = click.Path(exists=True, dir_okay=False, readable=True)
 
 
 @click.command("upgrade-db")
@@ -64,7 +72,28 @@ URL_ENV = "TWOCATS_DATABASE_URL"
     "--scheduler",
     metavar="ADDRESS",
     default=None,
-    help="Run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786, instead of a local one.",
+    help="Run on an existing Dask cluster, e.g. tls://10.0.0.5:8786, instead of a local one "
+    "(use TLS: see --tls-ca-file).",
+)
+@click.option(
+    "--tls-ca-file",
+    type=_TLS_FILE,
+    default=None,
+    help="With --scheduler tls://...: the CA certificate the cluster's certificates are signed "
+    "with (PEM). Give --tls-cert and --tls-key too, or none of the three to use the "
+    "distributed.comm.tls section of Dask's configuration.",
+)
+@click.option(
+    "--tls-cert",
+    type=_TLS_FILE,
+    default=None,
+    help="With --scheduler: this client's certificate (PEM), signed by the CA.",
+)
+@click.option(
+    "--tls-key",
+    type=_TLS_FILE,
+    default=None,
+    help="With --scheduler: the private key of --tls-cert (PEM, readable by this user only).",
 )
 @click.option(
     "--dry-run",
@@ -72,7 +101,14 @@ URL_ENV = "TWOCATS_DATABASE_URL"
     help="Only count the rows by kind, and estimate the duration: the workers are started and "
     "a few upgrades timed on them; nothing is written.",
 )
-@max_memory_option("1 GiB, or the target's need if larger")
+@click.option(
+    "--max-memory",
+    type=SIZE,
+    default=None,
+    help="Refuse stored hashes asking for more memory than this, e.g. 4GiB: they are counted as "
+    "failed, never computed (default: twice the target's memory, and at most half of what "
+    "the machine can give). Each upgrade uses the target's memory.",
+)
 @backend_option
 @json_option
 def upgrade_db_command(
@@ -83,6 +119,9 @@ def upgrade_db_command(
     batch_size: int,
     workers: int | None,
     scheduler: str | None,
+    tls_ca_file: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
     dry_run: bool,
     max_memory: int | None,
     backend: str | None,
@@ -104,46 +143,93 @@ def upgrade_db_command(
     while the job runs are never overwritten (they are counted as conflicts).  Rows that need
     the password are counted by the parameters that differ.
 
-    Exit status: 0 every TwoCats hash that can be reached is at the target (or, with --dry-run,
-    can be raised to it); 1 done, but some rows failed, need the password or changed meanwhile
-    (the report says which); 2 bad input, refused before anything was done; 3 the run was
-    aborted midway (rows are old or new; a rerun finishes).
+    The local Dask cluster started for the job speaks TLS with credentials made for this run
+    alone, and its workers get neither the database URL nor $TWOCATS_DATABASE_URL: they only see
+    hash strings. Every result is checked, and a few per batch computed again, before anything is
+    written; a batch with a wrong result is not written and is counted as failed. With
+    --scheduler, give a tls:// address and --tls-ca-file, --tls-cert and --tls-key (or Dask's
+    distributed.comm.tls configuration): a tcp:// cluster is open to anyone who reaches it.
+
+    Exit status: 0 done, every TwoCats hash within reach at the target (with --dry-run: can be
+    raised to it); 1 done, but some rows failed, need the password or changed meanwhile (the
+    report says which); 2 bad input, or refused before anything was written; 3 aborted midway
+    (the database or the Dask cluster was lost): the counts up to then are printed, every row
+    holds its old or its new value, and a rerun finishes the job.
     """
+    # Nothing started from here on needs the variable; the job's workers must not inherit it.
+    os.environ.pop(URL_ENV, None)
     if workers is not None and scheduler is not None:
         raise UsageFailure("--workers and --scheduler cannot be used together")
     target = build_target(options)
     try:
-        from twocats.bulk import upgrade_table
+        from twocats.bulk import JobAbortedError, upgrade_table
     except ImportError as error:
         raise UsageFailure(
             f"upgrade-db needs the bulk extra ({install_hint('bulk')}): {error}"
         ) from None
-    with _progress(dry_run=dry_run) as progress:
-        report = upgrade_table(
-            database_url,
-            table,
-            key_column=key_column,
-            hash_column=hash_column,
-            target=target.params,
-            mem_cost=target.mem_cost if target.params is None else None,
-            scheduler=scheduler,
-            workers=workers,
-            batch_size=batch_size,
-            dry_run=dry_run,
-            max_memory=max_memory,
-            backend=backend,
-            progress=progress,
+    security = _scheduler_security(scheduler, tls_ca_file, tls_cert, tls_key)
+    try:
+        with _progress(dry_run=dry_run) as progress:
+            report = upgrade_table(
+                database_url,
+                table,
+                key_column=key_column,
+                hash_column=hash_column,
+                target=target.params,
+                mem_cost=target.mem_cost if target.params is None else None,
+                scheduler=scheduler,
+                security=security,
+                workers=workers,
+                batch_size=batch_size,
+                dry_run=dry_run,
+                max_memory=max_memory,
+                backend=backend,
+                progress=progress,
+            )
+    except JobAbortedError as aborted:
+        _emit(aborted.report, as_json=as_json)
+        info(
+            f"Error: aborted midway: {aborted.report.aborted}; the counts are those up to then, "
+            "every row holds its old or its new value, and a rerun finishes the job"
         )
-    if as_json:
-        emit_json(report.document())
-    else:
-        _print_report(report)
+        raise click.exceptions.Exit(EXIT_ABORTED) from None
+    _emit(report, as_json=as_json)
     if report.attention:
         info(
             f"exit status {EXIT_ATTENTION}: {report.attention} rows are not at the target "
             "(see above)"
         )
         raise click.exceptions.Exit(EXIT_ATTENTION)
+
+
+def _scheduler_security(
+    scheduler: str | None, ca_file: str | None, cert: str | None, key: str | None
+) -> Security | None:
+    """Return the TLS credentials given for --scheduler (None: Dask's configuration's)."""
+    given = [name for name, path in (("ca-file", ca_file), ("cert", cert), ("key", key)) if path]
+    if given and scheduler is None:
+        raise UsageFailure("--tls-ca-file, --tls-cert and --tls-key go with --scheduler")
+    if given and len(given) < 3:
+        raise UsageFailure("give all of --tls-ca-file, --tls-cert and --tls-key, or none")
+    if scheduler is not None and not scheduler.startswith("tls://"):
+        info(
+            f"warning: --scheduler {scheduler} is not TLS: any process that reaches it can read "
+            "the hashes and run code on its workers (every result is still checked before it "
+            "is written)"
+        )
+    if not given:
+        return None
+    from twocats.bulk.credentials import client_security
+
+    return client_security(str(ca_file), str(cert), str(key))
+
+
+def _emit(report: BulkReport, *, as_json: bool) -> None:
+    """Write the report on standard output, as JSON or as lines of text."""
+    if as_json:
+        emit_json(report.document())
+    else:
+        _print_report(report)
 
 
 @contextmanager
@@ -198,6 +284,7 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
 
 def _print_report(report: BulkReport) -> None:
     """Write the report as lines of text on standard output."""
+    from twocats.bulk import FAILURE_REASONS
     from twocats.target import describe_differences
 
     lines = [f"target: {report.target}", f"rows: {report.rows}"]
@@ -218,7 +305,10 @@ def _print_report(report: BulkReport) -> None:
     lines += [f"{kind}: {count} (left alone)" for kind, count in sorted(report.other.items())]
     if not report.dry_run:
         lines.append(f"conflicts (changed meanwhile, left alone; rerun): {report.conflicts}")
-    lines += [f"failed: {count}: {reason}" for reason, count in sorted(report.failed.items())]
+    lines += [
+        f"failed: {count}: {reason} ({FAILURE_REASONS.get(reason, reason)})"
+        for reason, count in sorted(report.failed.items())
+    ]
     if report.rows == sum(report.other.values()):
         lines.append("no TwoCats hashes in the table: nothing to upgrade")
     if report.dry_run:
@@ -230,9 +320,9 @@ def _print_report(report: BulkReport) -> None:
                 f"workers ({report.startup_seconds:.1f} s to start them and load the kernels, "
                 f"{report.seconds_per_upgrade:.4f} s per upgrade on a worker)"
             )
-    elif report.workers:
+    elif report.aborted is None and report.workers:
         info(f"done in {report.seconds:.1f} s on {report.workers} workers")
-    else:
+    elif report.aborted is None:
         info(f"done in {report.seconds:.1f} s: nothing to upgrade, no worker started")
     for line in lines:
         click.echo(line)
