@@ -27,4 +27,5 @@ SUITES: dict[str, str] = {
     "sum": "bench.sum",
     "compile": "bench.compile",
     "bulk": "bench.bulk",
+    "startup": "bench.startup",
 }

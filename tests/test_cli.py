@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from twocats import kdf, phc
+from twocats import __version__, kdf, phc
 from twocats.cli import _secrets, main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
@@ -420,3 +420,62 @@ def test_closed_pipe_is_quiet(tmp_path: Path) -> None:
         status = process.wait()
     assert first.endswith(b"f0000\n")
     assert (status, errors) == (1, b"")
+
+
+# The console script in a child, with an exit handler that says whether the usual interpreter
+# teardown ran.
+CONSOLE_SCRIPT = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: sys.stderr.write('teardown ran\\n'))\n"
+    "from twocats.cli import run\n"
+    "run()\n"
+)
+
+
+def console(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the ``twocats`` console script entry point in a fresh process."""
+    return subprocess.run(
+        [sys.executable, "-c", CONSOLE_SCRIPT, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_console_script_ends_password_commands_without_teardown() -> None:
+    """After a password command the process ends at once, its output and status intact."""
+    made = console("hash", *TINY, "--password-stdin", stdin="pw\n")
+    assert made.returncode == 0, made.stderr
+    assert "teardown ran" not in made.stderr
+    encoded = made.stdout.strip()
+    PasswordHasher.from_params(CHEAPEST).verify(encoded, "pw")
+    matched = console("verify", encoded, "--password-stdin", stdin="pw\n")
+    assert (matched.returncode, matched.stderr) == (0, "")
+    wrong = console("verify", encoded, "--password-stdin", stdin="other\n")
+    assert wrong.returncode == 1
+    assert wrong.stderr.startswith("Error: ")
+    assert "teardown ran" not in wrong.stderr
+
+
+def test_console_script_keeps_teardown_elsewhere(tmp_path: Path) -> None:
+    """Other commands and the group's --help exit as usual, through the interpreter's teardown."""
+    target = tmp_path / "f"
+    target.write_bytes(b"x")
+    summed = console("sum", str(target))
+    assert summed.returncode == 0, summed.stderr
+    assert summed.stdout.endswith(f"{target}\n")
+    assert summed.stderr == "teardown ran\n"
+    helped = console("--help")
+    assert (helped.returncode, helped.stderr) == (0, "teardown ran\n")
+
+
+def test_module_runs_the_console_script() -> None:
+    """python -m twocats.cli is the console script."""
+    done = subprocess.run(
+        [sys.executable, "-m", "twocats.cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stdout.split()[-1]) == (0, __version__)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -269,6 +271,19 @@ def test_a_forked_child_gets_a_working_hasher(probe: Probe) -> None:
 
 
 # -- asyncio ---------------------------------------------------------------------------------------
+
+
+def test_synchronous_calls_do_not_import_asyncio() -> None:
+    """A program that only hashes and verifies synchronously never loads asyncio."""
+    code = (
+        "import sys\n"
+        "from twocats import PasswordHasher, profiles\n"
+        "hasher = PasswordHasher.from_params(profiles.CHEAPEST)\n"
+        "hasher.verify(hasher.hash('pw'), 'pw')\n"
+        "print('asyncio' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "False"), done.stderr
 
 
 def test_async_calls_equal_the_sync_ones() -> None:

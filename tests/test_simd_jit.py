@@ -96,6 +96,75 @@ def test_cache_survives_a_new_checkout_and_separates_builds(tmp_path: Path) -> N
     assert changed["values"] == [6, 7, 8]
 
 
+# A kernel that allocates through numba's runtime, loaded in a child with the cache load either
+# on the release's light path or on numba's own path ("plain"); it reports whether numba's
+# implementation registries were imported.
+SCRATCH_MODULE = textwrap.dedent(
+    """
+    import numpy as np
+    from twocats.simd._jit import jit
+
+    @jit
+    def reverse_triples(out):
+        scratch = np.empty(out.shape[0], np.uint32)
+        for i in range(out.shape[0]):
+            scratch[i] = np.uint32(3 * i)
+        for i in range(out.shape[0]):
+            out[i] = scratch[out.shape[0] - 1 - i]
+    """
+)
+
+SCRATCH_RUNNER = textwrap.dedent(
+    """
+    import json, sys, numpy as np
+    from twocats.simd import _jit
+    if sys.argv[1] == "plain":
+        _jit.LIGHT_LOAD_NUMBA = frozenset()
+    import probe_scratch as k
+    out = np.zeros(5, dtype=np.uint32)
+    k.reverse_triples(out)
+    print(json.dumps({
+        "values": out.tolist(),
+        "hits": sum(k.reverse_triples.stats.cache_hits.values()),
+        "registries": "numba.np.arraymath" in sys.modules,
+    }))
+    """
+)
+
+
+def test_cached_kernel_loads_without_the_registries_on_tested_numba(tmp_path: Path) -> None:
+    """On a tested numba a cached kernel loads without numba's registries, else on numba's path."""
+    import numba
+
+    from twocats.simd._jit import LIGHT_LOAD_NUMBA
+
+    (tmp_path / "probe_scratch.py").write_text(SCRATCH_MODULE)
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "TWOCATS_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": path}
+
+    def load(path: str) -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-c", SCRATCH_RUNNER, path],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+
+    expected = [12, 9, 6, 3, 0]
+    cold = load("light")
+    assert (cold["values"], cold["hits"], cold["registries"]) == (expected, 0, True)
+    light = load("light")
+    light_release = numba.__version__ in LIGHT_LOAD_NUMBA
+    assert (light["values"], light["hits"]) == (expected, 1)
+    assert light["registries"] is not light_release
+    plain = load("plain")
+    assert (plain["values"], plain["hits"], plain["registries"]) == (expected, 1, True)
+
+
 def test_variants_resolve_callees_per_build() -> None:
     """Inside each build, a callee that is itself a variants kernel is that callee's same build."""
     from twocats.simd._generated import blake2s

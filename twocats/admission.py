@@ -17,7 +17,6 @@ memory at once, and a forked child starts with a fresh, empty admission.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import contextlib
 import os
@@ -32,6 +31,8 @@ from twocats.exceptions import HasherBusyError
 from twocats.kdf.limits import format_size
 
 if TYPE_CHECKING:
+    import asyncio
+
     from twocats.kdf.engine import Engine
 
 __all__ = ["Admission"]
@@ -141,6 +142,9 @@ class Admission:
         The block runs its work in a thread through :meth:`_Lease.run`, which gives the slot
         back when the work ends, also if the awaiting task was cancelled in the meantime.
         """
+        # Imported here, so that a program that never awaits a hasher does not load asyncio.
+        import asyncio
+
         loop = asyncio.get_running_loop()
         admitted: asyncio.Future[None] = loop.create_future()
 
@@ -295,6 +299,8 @@ class _Lease:
         The thread's future is shielded: cancelling the awaiting task lets the work finish
         (a compiled fill cannot be stopped half-way) and give its slot and engine back.
         """
+        import asyncio
+
         self._started = True
         loop = asyncio.get_running_loop()
         return await asyncio.shield(loop.run_in_executor(None, self._run, work))

@@ -78,11 +78,13 @@ from numba.core import config as _numba_config
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher, cpu_target
+from numba.core.runtime.nrt import rtsys
 
 from twocats.simd.asm import library_asm
 from twocats.simd.cache import cache_root
 
 __all__ = [
+    "LIGHT_LOAD_NUMBA",
     "LLVM_OPTIONS",
     "MODES",
     "Mode",
@@ -249,6 +251,14 @@ class _CacheImpl(caching.CompileResultCacheImpl):
         self._filename_base = self.get_filename_base(fullname, sys.abiflags)  # type: ignore[no-untyped-call]
 
 
+#: numba releases on which a cached kernel is loaded without refreshing the whole target context.
+#: numba refreshes it before every cache load, importing every implementation registry (numpy's
+#: linear algebra, and through it scipy when installed): a quarter to most of a second.  Machine
+#: code loaded from the cache needs only numba's runtime to be initialised, which relies on how
+#: numba's cache loads code, so other releases take numba's own path.
+LIGHT_LOAD_NUMBA = frozenset({"0.68.1"})
+
+
 class _KernelCache(caching.Cache):
     """A per-kernel disk cache whose source stamp is computed on first use, not at import time."""
 
@@ -272,6 +282,14 @@ class _KernelCache(caching.Cache):
                 source_stamp=self._impl.locator.get_source_stamp(),
             )
         return self._index
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        if numba.__version__ not in LIGHT_LOAD_NUMBA:
+            return super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+        # A miss compiles, and numba's compiler refreshes the target context itself.
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
 
     def _save_overload(self, sig: Any, data: Any) -> None:
         try:

@@ -1,0 +1,5 @@
+"""``python -m twocats.cli``: the ``twocats`` command line."""
+
+from twocats.cli import run
+
+run()
