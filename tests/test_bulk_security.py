@@ -200,24 +200,24 @@ def test_the_cli_job_cluster_is_closed_and_its_workers_never_see_the_url(tmp_pat
 
 
 def _tamper(dask_worker: Any, how: str) -> None:
-    """Replace the job's hasher on this worker with one whose upgrades are forged `how`."""
+    """Replace the job's upgraders on this worker with ones whose upgrades are forged `how`."""
     from twocats import phc as codec
 
     [plugin] = [p for name, p in dask_worker.plugins.items() if name.startswith("twocats-bulk-")]
-    real = plugin.hasher
+    real = plugin.upgraders
 
     class Forger:
         def upgrade(self, stored: str) -> str:
-            if how == "new salt":
-                return str(real.hash("the attacker's password"))
             honest = codec.decode(real.upgrade(stored))
+            if how == "new salt":
+                return codec.encode(honest.params, b"the attacker's!!", honest.digest)
             wrong = bytes([honest.digest[0] ^ 1]) + honest.digest[1:]
             return codec.encode(honest.params, honest.salt, wrong)
 
         def __getattr__(self, attribute: str) -> Any:
             return getattr(real, attribute)
 
-    plugin.hasher = Forger()
+    plugin.upgraders = Forger()
 
 
 def _drop_plugins(dask_worker: Any) -> None:
