@@ -1,0 +1,505 @@
+"""A real login service under a real flood: ``python -m bench http [--smoke]``.
+
+Starts the FastAPI example (``examples/fastapi_login.py``, through pwdlib) under uvicorn and the
+Django example (``examples/django_login``, JSON login view, SQLite) under gunicorn's threaded
+workers, each on 127.0.0.1 with one worker process per core, once with twocats and once with
+argon2id at the same memory (pwdlib's ``Argon2Hasher``, Django's ``Argon2PasswordHasher``).  Both
+hashers' servers of a stack run side by side and their steps alternate, so that each comparison
+sees the same neighbours on the shared machine.  Each service gets registered users and a few
+users whose stored hash was planted in the database with costly parameters; then ``wrk`` (with
+:file:`http_mix.lua`) posts logins at 8, 64 and 256 connections, each step bounded in time: 70%
+valid, 20% wrong passwords, 9% unknown users, 1% planted hashes.
+
+Per step it reports logins/s (answers 200 and 401), the p50/p95/p99 latency of every answer, the
+share of each status, the socket errors, the workers' peak RSS, ``GET /health`` timed every 50 ms
+during the step, and the median time of each kind of login (503s left out).  The results go to
+``bench/results/http.{json,md,png}``; ``--smoke`` runs two short steps at a few MiB into a
+temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.harness import RESULTS_DIR, load_average, machine, measured, write_document
+from bench.http_config import argon2_settings, twocats_params
+from bench.http_servers import Load, Server, Service, drive, plant, register, wrk_path
+from twocats import PasswordHasher
+from twocats.kdf.limits import format_size
+
+__all__ = ["main", "run", "smoke", "step_row"]
+
+STACKS = ("fastapi", "django")
+HASHERS = ("twocats", "argon2id")
+CONNECTIONS = (8, 64, 256)
+#: Seconds per step (the issue allows at most 20).
+DURATION = 15.0
+WARMUP = 3.0
+USERS = 64
+PLANTED = 8
+#: The examples' admission timeout: a login that waited this long is answered 503.
+TIMEOUT = 1.0
+MIB = 2**20
+GOALS = {
+    "kept_256": 0.9,
+    "health_p99_ms": 50.0,
+    "rss_over_budget_mb": 300.0,
+    "unknown_vs_wrong": 0.10,
+}
+#: Django's threads per worker (a waiting login holds one; argon2's memory grows with them).
+DJANGO_THREADS = 32
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else 1e3 * value
+
+
+def step_row(service: Service, load: Load) -> dict[str, Any]:
+    """Summarize one step: rates, latencies, statuses, kinds of login, health and memory."""
+    answers = load.answers
+    times = [a.seconds for a in answers if not math.isnan(a.seconds)]
+    statuses: dict[str, int] = {}
+    for answer in answers:
+        statuses[str(answer.status)] = statuses.get(str(answer.status), 0) + 1
+    verdicts = sum(1 for a in answers if a.status in (200, 401))
+    kinds: dict[str, dict[str, Any]] = {}
+    for kind in ("valid", "wrong", "unknown", "planted"):
+        mine = [a for a in answers if a.kind == kind]
+        answered = [a.seconds for a in mine if a.status != 503 and not math.isnan(a.seconds)]
+        kinds[kind] = {
+            "count": len(mine),
+            "answered": len(answered),
+            "median_ms": _ms(statistics.median(answered)) if answered else None,
+        }
+    health = [h for h in load.health if h is not None]
+
+    def ratio(kind: str) -> float | None:
+        mine, wrong = kinds[kind]["median_ms"], kinds["wrong"]["median_ms"]
+        return None if mine is None or not wrong else mine / wrong
+
+    return {
+        "stack": service.stack,
+        "hasher": service.hasher,
+        "connections": load.connections,
+        "duration_s": load.duration,
+        "answers": len(answers),
+        "logins_per_s": verdicts / load.duration,
+        "answers_per_s": len(answers) / load.duration,
+        "p50_ms": _ms(_percentile(times, 0.50)) if times else None,
+        "p95_ms": _ms(_percentile(times, 0.95)) if times else None,
+        "p99_ms": _ms(_percentile(times, 0.99)) if times else None,
+        "status_share": {code: n / len(answers) for code, n in sorted(statuses.items())},
+        "status_count": dict(sorted(statuses.items())),
+        "busy_without_retry_after": sum(
+            1 for a in answers if a.status == 503 and a.retry_after is None
+        ),
+        "untagged": sum(1 for a in answers if a.kind == "untagged"),
+        "socket_errors": load.socket_errors,
+        "kinds": kinds,
+        "unknown_vs_wrong": ratio("unknown"),
+        "planted_vs_wrong": ratio("planted"),
+        "health": {
+            "probes": len(load.health),
+            "failed": len(load.health) - len(health),
+            "p50_ms": _ms(_percentile(health, 0.50)) if health else None,
+            "p99_ms": _ms(_percentile(health, 0.99)) if health else None,
+        },
+        "rss_peak_mib": [v / MIB for v in load.rss_peak.values()],
+    }
+
+
+def _hash_seconds(size: str) -> float:
+    """The median time of one twocats verify at the services' parameters, in this process."""
+    hasher = PasswordHasher.from_params(twocats_params(size))
+    stored = hasher.hash("bench")
+    times = []
+    for _ in range(7):
+        started = time.perf_counter()
+        hasher.verify(stored, "bench")
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def _budgets(size: str) -> dict[str, int]:
+    """Each stack's twocats ``max_total_memory`` (Django's is the adapter's shared default)."""
+    params = twocats_params(size)
+    django = PasswordHasher.from_params(params, salt_len=22).max_total_memory
+    return {"fastapi": 2 * params.memory_bytes, "django": django}
+
+
+def _line(row: dict[str, Any]) -> str:
+    share = ", ".join(f"{c}: {s:.0%}" for c, s in row["status_share"].items())
+    health = row["health"]["p99_ms"]
+    return (
+        f"  {row['stack']:>7}/{row['hasher']:<8} {row['connections']:>3} conns: "
+        f"{row['logins_per_s']:6.1f} logins/s, p99 {row['p99_ms'] or 0:7.0f} ms, [{share}], "
+        f"health p99 {health or 0:.0f} ms, RSS {max(row['rss_peak_mib'], default=0):.0f} MiB"
+    )
+
+
+def run(
+    *,
+    stacks: Sequence[str] = STACKS,
+    connections: Sequence[int] = CONNECTIONS,
+    duration: float = DURATION,
+    size: str = "full",
+    users: int = USERS,
+    planted: int = PLANTED,
+    timeout: float = TIMEOUT,
+    folder: Path,
+) -> dict[str, Any]:
+    """Run every step of every stack; return the report document."""
+    start_load = load_average() or [0.0, 0.0, 0.0]
+    rows: list[dict[str, Any]] = []
+    hash_s: dict[str, float] = {}
+    for stack in stacks:
+        services = [
+            Service(stack, hasher, size, timeout, threads=DJANGO_THREADS) for hasher in HASHERS
+        ]
+        servers = [Server(service, folder) for service in services]
+        try:
+            for server in servers:
+                server.__enter__()
+                register(server.url, users)
+                plant(server, planted)
+                drive(server, 8, WARMUP, users=users, planted=planted, seed=99)
+            hash_s[stack] = _hash_seconds(size)
+            for seed, count in enumerate(connections, start=1):
+                for server in servers:
+                    before = load_average() or [0.0]
+                    load = drive(server, count, duration, users=users, planted=planted, seed=seed)
+                    row = step_row(server.service, load)
+                    row["load_before"] = before[0]
+                    row["load_after"] = (load_average() or [0.0])[0]
+                    rows.append(row)
+                    print(_line(row), flush=True)
+        finally:
+            for server in servers:
+                server.stop()
+    budgets = _budgets(size)
+    document = {
+        "suite": "http",
+        "title": "A login service under a flood: FastAPI and Django, twocats against argon2id",
+        "machine": machine(),
+        "load_average_start": start_load,
+        "load_average_end": load_average() or [0.0, 0.0, 0.0],
+        "config": {
+            "size": size,
+            "twocats": str(twocats_params(size)),
+            "twocats_memory": twocats_params(size).memory_bytes,
+            "argon2id": argon2_settings(size),
+            "workers": os.cpu_count(),
+            "django_threads": DJANGO_THREADS,
+            "admission_timeout_s": timeout,
+            "duration_s": duration,
+            "users": users,
+            "planted": planted,
+            "max_total_memory": budgets,
+            "hash_s": hash_s,
+        },
+        "rows": rows,
+        "goals": GOALS,
+    }
+    document["summary"] = summary(document)
+    return document
+
+
+def _row(rows: list[dict[str, Any]], stack: str, hasher: str, count: int) -> dict[str, Any] | None:
+    for row in rows:
+        if (row["stack"], row["hasher"], row["connections"]) == (stack, hasher, count):
+            return row
+    return None
+
+
+def summary(document: dict[str, Any]) -> dict[str, Any]:
+    """The goals' figures per stack, measured in this run."""
+    rows, config = document["rows"], document["config"]
+    counts = sorted({r["connections"] for r in rows})
+    if not counts:
+        return {}
+    low, high = counts[0], counts[-1]
+    result: dict[str, Any] = {}
+    for stack in sorted({r["stack"] for r in rows}):
+        figures: dict[str, Any] = {}
+        for hasher in HASHERS:
+            first, last = _row(rows, stack, hasher, low), _row(rows, stack, hasher, high)
+            if first and last and first["logins_per_s"]:
+                figures[f"kept_{hasher}"] = last["logins_per_s"] / first["logins_per_s"]
+        mine = [r for r in rows if r["stack"] == stack and r["hasher"] == "twocats"]
+        last = _row(rows, stack, "twocats", high)
+        if last:
+            hash_s = config["hash_s"].get(stack, 0.0)
+            figures["p99_ms"] = last["p99_ms"]
+            figures["p99_bound_ms"] = 1e3 * (config["admission_timeout_s"] + 2 * hash_s)
+            figures["health_p99_ms"] = last["health"]["p99_ms"]
+        figures["rss_peak_mib"] = max((max(r["rss_peak_mib"]) for r in mine), default=0.0)
+        figures["rss_bound_mib"] = (
+            config["max_total_memory"][stack] / MIB + GOALS["rss_over_budget_mb"] * 1e6 / MIB
+        )
+        spreads = [abs(r["unknown_vs_wrong"] - 1) for r in mine if r["unknown_vs_wrong"]]
+        figures["unknown_vs_wrong_worst"] = max(spreads, default=None)
+        planted = [r["planted_vs_wrong"] for r in mine if r["planted_vs_wrong"]]
+        figures["planted_vs_wrong_worst"] = max(planted, default=None)
+        everything = [r for r in rows if r["stack"] == stack]
+        figures["server_errors"] = {
+            r["hasher"]: sum(
+                n for code, n in r["status_count"].items() if code.startswith("5") and code != "503"
+            )
+            for r in everything
+        }
+        figures["socket_errors"] = {
+            hasher: sum(
+                sum(r["socket_errors"].values()) for r in everything if r["hasher"] == hasher
+            )
+            for hasher in HASHERS
+        }
+        figures["busy_without_retry_after"] = sum(r["busy_without_retry_after"] for r in mine)
+        result[stack] = figures
+    return result
+
+
+def _fmt(value: float | None, pattern: str = "{:.0f}") -> str:
+    return "" if value is None else pattern.format(value)
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """The report: configuration, one table row per step, and the goals."""
+    config = document["config"]
+    hashes = ", ".join(f"{1e3 * s:.0f} ms ({k})" for k, s in config["hash_s"].items())
+    setup = (
+        f"Each stack runs {config['workers']} worker processes on 127.0.0.1 (uvicorn for the "
+        f"FastAPI example, gunicorn gthread with {config['django_threads']} threads per worker "
+        "for the Django one), SQLite, "
+        f"{config['users']} registered users and {config['planted']} planted ones.  twocats: "
+        f"{format_size(config['twocats_memory'])} (`{config['twocats']}`), admission timeout "
+        f"{config['admission_timeout_s']:g} s, then 503 with Retry-After; argon2id: "
+        f"{config['argon2id']} (KiB), as pwdlib and Django run it (threads, no admission "
+        f"control).  wrk steps of {config['duration_s']:g} s, twocats and argon2id alternating; "
+        "mix 70% valid, 20% wrong password, 9% unknown user, 1% planted hash.  One twocats "
+        f"verify alone in the bench process took {hashes} at the start of each stack's steps."
+    )
+    header = (
+        "| stack | hasher | conns | logins/s | p50 | p95 | p99 | 200 / 401 / 503 | other | "
+        "socket errors | health p99 | RSS peak / worker | valid | wrong | unknown | planted | "
+        "unknown/wrong | load |"
+    )
+    lines = [
+        f"# {document['title']}",
+        "",
+        measured(
+            document["machine"], document["load_average_start"], document["load_average_end"]
+        ),
+        "",
+        setup,
+        "",
+        header,
+        "|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in document["rows"]:
+        share = r["status_share"]
+        main = " / ".join(f"{share.get(c, 0):.0%}" for c in ("200", "401", "503"))
+        other = ", ".join(
+            f"{c}: {s:.1%}" for c, s in share.items() if c not in ("200", "401", "503")
+        )
+        medians = " | ".join(f"{_fmt(k['median_ms'])} ms" for k in r["kinds"].values())
+        lines.append(
+            f"| {r['stack']} | {r['hasher']} | {r['connections']} | {r['logins_per_s']:.1f} | "
+            f"{_fmt(r['p50_ms'])} ms | {_fmt(r['p95_ms'])} ms | {_fmt(r['p99_ms'])} ms | {main} "
+            f"| {other} | {sum(r['socket_errors'].values())} | "
+            f"{_fmt(r['health']['p99_ms'], '{:.1f}')} ms | "
+            f"{max(r['rss_peak_mib'], default=0):.0f} MiB | {medians} | "
+            f"{_fmt(r['unknown_vs_wrong'], '{:.2f}')} | {r['load_before']:.1f} |"
+        )
+    lines += [
+        "",
+        (
+            "Latencies are wrk's, from sending a login to its answer, over every answer (503s "
+            "included); the per-kind columns are the medians of the answers that were not 503.  "
+            "Health is `GET /health` timed every 50 ms during the step on its own connection."
+        ),
+        "",
+        "## Goals (ratios measured in this run)",
+        "",
+    ]
+    for stack, f in document["summary"].items():
+        lines += _goal_lines(stack, f, document)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def _goal_lines(stack: str, f: dict[str, Any], document: dict[str, Any]) -> list[str]:
+    goals = document["goals"]
+    counts = sorted({r["connections"] for r in document["rows"]})
+    low, high = counts[0], counts[-1]
+    lines = [f"**{stack}** (twocats; argon2id beside):", ""]
+    if "kept_twocats" in f:
+        peer = f.get("kept_argon2id")
+        lines.append(
+            f"* At {high} connections twocats answers {f['kept_twocats']:.0%} of its {low}-"
+            f"connection logins/s (goal 90%: {_met(f['kept_twocats'] >= goals['kept_256'])}); "
+            f"argon2id {_fmt(peer and 100 * peer)}%."
+        )
+    if f.get("p99_ms") is not None:
+        lines.append(
+            f"* p99 at {high} connections {f['p99_ms']:.0f} ms; admission timeout + 2 hashes = "
+            f"{f['p99_bound_ms']:.0f} ms ({_met(f['p99_ms'] <= f['p99_bound_ms'])})."
+        )
+    if f.get("health_p99_ms") is not None:
+        lines.append(
+            f"* `GET /health` p99 at {high} connections {f['health_p99_ms']:.1f} ms (goal "
+            f"50 ms: {_met(f['health_p99_ms'] < goals['health_p99_ms'])})."
+        )
+    lines.append(
+        f"* Peak RSS per worker {f['rss_peak_mib']:.0f} MiB; max_total_memory + 300 MB = "
+        f"{f['rss_bound_mib']:.0f} MiB ({_met(f['rss_peak_mib'] <= f['rss_bound_mib'])})."
+    )
+    worst = f.get("unknown_vs_wrong_worst")
+    if worst is not None:
+        lines.append(
+            f"* Unknown users against wrong passwords, median times: at most {worst:.1%} apart "
+            f"over the steps (goal 10%: {_met(worst <= goals['unknown_vs_wrong'])})."
+        )
+    planted = f.get("planted_vs_wrong_worst")
+    if planted is not None:
+        lines.append(
+            f"* Planted hashes: median time at most {planted:.2f}x a wrong password's "
+            "(refused by the limits, then one decoy verify)."
+        )
+    errors = sum(f["server_errors"].values())
+    lines.append(
+        f"* 5xx other than 503: {errors}; 503 without Retry-After: "
+        f"{f['busy_without_retry_after']}; socket errors (dropped or timed-out connections): "
+        f"twocats {f['socket_errors']['twocats']}, argon2id {f['socket_errors']['argon2id']}."
+    )
+    return [*lines, ""]
+
+
+def plot(document: dict[str, Any], path: Path) -> None:
+    """Logins/s and p99 latency against connections, one line per stack and hasher."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (rate, p99) = plt.subplots(1, 2, figsize=(11, 4.6))
+    colours = {"twocats": "tab:blue", "argon2id": "tab:orange"}
+    styles = {"fastapi": ("-", "o"), "django": ("--", "s")}
+    for stack in STACKS:
+        for hasher in HASHERS:
+            mine = [r for r in document["rows"] if (r["stack"], r["hasher"]) == (stack, hasher)]
+            if not mine:
+                continue
+            x = [r["connections"] for r in mine]
+            line, marker = styles[stack]
+            style = {"color": colours[hasher], "linestyle": line, "marker": marker}
+            rate.plot(x, [r["logins_per_s"] for r in mine], label=f"{stack} {hasher}", **style)
+            p99.plot(x, [(r["p99_ms"] or 0) / 1e3 for r in mine], **style)
+    config = document["config"]
+    p99.axhline(config["admission_timeout_s"], color="grey", linewidth=0.8, linestyle=":")
+    p99.annotate("admission timeout", (8, config["admission_timeout_s"]), fontsize=8,
+                 color="grey", xytext=(2, 3), textcoords="offset points")
+    for axes, label in ((rate, "logins/s (200 and 401 answers)"), (p99, "p99 latency (s)")):
+        axes.set_xscale("log", base=2)
+        axes.set_xticks(sorted({r["connections"] for r in document["rows"]}))
+        axes.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        axes.set_xlabel("concurrent connections (wrk)")
+        axes.set_ylabel(label)
+        axes.grid(True, alpha=0.3)
+    p99.set_yscale("log")
+    rate.set_ylim(bottom=0)
+    rate.legend(fontsize=8)
+    info = document["machine"]
+    figure.suptitle(
+        f"Login service under a flood: {format_size(config['twocats_memory'])} twocats vs "
+        f"argon2id, {config['workers']} workers per stack",
+        fontsize=11,
+    )
+    start, end = document["load_average_start"], document["load_average_end"]
+    figure.text(
+        0.5, 0.01,
+        f"{info.get('cpu', '?')} ({info['cpus']} CPUs), {info['date']}; load average "
+        f"{start[0]:.1f} at the start, {end[0]:.1f} at the end (shared machine)",
+        ha="center", fontsize=8, color="dimgrey",
+    )
+    figure.tight_layout(rect=(0, 0.04, 1, 0.95))
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def write(document: dict[str, Any], out_dir: Path | None) -> None:
+    """Write http.json, http.md and http.png, and print the markdown."""
+    target = RESULTS_DIR if out_dir is None else out_dir
+    write_document("http", document, markdown(document), target)
+    plot(document, target / "http.png")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench http", description=__doc__)
+    parser.add_argument("--stacks", default=",".join(STACKS))
+    parser.add_argument("--connections", default=",".join(map(str, CONNECTIONS)))
+    parser.add_argument("--duration", type=float, default=DURATION, help="seconds per step")
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--smoke", action="store_true", help="two short steps at a few MiB")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the suite and write its results."""
+    args = _parser().parse_args(list(argv or []))
+    if args.smoke:
+        return smoke()
+    if wrk_path() is None:
+        print("wrk is not installed (Debian: apt-get install wrk)", file=sys.stderr)
+        return 1
+    stacks = [s for s in args.stacks.split(",") if s]
+    unknown = [s for s in stacks if s not in STACKS]
+    if unknown or not 0 < args.duration <= 20:
+        print(f"stacks are {', '.join(STACKS)}; --duration is 0 to 20 s", file=sys.stderr)
+        return 2
+    connections = [int(c) for c in args.connections.split(",")]
+    with tempfile.TemporaryDirectory(prefix="bench-http-") as folder:
+        document = run(
+            stacks=stacks, connections=connections, duration=args.duration, folder=Path(folder)
+        )
+    write(document, args.out)
+    return 0
+
+
+def smoke() -> int:
+    """Two 2-second steps per service at 4 MiB, into a temporary folder; checks behaviour only."""
+    if wrk_path() is None:
+        print("wrk is not installed (Debian: apt-get install wrk)", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="bench-http-") as folder:
+        document = run(
+            connections=(4, 16),
+            duration=2.0,
+            size="smoke",
+            users=8,
+            planted=2,
+            timeout=0.05,
+            folder=Path(folder),
+        )
+        write(document, Path(folder))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
