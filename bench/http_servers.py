@@ -200,6 +200,37 @@ class Server:
                 found.append(int(child))
         return found
 
+    def cpu_seconds(self) -> float:
+        """The CPU time the workers have used so far, in seconds."""
+        total = 0.0
+        for pid in self.workers():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
+
+    def drain(self, *, limit: float = 30.0, idle: float = 0.05) -> bool:
+        """Wait until the workers use under `idle` of a core; False if still busy after `limit` s.
+
+        After a load, a server may still be working through logins whose connections the load
+        generator has closed; the next load must not share the machine with them.
+        """
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            before, started = self.cpu_seconds(), time.monotonic()
+            time.sleep(1.0)
+            if self.cpu_seconds() - before < idle * (time.monotonic() - started):
+                return True
+        return False
+
+    def restart(self) -> None:
+        """Stop the server and start it again on the same database."""
+        self.stop()
+        self.port = _free_port()
+        self.__enter__()
+
     def stop(self) -> None:
         """Stop the server and its workers (SIGTERM, then SIGKILL after 20 s)."""
         process, self._process = self._process, None
