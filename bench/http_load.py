@@ -44,7 +44,7 @@ CONNECTIONS = (8, 64, 256)
 #: Seconds per step (the issue allows at most 20).
 DURATION = 15.0
 WARMUP = 3.0
-USERS = 64
+USERS = 32
 PLANTED = 8
 #: The examples' admission timeout: a login that waited this long is answered 503.
 TIMEOUT = 1.0
@@ -305,8 +305,11 @@ def summary(document: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+MS = "{:.0f} ms"
+
+
 def _fmt(value: float | None, pattern: str = "{:.0f}") -> str:
-    return "" if value is None else pattern.format(value)
+    return "–" if value is None else pattern.format(value)
 
 
 def markdown(document: dict[str, Any]) -> str:
@@ -326,9 +329,9 @@ def markdown(document: dict[str, Any]) -> str:
         f"verify alone in the bench process took {hashes} at the start of each stack's steps."
     )
     header = (
-        "| stack | hasher | conns | logins/s | p50 | p95 | p99 | 200 / 401 / 503 | other | "
-        "socket errors | health p99 | RSS peak / worker | valid | wrong | unknown | planted | "
-        "unknown/wrong | load |"
+        "| stack | hasher | conns | answers | logins/s | p50 | p95 | p99 | 200 / 401 / 503 | "
+        "other | socket errors | health p99 | RSS peak / worker | valid | wrong | unknown | "
+        "planted | unknown/wrong | load |"
     )
     lines = [
         f"# {document['title']}",
@@ -340,7 +343,7 @@ def markdown(document: dict[str, Any]) -> str:
         setup,
         "",
         header,
-        "|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in document["rows"]:
         share = r["status_share"]
@@ -349,15 +352,15 @@ def markdown(document: dict[str, Any]) -> str:
             f"{c}: {s:.1%}" for c, s in share.items() if c not in ("200", "401", "503")
         )
         medians = " | ".join(
-            f"{_fmt(k['median_ms'])} ms ({k['answered']})" for k in r["kinds"].values()
+            f"{_fmt(k['median_ms'], MS)} ({k['answered']})" for k in r["kinds"].values()
         )
         again = " (again)" if r.get("round") == 2 else ""
         lines.append(
-            f"| {r['stack']} | {r['hasher']} | {r['connections']}{again} | "
+            f"| {r['stack']} | {r['hasher']} | {r['connections']}{again} | {r['answers']} | "
             f"{r['logins_per_s']:.1f} | "
-            f"{_fmt(r['p50_ms'])} ms | {_fmt(r['p95_ms'])} ms | {_fmt(r['p99_ms'])} ms | {main} "
+            f"{_fmt(r['p50_ms'], MS)} | {_fmt(r['p95_ms'], MS)} | {_fmt(r['p99_ms'], MS)} | {main} "
             f"| {other} | {sum(r['socket_errors'].values())} | "
-            f"{_fmt(r['health']['p99_ms'], '{:.1f}')} ms | "
+            f"{_fmt(r['health']['p99_ms'], '{:.1f} ms')} | "
             f"{max(r['rss_peak_mib'], default=0):.0f} MiB | {medians} | "
             f"{_fmt(r['unknown_vs_wrong'], '{:.2f}')} | {r['load_before']:.1f} |"
         )
@@ -463,12 +466,15 @@ def plot(document: dict[str, Any], path: Path) -> None:
             line, marker = styles[stack]
             style = {"color": colours[hasher], "linestyle": line, "marker": marker}
             rate.plot(x, [r["logins_per_s"] for r in mine], label=f"{stack} {hasher}", **style)
-            p99.plot(x, [(r["p99_ms"] or 0) / 1e3 for r in mine], **style)
+            # A step without any answer has no latency to plot.
+            timed = [r for r in mine if r["p99_ms"] is not None]
+            p99.plot([r["connections"] for r in timed], [r["p99_ms"] / 1e3 for r in timed], **style)
             # The step repeated at the end, as a hollow marker.
             for again in (r for r in ours if r.get("round", 1) == 2):
                 hollow = {"color": colours[hasher], "marker": marker, "fillstyle": "none"}
                 rate.plot([again["connections"]], [again["logins_per_s"]], **hollow)
-                p99.plot([again["connections"]], [(again["p99_ms"] or 0) / 1e3], **hollow)
+                if again["p99_ms"] is not None:
+                    p99.plot([again["connections"]], [again["p99_ms"] / 1e3], **hollow)
     config = document["config"]
     p99.axhline(config["admission_timeout_s"], color="grey", linewidth=0.8, linestyle=":")
     p99.annotate("admission timeout", (8, config["admission_timeout_s"]), fontsize=8,
@@ -481,6 +487,9 @@ def plot(document: dict[str, Any], path: Path) -> None:
         axes.set_ylabel(label)
         axes.grid(True, alpha=0.3)
     p99.set_yscale("log")
+    plain = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
+    p99.yaxis.set_major_formatter(plain)
+    p99.yaxis.set_minor_formatter(plain)
     rate.set_ylim(bottom=0)
     rate.legend(fontsize=8)
     info = document["machine"]
@@ -493,10 +502,11 @@ def plot(document: dict[str, Any], path: Path) -> None:
     figure.text(
         0.5, 0.01,
         f"{info.get('cpu', '?')} ({info['cpus']} CPUs), {info['date']}; load average "
-        f"{start[0]:.1f} at the start, {end[0]:.1f} at the end (shared machine)",
+        f"{start[0]:.1f} at the start, {end[0]:.1f} at the end (shared machine)\nHollow: the "
+        "first step repeated at the end.  No p99 point: no answer within the step.",
         ha="center", fontsize=8, color="dimgrey",
     )
-    figure.tight_layout(rect=(0, 0.04, 1, 0.95))
+    figure.tight_layout(rect=(0, 0.07, 1, 0.95))
     figure.savefig(path, dpi=110)
     plt.close(figure)
 
