@@ -87,7 +87,7 @@ def step_row(service: Service, load: Load) -> dict[str, Any]:
             "answered": len(answered),
             "median_ms": _ms(statistics.median(answered)) if answered else None,
         }
-    health = [h for h in load.health if h is not None]
+    health = [seconds for seconds, _ in load.health]
 
     def ratio(kind: str) -> float | None:
         mine, wrong = kinds[kind]["median_ms"], kinds["wrong"]["median_ms"]
@@ -116,11 +116,13 @@ def step_row(service: Service, load: Load) -> dict[str, Any]:
         "planted_vs_wrong": ratio("planted"),
         "health": {
             "probes": len(load.health),
-            "failed": len(load.health) - len(health),
+            "failed": sum(1 for _, answered in load.health if not answered),
             "p50_ms": _ms(_percentile(health, 0.50)) if health else None,
             "p99_ms": _ms(_percentile(health, 0.99)) if health else None,
         },
         "rss_peak_mib": [v / MIB for v in load.rss_peak.values()],
+        "server_cpu_cores": load.cpu_seconds / load.duration,
+        "cpu_ms_per_answer": 1e3 * load.cpu_seconds / len(answers) if answers else None,
     }
 
 
@@ -261,6 +263,17 @@ def summary(document: dict[str, Any]) -> dict[str, Any]:
             if base and last and statistics.mean(base) > 0:
                 figures[f"base_{hasher}"] = statistics.mean(base)
                 figures[f"kept_{hasher}"] = last["logins_per_s"] / statistics.mean(base)
+                # The same per CPU second the workers got: what the flood itself costs,
+                # whatever share of the shared machine the service was given.
+                per_cpu = [
+                    r["logins_per_s"] / r["server_cpu_cores"]
+                    for r in _rows(rows, stack, hasher, low)
+                    if r["server_cpu_cores"] > 0
+                ]
+                if per_cpu and last["server_cpu_cores"] > 0:
+                    figures[f"cpu_kept_{hasher}"] = (
+                        last["logins_per_s"] / last["server_cpu_cores"] / statistics.mean(per_cpu)
+                    )
         mine = [r for r in rows if r["stack"] == stack and r["hasher"] == "twocats"]
         last = _row(rows, stack, "twocats", high)
         if last:
@@ -331,7 +344,7 @@ def markdown(document: dict[str, Any]) -> str:
     header = (
         "| stack | hasher | conns | answers | logins/s | p50 | p95 | p99 | 200 / 401 / 503 | "
         "other | socket errors | health p99 | RSS peak / worker | valid | wrong | unknown | "
-        "planted | unknown/wrong | load |"
+        "planted | unknown/wrong | server CPU | load |"
     )
     lines = [
         f"# {document['title']}",
@@ -343,7 +356,7 @@ def markdown(document: dict[str, Any]) -> str:
         setup,
         "",
         header,
-        "|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|" + "---:|" * 6 + "---|---|" + "---:|" * 10,
     ]
     for r in document["rows"]:
         share = r["status_share"]
@@ -355,14 +368,17 @@ def markdown(document: dict[str, Any]) -> str:
             f"{_fmt(k['median_ms'], MS)} ({k['answered']})" for k in r["kinds"].values()
         )
         again = " (again)" if r.get("round") == 2 else ""
+        lost = r["health"]["failed"]
+        failed = f" ({lost} of {r['health']['probes']} unanswered)" if lost else ""
         lines.append(
             f"| {r['stack']} | {r['hasher']} | {r['connections']}{again} | {r['answers']} | "
             f"{r['logins_per_s']:.1f} | "
             f"{_fmt(r['p50_ms'], MS)} | {_fmt(r['p95_ms'], MS)} | {_fmt(r['p99_ms'], MS)} | {main} "
             f"| {other} | {sum(r['socket_errors'].values())} | "
-            f"{_fmt(r['health']['p99_ms'], '{:.1f} ms')} | "
+            f"{_fmt(r['health']['p99_ms'], '{:.1f} ms')}{failed} | "
             f"{max(r['rss_peak_mib'], default=0):.0f} MiB | {medians} | "
-            f"{_fmt(r['unknown_vs_wrong'], '{:.2f}')} | {r['load_before']:.1f} |"
+            f"{_fmt(r['unknown_vs_wrong'], '{:.2f}')} | {r['server_cpu_cores']:.2f} | "
+            f"{r['load_before']:.1f} |"
         )
     lines += [
         "",
@@ -370,9 +386,11 @@ def markdown(document: dict[str, Any]) -> str:
             "Latencies are wrk's, from sending a login to its answer, over every answer (503s "
             "included); the per-kind columns are the medians of the answers that were not 503 "
             "(how many in brackets).  Health is `GET /health` timed every 50 ms during the step "
-            "on its own connection.  After each step the bench waits until the server is idle "
-            "(a server still working after 30 s, through logins whose connections wrk closed, "
-            "is restarted), so that no step shares the machine with the previous one's backlog."
+            "on its own connection (a probe unanswered after 10 s counts with its 10 s).  Server "
+            "CPU is the CPU time the workers used during the step, in cores.  After each step "
+            "the bench waits until the server is idle (a server still working after 30 s, "
+            "through logins whose connections wrk closed, is restarted), so that no step shares "
+            "the machine with the previous one's backlog."
         ),
         "",
         "## Goals (ratios measured in this run)",
@@ -408,6 +426,13 @@ def _goal_lines(stack: str, f: dict[str, Any], document: dict[str, Any]) -> list
             f"connection logins/s ({f['base_twocats']:.1f}/s, mean of the {low}-connection steps "
             f"before and after; goal 90%: {_met(f['kept_twocats'] >= goals['kept_256'])}); "
             f"argon2id {_fmt(peer and 100 * peer)}%."
+        )
+    if "cpu_kept_twocats" in f:
+        peer = f.get("cpu_kept_argon2id")
+        lines.append(
+            f"* Per CPU second the workers got, twocats answers {f['cpu_kept_twocats']:.0%} as "
+            f"many logins at {high} connections as at {low}; argon2id "
+            f"{_fmt(peer and 100 * peer)}%."
         )
     if f.get("p99_ms") is not None:
         lines.append(

@@ -332,41 +332,56 @@ class Load:
     duration: float
     answers: tuple[Answer, ...]
     socket_errors: dict[str, int]
-    health: tuple[float | None, ...]
+    #: Each ``GET /health``: its time in seconds and whether it was answered 200.
+    health: tuple[tuple[float, bool], ...]
     rss_peak: dict[int, int]
+    #: The CPU time the workers used during the load, in seconds.
+    cpu_seconds: float
 
 
 class Sampler:
-    """Times ``GET /health`` and reads the workers' RSS every ``interval`` s, in a thread."""
+    """Times ``GET /health`` every ``interval`` s, and reads the workers' RSS, in two threads.
+
+    A probe that fails or times out counts with the time it took, as not answered.
+    """
 
     def __init__(self, url: str, pids: Sequence[int], interval: float = 0.05) -> None:
         self._url = url
         self._pids = list(pids)
         self._interval = interval
         self._stop = threading.Event()
-        self.health: list[float | None] = []
+        self.health: list[tuple[float, bool]] = []
         self.rss_peak: dict[int, int] = dict.fromkeys(self._pids, 0)
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._threads = [
+            threading.Thread(target=self._probe, daemon=True),
+            threading.Thread(target=self._memory, daemon=True),
+        ]
 
     def __enter__(self) -> Sampler:
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def __exit__(self, *_: object) -> None:
         self._stop.set()
-        self._thread.join(timeout=60)
+        for thread in self._threads:
+            thread.join(timeout=60)
 
-    def _run(self) -> None:
+    def _probe(self) -> None:
         while not self._stop.is_set():
             started = time.perf_counter()
             try:
-                status, _ = get(self._url, "/health", timeout=10)
-                self.health.append(time.perf_counter() - started if status == 200 else None)
+                answered = get(self._url, "/health", timeout=10)[0] == 200
             except OSError:
-                self.health.append(None)
+                answered = False
+            self.health.append((time.perf_counter() - started, answered))
+            self._stop.wait(max(0.0, self._interval - (time.perf_counter() - started)))
+
+    def _memory(self) -> None:
+        while not self._stop.is_set():
             for pid in self._pids:
                 self.rss_peak[pid] = max(self.rss_peak[pid], rss(pid))
-            self._stop.wait(max(0.0, self._interval - (time.perf_counter() - started)))
+            self._stop.wait(0.1)
 
 
 def rss(pid: int) -> int:
@@ -401,8 +416,10 @@ def drive(
         "--timeout", f"{seconds + 10:g}s", "-s", str(LUA_SCRIPT), server.url,
         "--", str(users), str(max(1, planted)), str(seed),
     ]
+    cpu = server.cpu_seconds()
     with Sampler(server.url, server.workers()) as sampler:
         done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    cpu = server.cpu_seconds() - cpu
     if done.returncode != 0:
         raise RuntimeError(f"wrk failed ({done.returncode}): {done.stderr[-2000:]}")
     answers: list[Answer] = []
@@ -434,6 +451,7 @@ def drive(
         socket_errors=errors,
         health=tuple(sampler.health),
         rss_peak=dict(sampler.rss_peak),
+        cpu_seconds=cpu,
     )
 
 
