@@ -10,6 +10,7 @@ never speed: every answer is 200, 401 or 503 with Retry-After, no connection is 
 from __future__ import annotations
 
 import http.client
+import importlib.util
 import json
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from bench.http_servers import Server, Service, drive, password, plant, register
 USERS = 4
 #: Far below the time a login waits behind 32 connections, so that some are answered 503.
 TIMEOUT = 0.002
-#: Each worker's memory bound: its hasher's memory budget (two hashes) and 300 MB.
+#: Each worker's memory bound: two hashes' work memory and 300 MB.
 RSS_BOUND = 2 * twocats_params("smoke").memory_bytes + 300 * 10**6
 
 
@@ -44,7 +45,9 @@ def test_flooded_service_answers_503_and_stays_up(stack: str, tmp_path: Path) ->
     """Flooded, it answers 200, 401 or 503 with Retry-After; health answers; RSS stays bounded."""
     if wrk_path() is None:
         need("wrk (Debian: apt-get install wrk)")
-    pytest.importorskip("uvicorn" if stack == "fastapi" else "gunicorn")
+    server = "uvicorn" if stack == "fastapi" else "gunicorn"
+    if importlib.util.find_spec(server) is None:
+        need(f"{server} (pip install -e '.[test]')")
     service = Service(stack, "twocats", "smoke", timeout=TIMEOUT)
     with Server(service, tmp_path) as server:
         register(server.url, USERS)
