@@ -28,6 +28,7 @@ __all__ = [
     "argon2_settings",
     "planted_argon2",
     "planted_twocats",
+    "setting",
     "twocats_params",
 ]
 

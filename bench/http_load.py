@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import RESULTS_DIR, load_average, machine, measured, write_document
-from bench.http_config import argon2_settings, twocats_params
+from bench.http_config import HASHERS, argon2_settings, twocats_params
 from bench.http_servers import Load, Server, Service, drive, plant, register, wrk_path
 from twocats import PasswordHasher
 from twocats.kdf.limits import format_size
@@ -39,7 +39,6 @@ from twocats.kdf.limits import format_size
 __all__ = ["main", "run", "smoke", "step_row"]
 
 STACKS = ("fastapi", "django")
-HASHERS = ("twocats", "argon2id")
 CONNECTIONS = (8, 64, 256)
 #: Seconds per step (the issue allows at most 20).
 DURATION = 15.0
@@ -221,7 +220,7 @@ def run(
             "twocats": str(twocats_params(size)),
             "twocats_memory": twocats_params(size).memory_bytes,
             "argon2id": argon2_settings(size),
-            "workers": os.cpu_count(),
+            "workers": len(os.sched_getaffinity(0)),
             "django_threads": DJANGO_THREADS,
             "admission_timeout_s": timeout,
             "duration_s": duration,

@@ -75,7 +75,8 @@ class Service:
     hasher: str
     size: str = "full"
     timeout: float = 1.0
-    workers: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
+    #: One worker process per usable core.
+    workers: int = dataclasses.field(default_factory=lambda: len(os.sched_getaffinity(0)))
     #: gunicorn's threads per Django worker: a login waiting for the hasher holds one.
     threads: int = 32
 
