@@ -154,6 +154,21 @@ def _hash_seconds(size: str) -> float:
     return statistics.median(times)
 
 
+def _software() -> dict[str, str | None]:
+    """The versions of the servers, frameworks and peers the services ran on."""
+    import importlib.metadata
+    import importlib.util
+
+    versions: dict[str, str | None] = {}
+    for name in ("uvicorn", "uvloop", "httptools", "gunicorn", "fastapi", "django", "pwdlib",
+                 "argon2-cffi"):
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
 def _budgets(size: str) -> dict[str, int]:
     """Each stack's twocats ``max_total_memory`` (Django's is the adapter's shared default)."""
     params = twocats_params(size)
@@ -228,6 +243,7 @@ def run(
             "planted": planted,
             "max_total_memory": budgets,
             "hash_s": hash_s,
+            "software": _software(),
         },
         "rows": rows,
         "goals": GOALS,
@@ -332,6 +348,8 @@ def markdown(document: dict[str, Any]) -> str:
     """The report: configuration, one table row per step, and the goals."""
     config = document["config"]
     hashes = ", ".join(f"{1e3 * s:.0f} ms ({k})" for k, s in config["hash_s"].items())
+    software = config.get("software", {})
+    versions = ", ".join(f"{k} {v}" for k, v in software.items() if v) or "not recorded"
     setup = (
         f"Each stack runs {config['workers']} worker processes on 127.0.0.1 (uvicorn for the "
         f"FastAPI example, gunicorn gthread with {config['django_threads']} threads per worker "
@@ -342,7 +360,8 @@ def markdown(document: dict[str, Any]) -> str:
         f"{config['argon2id']} (KiB), as pwdlib and Django run it (threads, no admission "
         f"control).  wrk steps of {config['duration_s']:g} s, twocats and argon2id alternating; "
         "mix 70% valid, 20% wrong password, 9% unknown user, 1% planted hash.  One twocats "
-        f"verify alone in the bench process took {hashes} at the start of each stack's steps."
+        f"verify alone in the bench process took {hashes} at the start of each stack's steps.  "
+        f"Software: {versions}."
     )
     header = (
         "| stack | hasher | conns | answers | logins/s | p50 | p95 | p99 | 200 / 401 / 503 | "

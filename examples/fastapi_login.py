@@ -1,6 +1,6 @@
 """A FastAPI login service that stores twocats hashes through pwdlib, in SQLite.
 
-Run it with ``pip install 'twocats[pwdlib]' fastapi uvicorn`` and, from this folder,
+Run it with ``pip install 'twocats[pwdlib]' fastapi 'uvicorn[standard]'`` and, from this folder,
 ``uvicorn --factory fastapi_login:create_app --host 127.0.0.1 --workers 2`` (one worker process
 per core; the users live in ``users.sqlite3``), then::
 
