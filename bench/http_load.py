@@ -126,11 +126,20 @@ def step_row(service: Service, load: Load) -> dict[str, Any]:
 
 
 def _step(
-    server: Server, count: int, duration: float, users: int, planted: int, seed: int
+    server: Server,
+    count: int,
+    duration: float,
+    users: int,
+    planted: int,
+    seed: int,
+    *,
+    timing: bool = False,
 ) -> dict[str, Any]:
     """One load step on an idle server; the server is left idle again (restarted if need be)."""
     before = load_average() or [0.0]
-    load = drive(server, count, duration, users=users, planted=planted, seed=seed)
+    load = drive(
+        server, count, duration, users=users, planted=planted, seed=seed, timing=timing
+    )
     row = step_row(server.service, load)
     row["load_before"] = before[0]
     row["load_after"] = (load_average() or [0.0])[0]
@@ -220,6 +229,13 @@ def run(
                     rows.append(_step(server, count, duration, users, planted, seed))
                     rows[-1]["round"] = 2 if seed > len(connections) else 1
                     print(_line(rows[-1]), flush=True)
+            # Wrong passwords against unknown users, one connection per worker: no queue, so
+            # that the times compare the work of each answer.
+            for server in servers:
+                count = server.service.workers
+                rows.append(_step(server, count, duration, users, planted, 0, timing=True))
+                rows[-1]["timing"] = True
+                print(_line(rows[-1]), flush=True)
         finally:
             for server in servers:
                 server.stop()
@@ -264,7 +280,9 @@ def _row(rows: list[dict[str, Any]], stack: str, hasher: str, count: int) -> dic
 
 def summary(document: dict[str, Any]) -> dict[str, Any]:
     """The goals' figures per stack, measured in this run."""
-    rows, config = document["rows"], document["config"]
+    config = document["config"]
+    rows = [r for r in document["rows"] if not r.get("timing")]
+    timed = [r for r in document["rows"] if r.get("timing")]
     counts = sorted({r["connections"] for r in rows})
     if not counts:
         return {}
@@ -303,8 +321,9 @@ def summary(document: dict[str, Any]) -> dict[str, Any]:
         # Medians of fewer than MIN_SAMPLES answers of either kind say too little to compare.
         compared = [
             r
-            for r in mine
-            if r["unknown_vs_wrong"]
+            for r in timed
+            if (r["stack"], r["hasher"]) == (stack, "twocats")
+            and r["unknown_vs_wrong"]
             and min(r["kinds"]["unknown"]["answered"], r["kinds"]["wrong"]["answered"])
             >= MIN_SAMPLES
         ]
@@ -316,6 +335,17 @@ def summary(document: dict[str, Any]) -> dict[str, Any]:
         ]
         spreads = [abs(r["unknown_vs_wrong"] - 1) for r in compared]
         figures["unknown_vs_wrong_worst"] = max(spreads, default=None)
+        figures["unknown_vs_wrong_timing"] = {
+            r["hasher"]: {
+                "ratio": r["unknown_vs_wrong"],
+                "unknown_ms": r["kinds"]["unknown"]["median_ms"],
+                "wrong_ms": r["kinds"]["wrong"]["median_ms"],
+                "unknown": r["kinds"]["unknown"]["answered"],
+                "wrong": r["kinds"]["wrong"]["answered"],
+            }
+            for r in timed
+            if r["stack"] == stack
+        }
         planted = [r["planted_vs_wrong"] for r in mine if r["planted_vs_wrong"]]
         figures["planted_vs_wrong_worst"] = max(planted, default=None)
         figures["planted_answered"] = sum(r["kinds"]["planted"]["answered"] for r in mine)
@@ -390,6 +420,7 @@ def markdown(document: dict[str, Any]) -> str:
             f"{_fmt(k['median_ms'], MS)} ({k['answered']})" for k in r["kinds"].values()
         )
         again = " (again)" if r.get("round") == 2 else ""
+        again = " (timing)" if r.get("timing") else again
         lost = r["health"]["failed"]
         failed = f" ({lost} of {r['health']['probes']} unanswered)" if lost else ""
         lines.append(
@@ -438,7 +469,7 @@ def _met(ok: bool) -> str:
 
 def _goal_lines(stack: str, f: dict[str, Any], document: dict[str, Any]) -> list[str]:
     goals = document["goals"]
-    counts = sorted({r["connections"] for r in document["rows"]})
+    counts = sorted({r["connections"] for r in document["rows"] if not r.get("timing")})
     low, high = counts[0], counts[-1]
     lines = [f"**{stack}** (twocats; argon2id beside):", ""]
     if "kept_twocats" in f:
@@ -472,14 +503,22 @@ def _goal_lines(stack: str, f: dict[str, Any], document: dict[str, Any]) -> list
     )
     worst = f.get("unknown_vs_wrong_worst")
     steps = "; ".join(f["unknown_vs_wrong_steps"])
-    if worst is not None:
-        verdict = f"at most {worst:.1%} apart in the steps with {MIN_SAMPLES} answers of each "
-        verdict += f"or more (goal 10%: {_met(worst <= goals['unknown_vs_wrong'])})"
+    timing = f.get("unknown_vs_wrong_timing", {})
+    if worst is not None and "twocats" in timing:
+        mine, peer = timing["twocats"], timing.get("argon2id")
+        verdict = (
+            f"{mine['unknown_ms']:.0f} against {mine['wrong_ms']:.0f} ms ({mine['unknown']} and "
+            f"{mine['wrong']} answers), {worst:.1%} apart (goal 10%: "
+            f"{_met(worst <= goals['unknown_vs_wrong'])})"
+        )
+        if peer and peer["ratio"]:
+            verdict += f"; argon2id (Django: its own decoy) {abs(peer['ratio'] - 1):.1%} apart"
     else:
-        verdict = f"no step had {MIN_SAMPLES} answers of each (goal not evaluated)"
+        verdict = f"fewer than {MIN_SAMPLES} answers of each (goal not evaluated)"
     lines.append(
-        f"* Unknown users against wrong passwords, median times: {verdict}.  Each step, "
-        f"connections: unknown / wrong (answers of each): {steps}."
+        f"* Unknown users against wrong passwords, median times in the timing step (one "
+        f"connection per worker, half of each): {verdict}.  Under load, connections: unknown / "
+        f"wrong (answers of each): {steps}."
     )
     planted = f.get("planted_vs_wrong_worst")
     if planted is not None:
@@ -513,7 +552,11 @@ def plot(document: dict[str, Any], path: Path) -> None:
     styles = {"fastapi": ("-", "o"), "django": ("--", "s")}
     for stack in STACKS:
         for hasher in HASHERS:
-            ours = [r for r in document["rows"] if (r["stack"], r["hasher"]) == (stack, hasher)]
+            ours = [
+                r
+                for r in document["rows"]
+                if (r["stack"], r["hasher"]) == (stack, hasher) and not r.get("timing")
+            ]
             mine = [r for r in ours if r.get("round", 1) == 1]
             if not mine:
                 continue
@@ -536,7 +579,7 @@ def plot(document: dict[str, Any], path: Path) -> None:
                  color="grey", xytext=(2, 3), textcoords="offset points")
     for axes, label in ((rate, "logins/s (200 and 401 answers)"), (p99, "p99 latency (s)")):
         axes.set_xscale("log", base=2)
-        axes.set_xticks(sorted({r["connections"] for r in document["rows"]}))
+        axes.set_xticks(sorted({r["connections"] for r in document["rows"] if not r.get("timing")}))
         axes.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
         axes.set_xlabel("concurrent connections (wrk)")
         axes.set_ylabel(label)

@@ -1,9 +1,10 @@
 -- wrk script of the HTTP benchmark: POST /login with a mix of logins, timed per kind.
 --
---   wrk -s bench/http_mix.lua URL -- USERS PLANTED SEED
+--   wrk -s bench/http_mix.lua URL -- USERS PLANTED SEED [timing]
 --
 -- Each request is a valid login (70%), a wrong password (20%), an unknown user (9%) or a user
--- whose stored hash was planted with costly parameters (1%).  The request carries its kind and
+-- whose stored hash was planted with costly parameters (1%); with "timing", half are wrong
+-- passwords and half unknown users, to compare their times.  The request carries its kind and
 -- the moment it was sent in an X-Bench header, which the server copies into its answer; each
 -- answer is then printed as one line "R <kind> <status> <microseconds> <retry-after>", and the
 -- socket errors as "E <connect> <read> <write> <timeout>", after the run.
@@ -29,13 +30,14 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local users, planted
+local users, planted, timing
 -- A global, so that done() can collect it from every thread.
 answers = {}
 
 function init(args)
   users = tonumber(args[1])
   planted = tonumber(args[2])
+  timing = args[4] == "timing"
   math.randomseed(tonumber(args[3]) * 1000 + thread_seed)
 end
 
@@ -45,6 +47,10 @@ end
 
 function request()
   local draw = math.random(100)
+  if timing then
+    -- Wrong passwords and unknown users only, as many of each.
+    draw = draw <= 50 and 80 or 95
+  end
   local kind, name, password
   local user = math.random(users)
   if draw <= 70 then

@@ -405,8 +405,12 @@ def drive(
     users: int,
     planted: int,
     seed: int = 1,
+    timing: bool = False,
 ) -> Load:
-    """Run wrk against ``POST /login`` for `seconds` at `connections` while sampling the server."""
+    """Run wrk against ``POST /login`` for `seconds` at `connections` while sampling the server.
+
+    With `timing`, the logins are half wrong passwords and half unknown users.
+    """
     wrk = wrk_path()
     if wrk is None:
         raise RuntimeError("wrk is not installed (Debian: apt-get install wrk)")
@@ -415,7 +419,7 @@ def drive(
         wrk, "-t", str(threads), "-c", str(connections), "-d", f"{seconds:g}s",
         # A slow answer is timed, not dropped: the timeout is longer than the run.
         "--timeout", f"{seconds + 10:g}s", "-s", str(LUA_SCRIPT), server.url,
-        "--", str(users), str(max(1, planted)), str(seed),
+        "--", str(users), str(max(1, planted)), str(seed), "timing" if timing else "mix",
     ]
     cpu = server.cpu_seconds()
     with Sampler(server.url, server.workers()) as sampler:
