@@ -511,7 +511,8 @@ def _goal_lines(stack: str, f: dict[str, Any], document: dict[str, Any]) -> list
             f"{_met(worst <= goals['unknown_vs_wrong'])})"
         )
         if peer and peer["ratio"]:
-            verdict += f"; argon2id (Django: its own decoy) {abs(peer['ratio'] - 1):.1%} apart"
+            decoy = "Django's own decoy, hashing the password" if stack == "django" else "a decoy"
+            verdict += f"; argon2id ({decoy}) {abs(peer['ratio'] - 1):.1%} apart"
     else:
         verdict = f"fewer than {MIN_SAMPLES} answers of each (goal not evaluated)"
     lines.append(
