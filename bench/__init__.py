@@ -28,4 +28,5 @@ SUITES: dict[str, str] = {
     "compile": "bench.compile",
     "bulk": "bench.bulk",
     "startup": "bench.startup",
+    "http": "bench.http_load",
 }

@@ -1,8 +1,8 @@
-"""A FastAPI login service that stores twocats hashes through pwdlib.
+"""A FastAPI login service that stores twocats hashes through pwdlib, in SQLite.
 
-Run it with ``pip install -e '.[pwdlib]' fastapi uvicorn && python examples/fastapi_login.py``
-(from a checkout)
-(it listens on 127.0.0.1:8000), then::
+Run it from a checkout with ``pip install -e '.[pwdlib]' fastapi 'uvicorn[standard]'`` and, from
+this folder, ``uvicorn --factory fastapi_login:create_app --host 127.0.0.1 --workers 2`` (one
+worker process per core; the users live in ``users.sqlite3``), then::
 
     curl -X POST localhost:8000/register -H 'content-type: application/json' \\
          -d '{"username": "ada", "password": "correct horse battery staple"}'
@@ -10,20 +10,40 @@ Run it with ``pip install -e '.[pwdlib]' fastapi uvicorn && python examples/fast
          -d '{"username": "ada", "password": "correct horse battery staple"}'
 
 New passwords are hashed with twocats; users stored with argon2 (the hasher pwdlib recommends)
-still log in, and their hash is replaced by a twocats one as they do.  The user table is a
-dictionary in memory, to keep the example short.
+still log in, and their hash is replaced by a twocats one as they do.
+
+Under a flood of logins the service stays up: twocats hashes are verified with ``averify``, which
+waits for the hasher without blocking the event loop (``GET /health`` keeps answering), and a login
+that waited ``LOGIN_TIMEOUT`` seconds in vain is answered ``503`` with ``Retry-After``.  The
+hasher's ``max_total_memory`` bounds the memory of all hashes together.  A login naming an unknown
+user, or a user whose stored hash is corrupt or asks for more than the hasher's limits, costs one
+ordinary verification (``averify_unknown``) and gets the same ``401`` as a wrong password, so the
+answer's time tells neither which users exist nor whose hash was tampered with.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import threading
+from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, status
 from pwdlib import PasswordHash
+from pwdlib.exceptions import UnknownHashError
 from pwdlib.hashers.argon2 import Argon2Hasher
 from pydantic import BaseModel, Field, SecretStr
+from starlette.concurrency import run_in_threadpool
 
+from twocats import HasherBusyError, InvalidHashError, PasswordHasher, VerifyMismatchError
 from twocats.integrations.pwdlib import TwoCatsHasher
+
+#: How long a login waits for the hasher, in seconds, before it is answered 503.
+LOGIN_TIMEOUT = 1.0
+#: The Retry-After of a 503, in seconds.
+RETRY_AFTER = 1
+#: The work memory of all hashes of one worker process together, in bytes.
+LOGIN_MEMORY = 512 * 2**20
 
 
 class Credentials(BaseModel):
@@ -33,45 +53,141 @@ class Credentials(BaseModel):
     password: SecretStr = Field(min_length=1, max_length=1024)
 
 
-def create_app(password_hash: PasswordHash | None = None) -> FastAPI:
-    """Return the app; `password_hash` defaults to twocats first, then argon2."""
-    hashing = password_hash or PasswordHash((TwoCatsHasher(), Argon2Hasher()))
-    # Run when the user name is unknown, so that the answer takes as long as for a known one.
-    decoy = hashing.current_hasher
-    absent = None if isinstance(decoy, TwoCatsHasher) else hashing.hash("no such user")
-    users: dict[str, str] = {}
-    lock = threading.Lock()
+class UserStore:
+    """User names and their stored hashes in a SQLite table, shared by the worker processes."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        # Several worker processes write to the file: wait for its lock rather than fail.
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS users (username TEXT PRIMARY KEY, password TEXT NOT NULL)"
+        )
+
+    def get(self, username: str) -> str | None:
+        """Return the stored hash of `username`, or None for an unknown user."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT password FROM users WHERE username = ?", (username,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def add(self, username: str, stored: str) -> bool:
+        """Add a user; return False if the name is taken."""
+        with self._lock:
+            try:
+                self._db.execute("INSERT INTO users VALUES (?, ?)", (username, stored))
+            except sqlite3.IntegrityError:
+                return False
+        return True
+
+    def replace(self, username: str, old: str, new: str) -> None:
+        """Replace the hash `old` of `username` by `new`; a password changed meanwhile wins."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE users SET password = ? WHERE username = ? AND password = ?",
+                (new, username, old),
+            )
+
+
+def default_password_hash() -> PasswordHash:
+    """twocats first (default profile, bounded wait and memory), then argon2 for older users."""
+    hasher = PasswordHasher(timeout=LOGIN_TIMEOUT, max_total_memory=LOGIN_MEMORY)
+    return PasswordHash((TwoCatsHasher(hasher), Argon2Hasher()))
+
+
+def _busy() -> HTTPException:
+    return HTTPException(
+        status.HTTP_503_SERVICE_UNAVAILABLE,
+        "too many logins at once, try again shortly",
+        headers={"Retry-After": str(RETRY_AFTER)},
+    )
+
+
+def create_app(
+    password_hash: PasswordHash | None = None, database: str | Path = "users.sqlite3"
+) -> FastAPI:
+    """Return the app; `password_hash` defaults to :func:`default_password_hash`."""
+    hashing = password_hash or default_password_hash()
+    current = hashing.current_hasher
+    # The twocats hasher itself, for its asyncio calls, its timeout and its decoy verification.
+    core = current.hasher if isinstance(current, TwoCatsHasher) else None
+    # The decoy of an unknown user is shaped like this stored hash, so that it does the same
+    # work.  After an offline upgrade (`twocats upgrade-db`), use an upgraded stored hash here.
+    decoy = hashing.hash("no such user")
+    users = UserStore(database)
     app = FastAPI(title="twocats login example")
     app.state.users = users
 
+    async def hash_password(password: str) -> str:
+        if core is not None:
+            return await core.ahash(password)
+        return await run_in_threadpool(hashing.hash, password)
+
+    async def spend_decoy(password: str) -> None:
+        """Spend one verification's time and memory on a login that cannot succeed."""
+        if core is None:
+            await run_in_threadpool(hashing.verify, password, decoy)
+            return
+        with contextlib.suppress(VerifyMismatchError):
+            await core.averify_unknown(password, like=decoy)
+
+    async def verify(password: str, stored: str | None) -> tuple[bool, str | None]:
+        """Return whether `password` matches `stored`, and a new hash if it should be replaced."""
+        if stored is None:
+            await spend_decoy(password)
+            return False, None
+        if core is not None and TwoCatsHasher.identify(stored):
+            try:
+                await core.averify(stored, password)
+            except VerifyMismatchError:
+                return False, None
+            except InvalidHashError:
+                # Corrupt, or refused by the limits before any work: cost what a verify costs.
+                await spend_decoy(password)
+                return False, None
+            if not core.needs_rehash(stored):
+                return True, None
+            try:
+                return True, await core.ahash(password)
+            except HasherBusyError:
+                # The login succeeded; the hash is replaced at a later one.
+                return True, None
+        try:
+            # Another hasher's hash (argon2 from before the switch to twocats): pwdlib verifies
+            # it, and hashes the password anew with twocats, in a worker thread.
+            return await run_in_threadpool(hashing.verify_and_update, password, stored)
+        except UnknownHashError:
+            await spend_decoy(password)
+            return False, None
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
     @app.post("/register", status_code=status.HTTP_201_CREATED)
-    def register(credentials: Credentials) -> dict[str, str]:
-        stored = hashing.hash(credentials.password.get_secret_value())
-        with lock:
-            if credentials.username in users:
-                raise HTTPException(status.HTTP_409_CONFLICT, "this user name is taken")
-            users[credentials.username] = stored
+    async def register(credentials: Credentials) -> dict[str, str]:
+        try:
+            stored = await hash_password(credentials.password.get_secret_value())
+        except HasherBusyError:
+            raise _busy() from None
+        if not users.add(credentials.username, stored):
+            raise HTTPException(status.HTTP_409_CONFLICT, "this user name is taken")
         return {"username": credentials.username}
 
     @app.post("/login")
-    def login(credentials: Credentials) -> dict[str, str]:
-        with lock:
-            stored = users.get(credentials.username)
-        password = credentials.password.get_secret_value()
-        if stored is None:
-            if isinstance(decoy, TwoCatsHasher):
-                decoy.dummy_verify(password)
-            else:
-                hashing.verify(password, absent or "")
-            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong user name or password")
-        valid, updated = hashing.verify_and_update(password, stored)
+    async def login(credentials: Credentials) -> dict[str, str]:
+        stored = users.get(credentials.username)
+        try:
+            valid, updated = await verify(credentials.password.get_secret_value(), stored)
+        except HasherBusyError:
+            raise _busy() from None
         if not valid:
             raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong user name or password")
-        if updated is not None:
-            with lock:
-                # Only replace the hash that was verified: a password change meanwhile wins.
-                if users.get(credentials.username) == stored:
-                    users[credentials.username] = updated
+        if updated is not None and stored is not None:
+            users.replace(credentials.username, stored, updated)
         return {"username": credentials.username}
 
     return app

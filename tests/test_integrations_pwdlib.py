@@ -15,7 +15,7 @@ pytest.importorskip("pwdlib", reason="the test extra installs pwdlib")
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-from twocats import PasswordHasher, profiles
+from twocats import PasswordHasher, phc, profiles
 from twocats.integrations.pwdlib import TwoCatsHasher
 
 PASSWORD = "correct horse battery staple"
@@ -128,19 +128,19 @@ def _example() -> ModuleType:
     return module
 
 
-def test_fastapi_example_registers_and_logs_in_users() -> None:
+def test_fastapi_example_registers_and_logs_in_users(tmp_path: Path) -> None:
     """The example app, driven by TestClient, registers users and logs them in through pwdlib."""
     pytest.importorskip("fastapi", reason="the test extra installs FastAPI")
     from fastapi.testclient import TestClient
 
     argon2 = _cheap_argon2()
-    app = _example().create_app(PasswordHash((_cheap(), argon2)))
-    app.state.users["old"] = argon2.hash("argon2 password")
+    app = _example().create_app(PasswordHash((_cheap(), argon2)), tmp_path / "users.sqlite3")
+    assert app.state.users.add("old", argon2.hash("argon2 password"))
     with TestClient(app) as client:
         ada = {"username": "ada", "password": PASSWORD}
         assert client.post("/register", json=ada).status_code == 201
         assert client.post("/register", json=ada).status_code == 409
-        assert app.state.users["ada"].startswith("$twocats$")
+        assert app.state.users.get("ada").startswith("$twocats$")
         assert client.post("/login", json=ada).status_code == 200
         wrong = {"username": "ada", "password": WRONG}
         assert client.post("/login", json=wrong).status_code == 401
@@ -150,7 +150,13 @@ def test_fastapi_example_registers_and_logs_in_users() -> None:
 
         old = {"username": "old", "password": "argon2 password"}
         assert client.post("/login", json=old).status_code == 200
-        assert app.state.users["old"].startswith("$twocats$v=2015$m=3,")
+        assert app.state.users.get("old").startswith("$twocats$v=2015$m=3,")
         assert client.post("/login", json=old).status_code == 200
         old_wrong = {"username": "old", "password": WRONG}
         assert client.post("/login", json=old_wrong).status_code == 401
+
+        # A stored hash beyond the hasher's limits is refused like a wrong password.
+        costly = dataclasses.replace(profiles.CHEAPEST, mem_cost=20, start_mem_cost=20)
+        assert app.state.users.add("planted", phc.encode(costly, bytes(16), bytes(32)))
+        planted = {"username": "planted", "password": PASSWORD}
+        assert client.post("/login", json=planted).status_code == 401

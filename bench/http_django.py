@@ -1,0 +1,65 @@
+"""The Django example's settings as the HTTP benchmark serves it (``DJANGO_SETTINGS_MODULE``).
+
+The site is ``examples/django_login`` unchanged; these settings pick the hasher and database the
+environment names (see :mod:`bench.http_config`) and add :func:`echo`, which copies the request's
+``X-Bench`` header into the answer for the load generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib.auth.hashers import Argon2PasswordHasher
+from django_login.settings import *  # noqa: F403
+from django_login.settings import DATABASES
+
+from bench.http_config import (
+    ENV_DATABASE,
+    ENV_HASHER,
+    ENV_SIZE,
+    ENV_TIMEOUT,
+    argon2_settings,
+    setting,
+    twocats_params,
+)
+from twocats.integrations.django import TwoCatsPasswordHasher
+
+_SIZE = setting(ENV_SIZE)
+
+
+class BenchTwoCats(TwoCatsPasswordHasher):
+    """twocats at the benchmark's parameters."""
+
+    params = twocats_params(_SIZE)
+
+
+class BenchArgon2(Argon2PasswordHasher):
+    """argon2id at the same memory."""
+
+    time_cost = argon2_settings(_SIZE)["time_cost"]
+    memory_cost = argon2_settings(_SIZE)["memory_cost"]
+    parallelism = argon2_settings(_SIZE)["parallelism"]
+
+
+def echo(get_response: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Django middleware: answer with the request's ``X-Bench`` header."""
+
+    def middleware(request: Any) -> Any:
+        response = get_response(request)
+        tag = request.headers.get("X-Bench")
+        if tag is not None:
+            response["X-Bench"] = tag
+        return response
+
+    return middleware
+
+
+DATABASES["default"]["NAME"] = setting(ENV_DATABASE)
+PASSWORD_HASHERS = [
+    "bench.http_django.BenchTwoCats"
+    if setting(ENV_HASHER) == "twocats"
+    else "bench.http_django.BenchArgon2"
+]
+MIDDLEWARE = ["bench.http_django.echo"]
+LOGIN_TIMEOUT = float(setting(ENV_TIMEOUT))
