@@ -26,4 +26,5 @@ SUITES: dict[str, str] = {
     "sum": "bench.sum",
     "compile": "bench.compile",
     "bulk": "bench.bulk",
+    "lsh-neon": "bench.lsh_neon",
 }
