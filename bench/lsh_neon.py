@@ -180,8 +180,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=FULL_COUNT, help="messages per call")
 
     def full(args: argparse.Namespace) -> Report:
-        count = max(1, args.count)
-        return run(count, repeats=args.repeats, min_time=args.min_time, kisa=args.kisa_lib)
+        if args.count < 1:
+            parser.error(f"argument --count: must be at least 1, got {args.count}")
+        if args.kisa_lib is not None and not args.kisa_lib.is_file():
+            parser.error(f"argument --kisa-lib: no such file: {args.kisa_lib}")
+        return run(args.count, repeats=args.repeats, min_time=args.min_time, kisa=args.kisa_lib)
 
     return run_suite(parser, argv, smoke, full)
 
