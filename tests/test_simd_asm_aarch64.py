@@ -133,6 +133,9 @@ def test_tiers_name_aarch64_features(aarch64_host: None) -> None:
     assert features_tier("neoverse-v1", NEOVERSE_V1) == "SVE2"
     assert features_tier("neoverse-n1", GRAVITON2) == "NEON"
     assert features_tier("generic", "") == "NEON"
+    # What LLVM reports under qemu-user, which shows the process the host's x86 /proc/cpuinfo.
+    assert features_tier("generic", "-aes,-rand,-sha2,-sve") == "NEON"
+    assert features_tier("generic", "-neon") == "baseline of generic"
 
 
 def test_verdicts_on_aarch64_samples() -> None:

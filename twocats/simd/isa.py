@@ -245,7 +245,9 @@ def features_tier(cpu_name: str, features: str) -> str:
     tier = best_tier(features)
     if tier is not None:
         return tier
+    if host_arch() == "aarch64" and "-neon" not in features.split(","):
+        # Advanced SIMD is part of every AArch64 CPU, whether the feature string lists it or not.
+        return "NEON"
     if not features and cpu_name in ("x86-64", "generic"):
-        # Every x86-64 CPU has SSE2 and every AArch64 one Advanced SIMD.
-        return "NEON" if cpu_name == "generic" and host_arch() == "aarch64" else "SSE2"
+        return "SSE2"
     return f"baseline of {cpu_name}"
