@@ -26,6 +26,7 @@ from twocats.simd.isa import (
     available_levels,
     default_levels,
     emulation,
+    get_level,
     host_arch,
     host_target,
 )
@@ -67,6 +68,8 @@ def test_fill_kernel_is_neon_and_scalar_build_is_not() -> None:
     _check_simd(profile_asm(fill_asm(8, "simd")))
     scalar = profile_asm(fill_asm(8, "scalar"))
     assert not scalar.vectorized, scalar.vector_mnemonics
+    cpu_name, features = host_target()
+    assert verify_level(get_level("none"), scalar, cpu_name, features)["verified"]
 
 
 def _lane_arguments(bits: int) -> tuple[object, ...]:
