@@ -29,4 +29,5 @@ SUITES: dict[str, str] = {
     "bulk": "bench.bulk",
     "startup": "bench.startup",
     "http": "bench.http_load",
+    "lsh-neon": "bench.lsh_neon",
 }

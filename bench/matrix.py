@@ -126,6 +126,7 @@ def machine_description() -> dict[str, Any]:
         "lscpu": _lscpu(),
         "llvm_host_cpu": host_name,
         "llvm_host_tier": isa.features_tier(host_name, host_features),
+        "emulation": isa.emulation(),
         "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "memory_gib": round(memory_kib / (1 << 20), 1),
         "kernel": platform.release(),

@@ -104,7 +104,7 @@ def test_entry_point_help_and_unknown_suite(capsys: pytest.CaptureFixture[str]) 
     assert "unknown suite 'nosuch'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("suite", ["kdf", "modes", "primitives", "threads"])
+@pytest.mark.parametrize("suite", ["kdf", "modes", "primitives", "threads", "lsh-neon"])
 def test_suite_parsers_refuse_bad_options(suite: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Each suite's command line refuses unknown options and non-numbers with exit status 2."""
     with pytest.raises(SystemExit) as caught:
@@ -115,3 +115,18 @@ def test_suite_parsers_refuse_bad_options(suite: str, capsys: pytest.CaptureFixt
         bench_main([suite, "--repeats", "many"])
     assert caught.value.code == 2
     assert "argument --repeats: invalid int value: 'many'" in capsys.readouterr().err
+
+
+def test_lsh_neon_refuses_a_missing_kisa_library(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench lsh-neon names a --kisa-lib that is not a file and a --count below 1 (status 2)."""
+    missing = tmp_path / "liblsh.so"
+    for options, message in (
+        (["--kisa-lib", str(missing)], f"argument --kisa-lib: no such file: {missing}"),
+        (["--count", "0"], "argument --count: must be at least 1, got 0"),
+    ):
+        with pytest.raises(SystemExit) as caught:
+            bench_main(["lsh-neon", *options, "--out", str(tmp_path)])
+        assert caught.value.code == 2
+        assert message in capsys.readouterr().err

@@ -60,7 +60,7 @@ ASM_SCALAR_BASELINE = (
 def test_avx512_ymm_sample_is_avx512() -> None:
     """A ymm kernel with vprold counts as AVX-512 (EVEX-only), widest register ymm."""
     profile = profile_asm(ASM_AVX512_YMM)
-    assert profile.vector_ops == {"xmm": 0, "ymm": 3, "zmm": 0}
+    assert profile.vector_ops == {"xmm": 0, "ymm": 3, "zmm": 0, "neon": 0, "sve": 0}
     assert profile.evex_only == 1
     assert profile.widest == "ymm"
     assert profile.to_dict()["rank"] == "AVX-512"
@@ -96,7 +96,7 @@ def test_sse_samples_tell_sse42_from_sse2() -> None:
     assert profile_asm(ASM_SSE42).to_dict()["rank"] == "SSE4.2"
     sse2 = profile_asm(ASM_SSE2)
     assert sse2.to_dict()["rank"] == "SSE2"
-    assert sse2.vector_ops == {"xmm": 5, "ymm": 0, "zmm": 0}
+    assert sse2.vector_ops == {"xmm": 5, "ymm": 0, "zmm": 0, "neon": 0, "sve": 0}
     assert sse2.scalar_ext == 0
 
 

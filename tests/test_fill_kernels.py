@@ -21,6 +21,7 @@ from twocats.simd import _jit
 from twocats.simd.asm import profile_asm
 from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm
 from twocats.simd.fillgen import LANES
+from twocats.simd.isa import host_arch
 from twocats.simd.statehash import SCRATCH_WORDS, STATE_HASHES
 
 BACKENDS = ("scalar", "simd")
@@ -230,6 +231,7 @@ def test_kernels_release_the_gil() -> None:
 
 
 @compiled_only
+@pytest.mark.skipif(host_arch() != "x86_64", reason="x86 assembly (AArch64: tests/test_arm64.py)")
 def test_simd_kernel_uses_vector_instructions_and_scalar_does_not() -> None:
     """The 8-lane simd kernel packs its lanes into ymm/zmm; the scalar build has no such ops."""
     simd_ops = profile_asm(kernel_asm(8, "simd")).wide_mnemonics()

@@ -7,10 +7,14 @@ import pytest
 
 from twocats.simd._jit import kernel_asm
 from twocats.simd.asm import profile_asm
+from twocats.simd.isa import host_arch
 from twocats.simd.modes._generated import blake2tree, keccak, lsh, sha1, sha256tree
 
 # Vector work on 256- or 512-bit registers: adds, rotates (or their AVX2 substitutes), xors.
 ARX = ("vpadd", "vprol", "vpror", "vpshufb", "vpsrl", "vpternlog", "vpxor")
+
+# The AArch64 builds are checked by tests/test_arm64.py (bash .ci/arm64).
+pytestmark = pytest.mark.skipif(host_arch() != "x86_64", reason="x86 assembly")
 
 
 def _kernels() -> list[object]:

@@ -10,10 +10,13 @@ Usage::
 
 numba refuses to print kernels loaded from its disk cache; for those, the cached optimised LLVM
 module is compiled to assembly again by the process's own target machine (the one that produced
-the cached machine code), and ``method`` says "cached-ir" instead of "compiled".  The classifier
-counts vector arithmetic by register width, AVX-512-only (EVEX) instructions, VEX-encoded
-instructions, SSE instructions newer than SSE2, and scalar extensions newer than the x86-64
-baseline (BMI, MOVBE, POPCNT).  Importing this module imports no numba.
+the cached machine code), and ``method`` says "cached-ir" instead of "compiled".  On x86 the
+classifier counts vector arithmetic by register width, AVX-512-only (EVEX) instructions,
+VEX-encoded instructions, SSE instructions newer than SSE2, and scalar extensions newer than the
+x86-64 baseline (BMI, MOVBE, POPCNT).  On AArch64 it counts NEON (Advanced SIMD) arithmetic on
+v-registers with a lane arrangement (``v0.4s``, ``v1.16b``) and SVE instructions (z- and
+p-registers).  Which of the two a text is, is told by its registers.  Importing this module
+imports no numba.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from typing import Any, Final
 from twocats.simd.isa import IsaLevel, features_tier
 
 __all__ = [
+    "AARCH64_RANK_NAMES",
     "RANK_NAMES",
     "AsmProfile",
     "describe_check",
     "dispatcher_asm",
+    "is_aarch64",
     "library_asm",
     "profile_asm",
     "vector_ops",
@@ -119,8 +124,23 @@ _SCALAR_EXT = re.compile(
     r"movbe|popcnt|adcx|adox)[bwlq]?$"
 )
 
-#: Instruction-class ranks, as in :attr:`IsaLevel.rank`.
+# AArch64: a NEON register with a lane arrangement (v0.4s, v1.16b; not an element such as v0.s[1]),
+# an SVE vector or predicate register (z0.s, p0/z, a bare z0 in a spill) or an SVE address.
+_NEON_REG = re.compile(r"\bv(\d{1,2})\.\d+[bhsd]\b")
+_SVE_OPERAND = re.compile(r"\b(?:[zp]\d{1,2}(?:\.[bhsdq]\b|/[zm])|z\d{1,2}\b|mul vl\b)")
+# Any AArch64 register operand (tells an AArch64 text from an x86 one, whose registers start "%").
+_A64_REG = re.compile(r"(?:^|[\s,\[{])(?:[wx](?:\d{1,2}|zr)|sp|[qdsbh]\d{1,2}|v\d{1,2}\.)")
+# AArch64 data movement on vector registers: loads, stores, moves, broadcasts, constants.
+_A64_MOVES: Final = frozenset(
+    {"mov", "movi", "mvni", "dup", "ins", "umov", "smov", "fmov", "ptrue", "pfalse"}
+)
+_A64_MEMORY = re.compile(r"^(?:ld|st|prf)")
+
+#: Instruction-class ranks, as in :attr:`IsaLevel.rank` (x86).
 RANK_NAMES: Final = ("scalar", "SSE2", "SSE4.2", "AVX2", "AVX-512")
+
+#: Instruction-class ranks on AArch64.
+AARCH64_RANK_NAMES: Final = ("scalar", "NEON", "SVE")
 
 
 @dataclasses.dataclass
@@ -128,17 +148,21 @@ class AsmProfile:
     """Instruction counts of one or more kernels' assembly, by the classes that tell ISAs apart."""
 
     vector_ops: dict[str, int] = dataclasses.field(
-        default_factory=lambda: {"xmm": 0, "ymm": 0, "zmm": 0}
+        default_factory=lambda: {"xmm": 0, "ymm": 0, "zmm": 0, "neon": 0, "sve": 0}
     )
     evex_only: int = 0
     vex: int = 0
     sse_newer: int = 0
     scalar_ext: int = 0
+    #: AArch64 instructions on NEON registers with a lane arrangement (moves included).
+    neon: int = 0
+    #: AArch64 SVE instructions (on z- or p-registers, moves included).
+    sve: int = 0
     instructions: int = 0
     examples: dict[str, list[str]] = dataclasses.field(default_factory=dict)
-    #: Every distinct vector arithmetic mnemonic, by register width.
+    #: Every distinct vector arithmetic mnemonic, by register width (AArch64: "neon", "sve").
     vector_mnemonics: dict[str, list[str]] = dataclasses.field(
-        default_factory=lambda: {"xmm": [], "ymm": [], "zmm": []}
+        default_factory=lambda: {"xmm": [], "ymm": [], "zmm": [], "neon": [], "sve": []}
     )
 
     @property
@@ -147,8 +171,15 @@ class AsmProfile:
         return sum(self.vector_ops.values()) > 0
 
     @property
+    def arch(self) -> str:
+        """The vector code's architecture: "aarch64" once NEON or SVE is seen, else "x86_64"."""
+        return "aarch64" if self.neon or self.sve else "x86_64"
+
+    @property
     def rank(self) -> int:
-        """The highest instruction class present (see :data:`RANK_NAMES`)."""
+        """The highest instruction class present (see :data:`RANK_NAMES`, AArch64's beside it)."""
+        if self.arch == "aarch64":
+            return 2 if self.sve else int(self.vectorized)
         if self.evex_only:
             return 4
         if self.vex:
@@ -158,9 +189,16 @@ class AsmProfile:
         return 1 if self.vectorized else 0
 
     @property
+    def rank_name(self) -> str:
+        """The name of :attr:`rank` on this code's architecture, e.g. "AVX2" or "NEON"."""
+        names = AARCH64_RANK_NAMES if self.arch == "aarch64" else RANK_NAMES
+        return names[self.rank]
+
+    @property
     def widest(self) -> str:
-        """The widest register used by vector arithmetic ("zmm", "ymm", "xmm") or "scalar"."""
-        for width in ("zmm", "ymm", "xmm"):
+        """The widest register used by vector arithmetic ("zmm", "ymm", "xmm"; AArch64 "sve",
+        "neon") or "scalar"."""
+        for width in ("zmm", "ymm", "sve", "xmm", "neon"):
             if self.vector_ops[width]:
                 return width
         return "scalar"
@@ -173,6 +211,8 @@ class AsmProfile:
         self.vex += other.vex
         self.sse_newer += other.sse_newer
         self.scalar_ext += other.scalar_ext
+        self.neon += other.neon
+        self.sve += other.sve
         self.instructions += other.instructions
         for kind, names in other.examples.items():
             for name in names:
@@ -203,15 +243,71 @@ class AsmProfile:
             "vex": self.vex,
             "sse_newer": self.sse_newer,
             "scalar_ext": self.scalar_ext,
+            "neon": self.neon,
+            "sve": self.sve,
             "instructions": self.instructions,
-            "rank": RANK_NAMES[self.rank],
+            "rank": self.rank_name,
             "widest": self.widest,
             "examples": {kind: list(names) for kind, names in self.examples.items()},
         }
 
 
+def _instruction_lines(asm: str, comments: tuple[str, ...]) -> list[str]:
+    """Return the instruction lines of ``asm``: no directive, label, comment or empty line."""
+    lines = []
+    for raw in asm.splitlines():
+        line = raw
+        for marker in comments:
+            line = line.split(marker, 1)[0]
+        line = line.strip()
+        if line and not line.startswith(".") and not line.endswith(":"):
+            lines.append(line)
+    return lines
+
+
+def is_aarch64(asm: str) -> bool:
+    """Whether ``asm`` is AArch64 assembly: no x86 register ("%...") and some AArch64 one."""
+    found = False
+    for line in _instruction_lines(asm, ("//", ";", "#")):
+        if "%" in line:
+            return False
+        found = found or bool(_A64_REG.search(line.partition("\t" if "\t" in line else " ")[2]))
+    return found
+
+
+def _profile_aarch64(asm: str) -> AsmProfile:
+    """Classify AArch64 assembly text (LLVM's syntax; "//" or ";" comments)."""
+    profile = AsmProfile()
+    for line in _instruction_lines(asm, ("//", ";")):
+        mnemonic, _, operands = line.partition("\t" if "\t" in line else " ")
+        mnemonic = mnemonic.strip().lower()
+        operands = operands.strip()
+        profile.instructions += 1
+        sve = bool(_SVE_OPERAND.search(operands))
+        neon = _NEON_REG.findall(operands)
+        if sve:
+            profile.sve += 1
+            profile._example("sve", mnemonic)
+        elif neon:
+            profile.neon += 1
+        if not (sve or neon) or mnemonic in _A64_MOVES or _A64_MEMORY.match(mnemonic):
+            continue
+        if mnemonic == "eor" and len(neon) == 3 and len(set(neon)) == 1:
+            continue  # eor v0.16b, v0.16b, v0.16b: zeroing, no arithmetic meant
+        width = "sve" if sve else "neon"
+        profile.vector_ops[width] += 1
+        profile._example(f"vector_{width}", mnemonic)
+        profile._vector_mnemonic(width, mnemonic)
+    return profile
+
+
 def profile_asm(asm: str) -> AsmProfile:
-    """Classify the instructions of AT&T-syntax assembly text (as numba and LLVM print it)."""
+    """Classify the instructions of assembly text as numba and LLVM print it.
+
+    x86 text is in AT&T syntax; AArch64 text is recognised by its registers (:func:`is_aarch64`).
+    """
+    if is_aarch64(asm):
+        return _profile_aarch64(asm)
     profile = AsmProfile()
     for raw in asm.splitlines():
         line = raw.split("#", 1)[0].strip()
@@ -268,25 +364,29 @@ def verify_level(
 
     ``verified`` means: the compiler's reported target is the level's, no instruction in the
     kernels is newer than the level allows, and the level's defining evidence is present (AVX-512
-    instructions for the AVX-512 levels, 512-bit vectors for avx512-zmm, no vector arithmetic at all
-    for "none", no scalar extension for the x86-64 baseline).  ``vectorized`` tells, separately,
-    whether the vectorizer produced any vector arithmetic.
+    instructions for the AVX-512 levels, 512-bit vectors for avx512-zmm, NEON arithmetic for neon,
+    no vector arithmetic at all for "none", no scalar extension for the x86-64 baseline).
+    ``vectorized`` tells, separately, whether the vectorizer produced any vector arithmetic.
     """
     problems: list[str] = []
     tier = features_tier(cpu_name, features)
     expected_tier = {
-        "avx512": "AVX-512",
-        "avx512-zmm": "AVX-512",
-        "avx2": "AVX2",
-        "sse4.2": "SSE4.2",
-        "sse2": "SSE2",
+        "avx512": ("AVX-512",),
+        "avx512-zmm": ("AVX-512",),
+        "avx2": ("AVX2",),
+        "sse4.2": ("SSE4.2",),
+        "sse2": ("SSE2",),
+        "sve": ("SVE2", "SVE"),
+        "neon": ("NEON",),
     }.get(level.key)
-    if expected_tier is not None and tier != expected_tier:
-        problems.append(f"compiler target is {tier}, expected {expected_tier}")
+    if expected_tier is not None and tier not in expected_tier:
+        problems.append(f"compiler target is {tier}, expected {' or '.join(expected_tier)}")
     if level.key == "avx512-zmm" and "-prefer-256-bit" not in features.split(","):
         problems.append("compiler target still prefers 256-bit vectors")
     if profile.rank > level.rank:
-        problems.append(f"kernels use {RANK_NAMES[profile.rank]} instructions, above {level.label}")
+        problems.append(f"kernels use {profile.rank_name} instructions, above {level.label}")
+    if level.key == "neon" and not profile.vector_ops["neon"]:
+        problems.append("kernels contain no NEON vector arithmetic")
     if level.key in ("avx512", "avx512-zmm") and profile.rank < 4:
         problems.append("kernels contain no AVX-512 instruction")
     if level.key == "avx512-zmm" and not profile.vector_ops["zmm"]:
@@ -301,7 +401,7 @@ def verify_level(
         "verified": not problems and profile.instructions > 0,
         "problems": problems if profile.instructions else ["no kernel assembly was available"],
         "features_tier": tier,
-        "asm_rank": RANK_NAMES[profile.rank],
+        "asm_rank": profile.rank_name,
         "vectorized": profile.vectorized,
         "widest": profile.widest,
     }

@@ -12,8 +12,14 @@ avx512-zmm  the host features plus ``-prefer-256-bit``: 512-bit vectors       si
 avx2        the host features with every ``avx512*`` feature switched off     simd
 sse4.2      the host features with every AVX-family feature switched off      simd
 sse2        ``NUMBA_CPU_NAME=x86-64`` and an empty feature string (baseline)  simd
+sve         nothing: numba's host default on an AArch64 CPU with SVE          simd
+neon        the host features with every SVE and SME feature switched off     simd
 none        the host ISA, every vectorizer off                                scalar
 =========== ================================================================= =========
+
+The x86 levels need an x86-64 host and the AArch64 ones (``sve``, ``neon``: Advanced SIMD) an
+AArch64 host.  :func:`emulation` tells whether this process runs under an emulator such as
+qemu-user, where the code can be checked but its speed means nothing.
 
 Importing this module imports neither numba nor llvmlite (:func:`host_target` imports llvmlite).
 """
@@ -21,6 +27,7 @@ Importing this module imports neither numba nor llvmlite (:func:`host_target` im
 from __future__ import annotations
 
 import dataclasses
+import os
 import platform
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -29,6 +36,7 @@ from typing import Final
 from twocats.exceptions import InvalidParametersError
 
 __all__ = [
+    "EMULATION_ENV",
     "LEVELS",
     "LEVELS_BY_KEY",
     "MATRIX_LEVELS",
@@ -37,9 +45,11 @@ __all__ = [
     "available_levels",
     "best_tier",
     "default_levels",
+    "emulation",
     "enabled_features",
     "features_tier",
     "get_level",
+    "host_arch",
     "host_target",
     "level_env",
 ]
@@ -49,8 +59,10 @@ __all__ = [
 class IsaLevel:
     """One instruction-set level of the matrix: how its child process is configured and checked.
 
-    ``rank`` is the highest instruction class its kernels may use (0 scalar, 1 SSE2, 2 SSE4.2 and
-    older SSE, 3 AVX/AVX2, 4 AVX-512); ``required`` names the host features the level needs.
+    ``rank`` is the highest instruction class its kernels may use, on its architecture's scale
+    (x86: 0 scalar, 1 SSE2, 2 SSE4.2 and older SSE, 3 AVX/AVX2, 4 AVX-512; AArch64: 0 scalar,
+    1 NEON, 2 SVE); ``required`` names the host features the level needs and ``arch`` the machine
+    family it runs on ("x86_64", "aarch64", or None for any).
     """
 
     key: str
@@ -58,7 +70,7 @@ class IsaLevel:
     backend: str
     rank: int
     required: tuple[str, ...]
-    x86_only: bool = True
+    arch: str | None = "x86_64"
 
 
 LEVELS: Final = (
@@ -67,23 +79,49 @@ LEVELS: Final = (
     IsaLevel("avx2", "AVX2", "simd", 3, ("avx2",)),
     IsaLevel("sse4.2", "SSE4.2", "simd", 2, ("sse4.2",)),
     IsaLevel("sse2", "SSE2 (x86-64)", "simd", 1, ()),
-    IsaLevel("none", "no vectors", "scalar", 4, (), x86_only=False),
-    IsaLevel("native", "host default", "simd", 4, (), x86_only=False),
+    IsaLevel("sve", "SVE", "simd", 2, ("sve",), arch="aarch64"),
+    IsaLevel("neon", "NEON", "simd", 1, (), arch="aarch64"),
+    IsaLevel("none", "no vectors", "scalar", 4, (), arch=None),
+    IsaLevel("native", "host default", "simd", 4, (), arch=None),
 )
 
 #: The levels by key.
 LEVELS_BY_KEY: Final = {level.key: level for level in LEVELS}
 
-#: The levels a full matrix runs on an x86-64 host with AVX-512, best first.
-MATRIX_LEVELS: Final = ("avx512", "avx512-zmm", "avx2", "sse4.2", "sse2", "none")
+#: The levels a full matrix runs, best first (each host runs those of its architecture).
+MATRIX_LEVELS: Final = ("avx512", "avx512-zmm", "avx2", "sse4.2", "sse2", "sve", "neon", "none")
+
+#: The environment variable that declares an emulated run, naming the emulator (``qemu-user``).
+EMULATION_ENV: Final = "TWOCATS_EMULATED"
 
 # Features switched off for the SSE4.2 level besides every "avx*" one: each implies AVX (numba's own
 # NUMBA_ENABLE_AVX=0 misses them, numba-simd.md §3.2).
 _AVX_IMPLYING: Final = ("fma", "fma4", "f16c", "vaes", "vpclmulqdq", "xop", "sha512", "sm3", "sm4")
 
 
-def _is_x86() -> bool:
-    return platform.machine().lower() in ("x86_64", "amd64")
+def host_arch() -> str:
+    """Return the host's machine family: "x86_64", "aarch64" or what the platform names."""
+    machine = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+
+
+def emulation(cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
+    """Name the emulator this process runs under, or None on real hardware.
+
+    The run says so in :data:`EMULATION_ENV`, or qemu-user gives itself away: it shows an AArch64
+    process the host's own ``/proc/cpuinfo``, whose x86 ``vendor_id`` lines no ARM CPU has.
+    """
+    declared = os.environ.get(EMULATION_ENV, "").strip()
+    if declared:
+        return declared
+    if host_arch() != "aarch64":
+        return None
+    try:
+        with cpuinfo.open(encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1 << 16)
+    except OSError:
+        return None
+    return "qemu-user" if "\nvendor_id" in "\n" + text else None
 
 
 def host_target() -> tuple[str, str]:
@@ -118,12 +156,12 @@ def get_level(key: str) -> IsaLevel:
 
 
 def available_levels(host_features: str, keys: Iterable[str] = MATRIX_LEVELS) -> list[IsaLevel]:
-    """Return the levels of ``keys`` this host can run (an x86 level needs an x86-64 host)."""
+    """Return the levels of ``keys`` this host can run (each needs a host of its ``arch``)."""
     enabled = enabled_features(host_features)
     levels = []
     for key in keys:
         level = get_level(key)
-        if level.x86_only and not _is_x86():
+        if level.arch is not None and level.arch != host_arch():
             continue
         if all(feature in enabled for feature in level.required):
             levels.append(level)
@@ -131,8 +169,15 @@ def available_levels(host_features: str, keys: Iterable[str] = MATRIX_LEVELS) ->
 
 
 def default_levels(host_features: str) -> list[IsaLevel]:
-    """Return the short run's levels: the best SIMD level, SSE2 and none (elsewhere: host, none)."""
-    if not _is_x86():
+    """Return the short run's levels: the best SIMD level, SSE2 on x86, and none.
+
+    On AArch64 the best is SVE or NEON; on any other machine, the host default.
+    """
+    arch = host_arch()
+    if arch == "aarch64":
+        best = available_levels(host_features, ("sve", "neon"))[:1]
+        return [*best, get_level("none")]
+    if arch != "x86_64":
         return [get_level("native"), get_level("none")]
     best = available_levels(host_features, ("avx512", "avx2", "sse4.2"))[:1]
     return [*best, get_level("sse2"), get_level("none")]
@@ -160,6 +205,10 @@ def level_env(level: IsaLevel, host_features: str, cache_dir: Path) -> dict[str,
         # numba keeps the host features for every CPU name but "generic" unless told otherwise.
         env["NUMBA_CPU_NAME"] = "x86-64"
         env["NUMBA_CPU_FEATURES"] = ""
+    elif key == "neon" and host_features:
+        env["NUMBA_CPU_FEATURES"] = _switch_off(
+            host_features, lambda name: name.startswith(("sve", "sme"))
+        )
     elif key == "none":
         # The scalar backend compiles with both vectorizers off whatever the environment says;
         # the variables keep any other numba code of the child scalar as well.
@@ -176,6 +225,9 @@ TIERS: Final = (
     ("SSE4.2", ("sse4.2",)),
     ("SSSE3", ("ssse3",)),
     ("SSE2", ("sse2",)),
+    ("SVE2", ("sve2",)),
+    ("SVE", ("sve",)),
+    ("NEON", ("neon",)),
 )
 
 
@@ -193,6 +245,9 @@ def features_tier(cpu_name: str, features: str) -> str:
     tier = best_tier(features)
     if tier is not None:
         return tier
+    if host_arch() == "aarch64" and "-neon" not in features.split(","):
+        # Advanced SIMD is part of every AArch64 CPU, whether the feature string lists it or not.
+        return "NEON"
     if not features and cpu_name in ("x86-64", "generic"):
         return "SSE2"
     return f"baseline of {cpu_name}"

@@ -5,8 +5,10 @@ folder (``python -m bench matrix``).  Each child (see :class:`LevelProcess`) is 
 :func:`twocats.simd.isa.level_env`, reports the CPU name and feature string its compiler really
 used and the assembly of every fill kernel it compiled or loaded, and
 :func:`twocats.simd.asm.verify_level` checks both against the level.  Cells are timed at all levels
-in rotation, so a noisy neighbour disturbs the levels alike.  Importing this module imports neither
-numpy nor numba: the children do the work.
+in rotation, so a noisy neighbour disturbs the levels alike.  Under an emulator (qemu-user, see
+:func:`twocats.simd.isa.emulation`) a speed means nothing: each cell is then run once per level,
+for its output, and the table says so instead of showing rates.  Importing this module imports
+neither numpy nor numba: the children do the work.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any, Final
 from twocats.hashes import HASHES
 from twocats.kdf.limits import format_size
 from twocats.simd.asm import AsmProfile, describe_check, dispatcher_asm, profile_asm, verify_level
-from twocats.simd.isa import IsaLevel, level_env
+from twocats.simd.isa import IsaLevel, emulation, level_env
 
 __all__ = [
     "BENCH_PASSWORD",
@@ -362,7 +364,11 @@ def run_levels(
     neighbour on a shared machine then disturbs the levels alike, so a ratio between levels
     compares the same moments.  ``first_level_cells`` are measured by the first level only.
     Returns one verified result per level; a level whose child fails carries an ``error``.
+    Under an emulator every result names it in ``emulation`` and each cell runs one call only.
     """
+    emulator = emulation()
+    if emulator:
+        repeats, min_seconds = 1, 0.0
     results: list[dict[str, Any]] = []
     processes: dict[str, LevelProcess] = {}
     lanes = sorted({cell.lanes for cell in [*cells, *first_level_cells]})
@@ -371,7 +377,7 @@ def run_levels(
             process = LevelProcess(level, host_features, cache_dir(level))
             result: dict[str, Any] = {
                 "level": level.key, "label": level.label, "backend": level.backend,
-                "env": process.env, "cells": [],
+                "env": process.env, "cells": [], "emulation": emulator,
             }  # fmt: skip
             results.append(result)
             try:
@@ -516,9 +522,11 @@ def format_table(levels: Sequence[dict[str, Any]], markdown: bool = False) -> st
             columns.append(label)
     header = ["level", "ISA check", *columns]
     rows = []
+    emulators = sorted({str(level["emulation"]) for level in levels if level.get("emulation")})
     for level in levels:
         values = {
-            _column_label(cell, varying): f"{cell['gbps']:.2f}" for cell in level.get("cells", [])
+            _column_label(cell, varying): "n/m" if emulators else f"{cell['gbps']:.2f}"
+            for cell in level.get("cells", [])
         }
         check = level.get("error") or describe_check(level["check"])
         rows.append([level["label"], check, *(values.get(column, "-") for column in columns)])
@@ -528,7 +536,7 @@ def format_table(levels: Sequence[dict[str, Any]], markdown: bool = False) -> st
             "|" + "|".join("---" if i < 2 else "---:" for i in range(len(header))) + "|",
         ]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return "\n".join(lines)
+        return "\n".join(lines + _emulation_note(emulators))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     out = []
     for row in [header, *rows]:
@@ -537,4 +545,12 @@ def format_table(levels: Sequence[dict[str, Any]], markdown: bool = False) -> st
             for i, value in enumerate(row)
         )
         out.append("  ".join(padded).rstrip())
-    return "\n".join(out)
+    return "\n".join(out + _emulation_note(emulators))
+
+
+def _emulation_note(emulators: Sequence[str]) -> list[str]:
+    """The line under a table measured under an emulator (none on real hardware)."""
+    if not emulators:
+        return []
+    emulated = ", ".join(emulators)
+    return [f"n/m: speed not meaningful under {emulated}; only the ISA checks and outputs count"]

@@ -72,11 +72,13 @@ def _target() -> tuple[str, str]:
 
 def simd_isa() -> str:
     """Name the instruction set the simd backend compiles for, e.g. ``"AVX-512 (znver4)"``."""
-    from twocats.simd.isa import best_tier, enabled_features
+    from twocats.simd.isa import best_tier, enabled_features, features_tier, host_arch
 
     cpu_name, features = _target()
     width = ", 256-bit preferred" if "prefer-256-bit" in enabled_features(features) else ""
     tier = best_tier(features)
+    if tier is None and host_arch() == "aarch64":
+        tier = features_tier(cpu_name, features)
     if tier is not None:
         return f"{tier} ({cpu_name}{width})"
     if not features:
