@@ -182,10 +182,10 @@ def test_tune_human_output() -> None:
     ("params", "fits", "warned"),
     [
         (
-            Params(mem_cost=20, hash_type="blake2b", lanes=16),
+            Params(mem_cost=21, hash_type="blake2b", lanes=16),
             [
                 "Django: does not fit its 128-character password column",
-                "twocats verify (and a server with the default profile) needs --max-memory 1024MiB",
+                "twocats verify (and a server with the default profile) needs --max-memory 2048MiB",
             ],
             False,
         ),
