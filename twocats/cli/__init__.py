@@ -54,7 +54,7 @@ _LAZY_COMMANDS: Final = {
     "needs-rehash": (
         "twocats.cli.passwords",
         "needs_rehash_command",
-        "Tell whether HASH was made with other parameters than the current ones.",
+        "Tell whether HASH was made with other parameters than the target ones.",
     ),
     "selftest": (
         "twocats.cli.selftest",
@@ -74,7 +74,7 @@ _LAZY_COMMANDS: Final = {
     "upgrade": (
         "twocats.cli.passwords",
         "upgrade_command",
-        "Raise the memory cost of a stored HASH without the password.",
+        "Raise the memory cost of a stored HASH to a target, without the password.",
     ),
     "upgrade-db": (
         "twocats.cli.upgrade_db",
