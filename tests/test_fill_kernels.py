@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -239,6 +242,31 @@ def test_simd_kernel_uses_vector_instructions_and_scalar_does_not() -> None:
     assert simd_ops & {"vprold", "vprord"}, "no vector rotate in the simd fill kernel"
     assert "vpaddd" in simd_ops, "no vector add in the simd fill kernel"
     assert not scalar.wide_mnemonics()
+
+
+#: A fresh process that changes a NUMBA_ variable after numba has read its environment, then
+#: compiles the 8-lane simd kernel and prints the vector mnemonics of its assembly.
+_LATE_ENVIRONMENT = """
+import os, sys
+import numba
+os.environ["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = "1"
+from twocats.simd.asm import profile_asm
+from twocats.simd.fill import kernel_asm
+print(" ".join(sorted(profile_asm(kernel_asm(8, "simd")).wide_mnemonics())))
+"""
+
+
+def test_a_numba_variable_set_at_run_time_leaves_the_simd_kernel_vectorized(
+    tmp_path: Path,
+) -> None:
+    """numba re-reads its settings when a NUMBA_ variable changes; the simd build stays vector."""
+    env = {**os.environ, "TWOCATS_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _LATE_ENVIRONMENT], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.split()) == profile_asm(kernel_asm(8, "simd")).wide_mnemonics()
 
 
 def test_unknown_backend_is_rejected() -> None:

@@ -22,10 +22,6 @@ import click
 from twocats import __version__
 from twocats.cli._common import emit_json, translate_errors
 
-# numba colours compile errors with colorama where that is installed, and colorama then writes a
-# terminal reset after the command's output at exit; the command line never shows compile errors.
-os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
-
 __all__ = ["main", "run"]
 
 # The commands, each loaded from its module only when it runs: name -> (module, attribute, the

@@ -318,6 +318,10 @@ def _force_width(width: int) -> None:
 @contextlib.contextmanager
 def _vectorizers(mode: Mode) -> Iterator[None]:
     """Set numba's vectorizer switches for the compilations that run inside the block."""
+    # numba re-reads its whole configuration from the environment when a NUMBA_ variable has
+    # changed since it last looked, and it looks while compiling: a pending re-read there would
+    # reset these switches, so it happens first.
+    config.reload_config()
     saved = (config.LOOP_VECTORIZE, config.SLP_VECTORIZE, _forced_width[0])
     config.LOOP_VECTORIZE = int(mode.loop_vectorize)
     config.SLP_VECTORIZE = int(mode.slp_vectorize)
