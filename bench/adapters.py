@@ -22,13 +22,12 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-import django
-from django.conf import settings
 from django.contrib.auth.hashers import check_password, get_hashers
 from django.test import override_settings
 from passlib.context import CryptContext
 from pwdlib import PasswordHash
 
+from bench.django_settings import configure
 from bench.harness import (
     Report,
     Timing,
@@ -143,9 +142,7 @@ def _check(calls: Mapping[str, Callable[[str], bool]], label: str) -> None:
 
 def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
     """Measure every adapter against the bare verify at each profile; return the report."""
-    if not settings.configured:
-        settings.configure()
-        django.setup()
+    configure()
     report = Report("adapters", "Framework adapters against a bare PasswordHasher.verify")
     before = os.getloadavg()
     for label, hasher in DJANGO_HASHERS.items():

@@ -16,10 +16,9 @@ import dataclasses
 import os
 from collections.abc import Callable, Sequence
 
-import django
-from django.conf import settings
 from django.test import override_settings
 
+from bench.django_settings import configure
 from bench.harness import Report, load_note, measure_group, print_markdown, run_suite, suite_parser
 from twocats.hasher import PasswordHasher
 from twocats.integrations.django import TwoCatsPasswordHasher
@@ -57,16 +56,7 @@ class CheapShapedTwoCats(CheapPlainTwoCats):
 
 
 def _setup() -> None:
-    if not settings.configured:
-        settings.configure(
-            DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
-            INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth"],
-            PASSWORD_HASHERS=["django.contrib.auth.hashers.PBKDF2PasswordHasher"],
-            SECRET_KEY="benchmark key, not a secret",
-            USE_TZ=True,
-            DEFAULT_AUTO_FIELD="django.db.models.AutoField",
-        )
-        django.setup()
+    configure()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
