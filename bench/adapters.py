@@ -33,9 +33,8 @@ from bench.harness import (
     Timing,
     load_note,
     measure_group,
-    print_markdown,
-    run_suite,
-    suite_parser,
+    plain_smoke,
+    plain_suite,
 )
 from twocats.exceptions import TwoCatsError
 from twocats.hasher import DEFAULT_SALT_LEN
@@ -188,14 +187,17 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/adapters.{json,md}."""
-    parser = suite_parser(
-        "adapters", __doc__, repeats=7, min_time=0.2, smoke_help="one check, no result files"
-    )
-    return run_suite(
-        parser, argv, smoke, lambda args: run(repeats=args.repeats, min_time=args.min_time)
+    return plain_suite(
+        "adapters",
+        __doc__,
+        run,
+        argv,
+        repeats=7,
+        min_time=0.2,
+        smoke_help="one check, no result files",
     )
 
 
 def smoke() -> int:
     """Check every adapter once at CHEAPEST; asserts no timing."""
-    return print_markdown(run(repeats=1, min_time=0.0, smoke=True))
+    return plain_smoke(run)

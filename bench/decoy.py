@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from django.test import override_settings
 
 from bench.django_settings import configure
-from bench.harness import Report, load_note, measure_group, print_markdown, run_suite, suite_parser
+from bench.harness import Report, load_note, measure_group, plain_smoke, plain_suite
 from twocats.hasher import PasswordHasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.params import Params
@@ -120,14 +120,11 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite and write bench/results/decoy.{json,md}."""
-    parser = suite_parser(
-        "decoy", __doc__, repeats=7, min_time=0.3, smoke_help="one run, no result files"
-    )
-    return run_suite(
-        parser, argv, smoke, lambda args: run(repeats=args.repeats, min_time=args.min_time)
+    return plain_suite(
+        "decoy", __doc__, run, argv, repeats=7, min_time=0.3, smoke_help="one run, no result files"
     )
 
 
 def smoke() -> int:
     """Run both logins once at the cheapest parameters; asserts no timing."""
-    return print_markdown(run(repeats=1, min_time=0.0, smoke=True))
+    return plain_smoke(run)

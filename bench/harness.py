@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 __all__ = [
     "RESULTS_DIR",
@@ -189,6 +189,39 @@ def run_suite(
         return smoke()
     full(args).write(args.out)
     return 0
+
+
+class PlainRun(Protocol):
+    """A suite's run that takes only the shared options and a smoke flag."""
+
+    def __call__(self, *, repeats: int, min_time: float, smoke: bool = False) -> Report: ...
+
+
+def plain_suite(
+    suite: str,
+    description: str | None,
+    run: PlainRun,
+    argv: Sequence[str] | None,
+    *,
+    repeats: int,
+    min_time: float,
+    smoke_help: str = "tiny sizes, no result files",
+) -> int:
+    """Run a suite whose options are only the shared ones: the full report, or one smoke pass."""
+    parser = suite_parser(
+        suite, description, repeats=repeats, min_time=min_time, smoke_help=smoke_help
+    )
+    return run_suite(
+        parser,
+        argv,
+        lambda: plain_smoke(run),
+        lambda args: run(repeats=args.repeats, min_time=args.min_time),
+    )
+
+
+def plain_smoke(run: PlainRun) -> int:
+    """Run a plain suite once at its cheapest size and print the report; asserts no timing."""
+    return print_markdown(run(repeats=1, min_time=0.0, smoke=True))
 
 
 def print_markdown(report: Report) -> int:

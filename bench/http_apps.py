@@ -71,7 +71,5 @@ def password_hash(hasher: str, size: str, timeout: float) -> PasswordHash:
 
 def app() -> Echo:
     """The example app with the configuration of the environment (uvicorn's ``--factory``)."""
-    hashing = password_hash(
-        setting(ENV_HASHER), setting(ENV_SIZE), float(setting(ENV_TIMEOUT))
-    )
+    hashing = password_hash(setting(ENV_HASHER), setting(ENV_SIZE), float(setting(ENV_TIMEOUT)))
     return Echo(create_app(hashing, database=setting(ENV_DATABASE)))

@@ -137,9 +137,7 @@ def _step(
 ) -> dict[str, Any]:
     """One load step on an idle server; the server is left idle again (restarted if need be)."""
     before = load_average() or [0.0]
-    load = drive(
-        server, count, duration, users=users, planted=planted, seed=seed, timing=timing
-    )
+    load = drive(server, count, duration, users=users, planted=planted, seed=seed, timing=timing)
     row = step_row(server.service, load)
     row["load_before"] = before[0]
     row["load_after"] = (load_average() or [0.0])[0]
@@ -169,8 +167,16 @@ def _software() -> dict[str, str | None]:
     import importlib.util
 
     versions: dict[str, str | None] = {}
-    for name in ("uvicorn", "uvloop", "httptools", "gunicorn", "fastapi", "django", "pwdlib",
-                 "argon2-cffi"):
+    for name in (
+        "uvicorn",
+        "uvloop",
+        "httptools",
+        "gunicorn",
+        "fastapi",
+        "django",
+        "pwdlib",
+        "argon2-cffi",
+    ):
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -400,9 +406,7 @@ def markdown(document: dict[str, Any]) -> str:
     lines = [
         f"# {document['title']}",
         "",
-        measured(
-            document["machine"], document["load_average_start"], document["load_average_end"]
-        ),
+        measured(document["machine"], document["load_average_start"], document["load_average_end"]),
         "",
         setup,
         "",
@@ -577,8 +581,14 @@ def plot(document: dict[str, Any], path: Path) -> None:
                     p99.plot([again["connections"]], [again["p99_ms"] / 1e3], **hollow)
     config = document["config"]
     p99.axhline(config["admission_timeout_s"], color="grey", linewidth=0.8, linestyle=":")
-    p99.annotate("admission timeout", (8, config["admission_timeout_s"]), fontsize=8,
-                 color="grey", xytext=(2, 3), textcoords="offset points")
+    p99.annotate(
+        "admission timeout",
+        (8, config["admission_timeout_s"]),
+        fontsize=8,
+        color="grey",
+        xytext=(2, 3),
+        textcoords="offset points",
+    )
     for axes, label in ((rate, "logins/s (200 and 401 answers)"), (p99, "p99 latency (s)")):
         axes.set_xscale("log", base=2)
         axes.set_xticks(sorted({r["connections"] for r in document["rows"] if not r.get("timing")}))
@@ -600,11 +610,14 @@ def plot(document: dict[str, Any], path: Path) -> None:
     )
     start, end = document["load_average_start"], document["load_average_end"]
     figure.text(
-        0.5, 0.01,
+        0.5,
+        0.01,
         f"{info.get('cpu', '?')} ({info['cpus']} CPUs), {info['date']}; load average "
         f"{start[0]:.1f} at the start, {end[0]:.1f} at the end (shared machine)\nHollow: the "
         "first step repeated at the end.  No p99 point: no answer within the step.",
-        ha="center", fontsize=8, color="dimgrey",
+        ha="center",
+        fontsize=8,
+        color="dimgrey",
     )
     figure.tight_layout(rect=(0, 0.07, 1, 0.95))
     figure.savefig(path, dpi=110)

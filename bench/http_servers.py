@@ -126,17 +126,48 @@ class Server:
         service = self.service
         if service.stack == "fastapi":
             return [
-                sys.executable, "-m", "uvicorn", "--factory", "bench.http_apps:app",
-                "--host", HOST, "--port", str(self.port), "--workers", str(service.workers),
-                "--backlog", "2048", "--timeout-keep-alive", "60",
-                "--no-access-log", "--log-level", "warning",
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--factory",
+                "bench.http_apps:app",
+                "--host",
+                HOST,
+                "--port",
+                str(self.port),
+                "--workers",
+                str(service.workers),
+                "--backlog",
+                "2048",
+                "--timeout-keep-alive",
+                "60",
+                "--no-access-log",
+                "--log-level",
+                "warning",
             ]
         return [
-            sys.executable, "-m", "gunicorn", "django_login.wsgi",
-            "--worker-class", "gthread", "--workers", str(service.workers),
-            "--threads", str(service.threads), "--bind", f"{HOST}:{self.port}",
-            "--backlog", "2048", "--keep-alive", "60", "--timeout", "120",
-            "--graceful-timeout", "5", "--log-level", "warning",
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "django_login.wsgi",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            str(service.workers),
+            "--threads",
+            str(service.threads),
+            "--bind",
+            f"{HOST}:{self.port}",
+            "--backlog",
+            "2048",
+            "--keep-alive",
+            "60",
+            "--timeout",
+            "120",
+            "--graceful-timeout",
+            "5",
+            "--log-level",
+            "warning",
         ]
 
     def __enter__(self) -> Server:
@@ -144,11 +175,18 @@ class Server:
         if self.service.stack == "django":
             subprocess.run(
                 [sys.executable, "-m", "django", "migrate", "--noinput", "-v", "0"],
-                env=env, cwd=REPO, check=True, timeout=120,
+                env=env,
+                cwd=REPO,
+                check=True,
+                timeout=120,
             )
         with open(self.log_path, "wb") as log:
             self._process = subprocess.Popen(
-                self._command(), env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                self._command(),
+                env=env,
+                cwd=REPO,
+                stdout=log,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         try:
@@ -416,10 +454,24 @@ def drive(
         raise RuntimeError("wrk is not installed (Debian: apt-get install wrk)")
     threads = max(1, min(connections, os.cpu_count() or 1))
     command = [
-        wrk, "-t", str(threads), "-c", str(connections), "-d", f"{seconds:g}s",
+        wrk,
+        "-t",
+        str(threads),
+        "-c",
+        str(connections),
+        "-d",
+        f"{seconds:g}s",
         # A slow answer is timed, not dropped: the timeout is longer than the run.
-        "--timeout", f"{seconds + 10:g}s", "-s", str(LUA_SCRIPT), server.url,
-        "--", str(users), str(max(1, planted)), str(seed), "timing" if timing else "mix",
+        "--timeout",
+        f"{seconds + 10:g}s",
+        "-s",
+        str(LUA_SCRIPT),
+        server.url,
+        "--",
+        str(users),
+        str(max(1, planted)),
+        str(seed),
+        "timing" if timing else "mix",
     ]
     cpu = server.cpu_seconds()
     with Sampler(server.url, server.workers()) as sampler:

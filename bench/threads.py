@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from bench.harness import Report, load_note, measure_group, print_markdown, run_suite, suite_parser
+from bench.harness import Report, load_note, measure_group, plain_smoke, plain_suite
 from twocats.hasher import PasswordHasher
 from twocats.kdf import Engine
 from twocats.params import Params
@@ -212,12 +212,9 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the full suite and write bench/results/threads.{json,md}."""
-    parser = suite_parser("threads", __doc__, repeats=5, min_time=0.0)
-    return run_suite(
-        parser, argv, smoke, lambda args: run(repeats=args.repeats, min_time=args.min_time)
-    )
+    return plain_suite("threads", __doc__, run, argv, repeats=5, min_time=0.0)
 
 
 def smoke() -> int:
     """Run every workload once at tiny sizes; checks outputs, asserts no timing."""
-    return print_markdown(run(repeats=1, min_time=0.0, smoke=True))
+    return plain_smoke(run)
