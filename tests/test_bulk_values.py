@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from twocats import phc
 from twocats.bulk import reasons, rows
 from twocats.bulk.checks import is_upgrade_of, recomputed_equal
 from twocats.bulk.reasons import FAILURE_REASONS
@@ -119,15 +120,16 @@ def test_a_result_must_be_the_upgrade_of_its_row() -> None:
     new = TARGET.upgrade(STORED)
     other_salt = PasswordHasher.from_params(OLD).hash("password")
     other_params = PasswordHasher.from_params(dataclasses.replace(OLD, lanes=4)).hash("x")
-    assert is_upgrade_of(new, STORED, 6)
-    assert not is_upgrade_of(new, STORED, 7)
-    assert not is_upgrade_of(TARGET.upgrade(other_salt), STORED, 6)
-    assert not is_upgrade_of(TARGET.hash("password"), STORED, 6)
-    assert not is_upgrade_of(STORED, STORED, 6)
-    assert not is_upgrade_of(other_params, STORED, 6)
-    assert not is_upgrade_of(new + "A", STORED, 6)
-    assert not is_upgrade_of(new.encode(), STORED, 6)
-    assert not is_upgrade_of(None, STORED, 6)
+    stored = phc.decode(STORED)
+    assert is_upgrade_of(new, stored, 6)
+    assert not is_upgrade_of(new, stored, 7)
+    assert not is_upgrade_of(TARGET.upgrade(other_salt), stored, 6)
+    assert not is_upgrade_of(TARGET.hash("password"), stored, 6)
+    assert not is_upgrade_of(STORED, stored, 6)
+    assert not is_upgrade_of(other_params, stored, 6)
+    assert not is_upgrade_of(new + "A", stored, 6)
+    assert not is_upgrade_of(new.encode(), stored, 6)
+    assert not is_upgrade_of(None, stored, 6)
 
 
 def test_a_recomputed_result_must_match() -> None:

@@ -25,12 +25,13 @@ __all__ = ["RECOMPUTED_PER_BATCH", "is_upgrade_of", "recomputed_equal"]
 RECOMPUTED_PER_BATCH: Final = 2
 
 
-def is_upgrade_of(new: object, old: str, mem_cost: int) -> TypeGuard[str]:
-    """Return True if `new` has the shape of the upgrade of the PHC string `old` to `mem_cost`."""
+def is_upgrade_of(new: object, before: phc.PHCHash, mem_cost: int) -> TypeGuard[str]:
+    """Return True if `new` has the shape of the upgrade of the decoded hash `before` to
+    `mem_cost`."""
     if type(new) is not str or len(new) > phc.MAX_ENCODED_LENGTH:
         return False
     try:
-        before, after = phc.decode(old), phc.decode(new)
+        after = phc.decode(new)
     except InvalidHashError:
         return False
     return (

@@ -282,9 +282,9 @@ def _checked(
             failed += 1
             continue
         target = verdict.upgrader
-        if verdict.stored is None or target is None:
+        if verdict.stored is None or verdict.decoded is None or target is None:
             return None
-        if not is_upgrade_of(new, verdict.stored.phc, target.mem_cost):
+        if not is_upgrade_of(new, verdict.decoded, target.mem_cost):
             return None
         changes.append((key, old, verdict.stored.with_phc(new)))
         upgrades.append((upgraders(target), verdict.stored.phc, new))

@@ -54,7 +54,9 @@ class Verdict:
 
     `stored` and `mem_cost` are set for TwoCats values that decoded; `reason` for refused ones;
     `upgrader` (the parameters of the hasher that upgrades it) for values to upgrade, and
-    `differences` for values that need the password.
+    `differences` for values that need the password; `decoded` (the stored PHC string decoded,
+    so that a worker's result is checked against it without decoding it again) for values to
+    upgrade.
     """
 
     kind: str
@@ -63,6 +65,7 @@ class Verdict:
     reason: str | None = None
     upgrader: Params | None = None
     differences: tuple[Difference, ...] = ()
+    decoded: phc.PHCHash | None = None
 
 
 def judge(value: object, upgraders: Upgraders) -> Verdict:
@@ -74,9 +77,10 @@ def judge(value: object, upgraders: Upgraders) -> Verdict:
     if stored is None:
         return Verdict(other_kind(value))
     try:
-        params = phc.decode(stored.phc).params
+        decoded = phc.decode(stored.phc)
     except InvalidHashError:
         return Verdict("malformed")
+    params = decoded.params
     try:
         standing = upgraders.target.standing(params)
     except InvalidParametersError:
@@ -94,4 +98,4 @@ def judge(value: object, upgraders: Upgraders) -> Verdict:
         return Verdict(REFUSED, stored, params.mem_cost, reason=reasons.OVER_WORK_LIMIT)
     except InvalidParametersError:
         return Verdict(REFUSED, stored, params.mem_cost, reason=reasons.UPGRADE_FAILED)
-    return Verdict(UPGRADE, stored, params.mem_cost, upgrader=standing.params)
+    return Verdict(UPGRADE, stored, params.mem_cost, upgrader=standing.params, decoded=decoded)
