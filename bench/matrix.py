@@ -5,7 +5,7 @@ What each run measures (``python -m bench matrix --full`` regenerates ``bench/re
 * Every ISA level (AVX-512 as the CPU's tuning compiles it, AVX-512 forced to 512-bit vectors, AVX2,
   SSE4.2, SSE2 as the x86-64 baseline, and no vectorization at all) runs in a child process of its
   own, with its own kernel cache and the environment recipe of spec numba-simd.md §3.2; the child's
-  kernels are disassembled and checked against the level (:mod:`twocats.simd.levels`).
+  kernels are disassembled and checked against the level (:mod:`twocats.perf.levels`).
 * In each level: ``derive`` on a reused buffer for blake2s with 1, 2, 4 and 8 lanes, blake2b with 8
   and 16 and sha512 with 16, multiplies 0 and 2, 16 MiB (in cache) and 1 GiB, parallelism 1 (one
   thread) and 2 (two threads); the rate is GB/s of memory filled per derivation.
@@ -53,9 +53,9 @@ from bench.matrix_cells import (
     matrix_cells,
 )
 from bench.matrix_report import summary_levels, write_results
+from twocats.perf.levels import Cell, check_outputs, format_table, run_levels
 from twocats.simd import isa
 from twocats.simd.cache import cache_root
-from twocats.simd.levels import Cell, check_outputs, format_table, run_levels
 
 __all__ = ["breakdown", "machine_description", "main", "run_matrix", "smoke"]
 

@@ -4,7 +4,7 @@ The default run is short (seconds with a warm kernel cache): the best SIMD level
 the scalar build, blake2s with 8 lanes on 64 MiB.  ``--full`` runs the longer table (the SSE2
 baseline as well, 1 and 8 lanes, 1 GiB).  Every level runs in a child process of its own, compiled
 for that level, and its kernels' assembly is checked against the level (see
-:mod:`twocats.simd.levels`).  Progress goes to standard error, one numbered line per step.
+:mod:`twocats.perf.levels`).  Progress goes to standard error, one numbered line per step.
 """
 
 from __future__ import annotations
@@ -167,9 +167,9 @@ def bench_command(
     checked against the level.  The table shows GB/s of memory filled per derivation, on a reused
     buffer.  The default run takes seconds; --full runs the longer table.
     """
+    from twocats.perf.levels import Cell, check_outputs, format_table, run_levels
     from twocats.simd.cache import cache_root
     from twocats.simd.isa import host_target
-    from twocats.simd.levels import Cell, check_outputs, format_table, run_levels
 
     plan = _FULL if full else _SHORT
     lanes_list = lanes_list or plan.lanes
