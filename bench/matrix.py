@@ -29,7 +29,6 @@ import argparse
 import dataclasses
 import datetime
 import json
-import os
 import platform
 import subprocess
 import sys
@@ -53,6 +52,7 @@ from bench.matrix_cells import (
     matrix_cells,
 )
 from bench.matrix_report import summary_levels, write_results
+from twocats._machine import machine_memory, usable_cpus
 from twocats.perf.levels import Cell, check_outputs, format_table, run_levels
 from twocats.simd import isa
 from twocats.simd.cache import cache_root
@@ -118,17 +118,14 @@ def _git_commit() -> str:
 def machine_description() -> dict[str, Any]:
     """Describe the machine and software the run measured."""
     host_name, host_features = isa.host_target()
-    memory_kib = 0
-    for line in _read("/proc/meminfo").splitlines():
-        if line.startswith("MemTotal:"):
-            memory_kib = int(line.split()[1])
+    memory = machine_memory() or 0
     return {
         "lscpu": _lscpu(),
         "llvm_host_cpu": host_name,
         "llvm_host_tier": isa.features_tier(host_name, host_features),
         "emulation": isa.emulation(),
-        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "memory_gib": round(memory_kib / (1 << 20), 1),
+        "cpus_usable": usable_cpus(),
+        "memory_gib": round(memory / (1 << 30), 1),
         "kernel": platform.release(),
         "transparent_hugepages": _read("/sys/kernel/mm/transparent_hugepage/enabled").strip(),
         "python": platform.python_version(),
