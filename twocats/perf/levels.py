@@ -27,10 +27,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from twocats._machine import load_average
+from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf.limits import format_size
 from twocats.simd.asm import AsmProfile, describe_check, dispatcher_asm, profile_asm, verify_level
-from twocats.simd.isa import IsaLevel, emulation, level_env
+from twocats.simd.isa import (
+    IsaLevel,
+    available_levels,
+    default_levels,
+    emulation,
+    get_level,
+    level_env,
+)
 
 __all__ = [
     "BENCH_PASSWORD",
@@ -40,7 +48,10 @@ __all__ = [
     "Cell",
     "ChildError",
     "LevelProcess",
+    "cell_grid",
     "check_outputs",
+    "choose_levels",
+    "failed_levels",
     "format_table",
     "kernel_note",
     "run_level",
@@ -111,6 +122,45 @@ class Cell:
             parallelism=self.parallelism,
             **extra,
         )
+
+
+def cell_grid(
+    hash_type: str,
+    lanes: Sequence[int],
+    multiplies: Sequence[int],
+    mem_costs: Sequence[int],
+    parallelisms: Sequence[int],
+) -> list[Cell]:
+    """Return a cell for every combination, lanes varying fastest and memory slowest."""
+    return [
+        Cell(hash_type, lane_count, chain, mem_cost, threads)
+        for mem_cost in mem_costs
+        for chain in multiplies
+        for threads in parallelisms
+        for lane_count in lanes
+    ]
+
+
+def choose_levels(keys: Sequence[str], host_features: str, baseline: bool) -> list[IsaLevel]:
+    """Return the levels of ``keys``, or without keys this CPU's default levels.
+
+    The default levels keep the SSE2 baseline only with ``baseline``.  A level this CPU cannot run
+    is an :class:`~twocats.exceptions.InvalidParametersError` naming it.
+    """
+    if not keys:
+        levels = default_levels(host_features)
+        return levels if baseline else [level for level in levels if level.key != "sse2"]
+    levels = [get_level(key) for key in keys]
+    runnable = available_levels(host_features, list(keys))
+    unavailable = [level.key for level in levels if level not in runnable]
+    if unavailable:
+        raise InvalidParametersError(f"this CPU cannot run {', '.join(unavailable)}")
+    return levels
+
+
+def failed_levels(results: Sequence[dict[str, Any]]) -> list[str]:
+    """Return the keys of the levels whose child failed or whose kernels failed the ISA check."""
+    return [r["level"] for r in results if "error" in r or not r["check"]["verified"]]
 
 
 def kernel_note(setup: dict[str, Any]) -> str:
