@@ -34,6 +34,7 @@ from twocats.perf.peers import (
     scrypt_call,
     time_calls,
 )
+from twocats.perf.tune import start_params
 
 if TYPE_CHECKING:
     from twocats.params import Params
@@ -77,8 +78,6 @@ class Row:
 
 def compare_params(mem_cost: int, parallelism: int, isa: str) -> Params:
     """Return the TwoCats parameters compared: lanes from ``isa``'s vector width, ``mem_cost``."""
-    from twocats.perf.tune import start_params
-
     start = start_params(isa, parallelism=parallelism)
     return dataclasses.replace(start, mem_cost=mem_cost, start_mem_cost=mem_cost)
 
