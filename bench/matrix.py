@@ -5,7 +5,7 @@ What each run measures (``python -m bench matrix --full`` regenerates ``bench/re
 * Every ISA level (AVX-512 as the CPU's tuning compiles it, AVX-512 forced to 512-bit vectors, AVX2,
   SSE4.2, SSE2 as the x86-64 baseline, and no vectorization at all) runs in a child process of its
   own, with its own kernel cache and the environment recipe of spec numba-simd.md §3.2; the child's
-  kernels are disassembled and checked against the level (:mod:`twocats.simd.levels`).
+  kernels are disassembled and checked against the level (:mod:`twocats.perf.levels`).
 * In each level: ``derive`` on a reused buffer for blake2s with 1, 2, 4 and 8 lanes, blake2b with 8
   and 16 and sha512 with 16, multiplies 0 and 2, 16 MiB (in cache) and 1 GiB, parallelism 1 (one
   thread) and 2 (two threads); the rate is GB/s of memory filled per derivation.
@@ -29,7 +29,6 @@ import argparse
 import dataclasses
 import datetime
 import json
-import os
 import platform
 import subprocess
 import sys
@@ -53,9 +52,10 @@ from bench.matrix_cells import (
     matrix_cells,
 )
 from bench.matrix_report import summary_levels, write_results
+from twocats._machine import machine_memory, usable_cpus
+from twocats.perf.levels import Cell, check_outputs, format_table, run_levels
 from twocats.simd import isa
 from twocats.simd.cache import cache_root
-from twocats.simd.levels import Cell, check_outputs, format_table, run_levels
 
 __all__ = ["breakdown", "machine_description", "main", "run_matrix", "smoke"]
 
@@ -118,17 +118,14 @@ def _git_commit() -> str:
 def machine_description() -> dict[str, Any]:
     """Describe the machine and software the run measured."""
     host_name, host_features = isa.host_target()
-    memory_kib = 0
-    for line in _read("/proc/meminfo").splitlines():
-        if line.startswith("MemTotal:"):
-            memory_kib = int(line.split()[1])
+    memory = machine_memory() or 0
     return {
         "lscpu": _lscpu(),
         "llvm_host_cpu": host_name,
         "llvm_host_tier": isa.features_tier(host_name, host_features),
         "emulation": isa.emulation(),
-        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "memory_gib": round(memory_kib / (1 << 20), 1),
+        "cpus_usable": usable_cpus(),
+        "memory_gib": round(memory / (1 << 30), 1),
         "kernel": platform.release(),
         "transparent_hugepages": _read("/sys/kernel/mm/transparent_hugepage/enabled").strip(),
         "python": platform.python_version(),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from twocats.simd.levels import Cell
+from twocats.perf.levels import Cell
 
 __all__ = [
     "C_REFERENCE_GBPS",

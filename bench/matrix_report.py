@@ -23,8 +23,8 @@ from bench.matrix_cells import (
     shared_mem_costs,
 )
 from twocats.kdf.limits import format_size
+from twocats.perf.levels import MIN_CELL_SECONDS, Cell
 from twocats.simd.asm import describe_check
-from twocats.simd.levels import MIN_CELL_SECONDS, Cell
 
 __all__ = [
     "headline_ratios",

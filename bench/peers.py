@@ -12,6 +12,8 @@ fill, like a copy, reads and writes every byte.
   argon2 allocates and maps its memory on every call, so the fair TwoCats figure for that column is
   the one with fresh memory.
 * ``hashlib.scrypt`` with r=8, p=1 and N chosen so that 128·r·N equals the memory.
+
+The peers are called and timed by :mod:`twocats.perf.peers`, as ``twocats compare`` times them.
 * The cost of one TwoCats state hash ``Hv`` (one compression of 36 or 68 bytes) through hashlib, for
   the "where the time goes" breakdown.
 """
@@ -19,7 +21,6 @@ fill, like a copy, reads and writes every byte.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,7 +28,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from bench.harness import measure
+from twocats._machine import usable_cpus
+from twocats.perf.peers import SCRYPT_R, argon2id_at_time, argon2id_call, scrypt_call, time_calls
 
 __all__ = [
     "argon2id",
@@ -42,26 +44,13 @@ __all__ = [
 
 GIB: Final = 1 << 30
 
-_PASSWORD: Final = b"password"
-_SALT: Final = b"saltsaltsaltsalt"
-
-# hashlib.scrypt refuses a maxmem of 2**31 - 1 or more (ecosystem.md §3.6).
-_SCRYPT_MAXMEM: Final = (1 << 31) - 2
-
 
 def timed(call: Callable[[], object], repeats: int, warmup: int = 1) -> dict[str, Any]:
-    """Time ``call`` with :func:`bench.harness.measure` (one call per repetition, after ``warmup``).
+    """Time ``call`` with :func:`twocats.perf.peers.time_calls` (one call per repetition).
 
-    Returns the median, fastest and slowest seconds per call and the spread.
+    Returns the seconds of each call, their median, the fastest and slowest, and the spread.
     """
-    timing = measure(call, repeats=repeats, warmup=warmup, min_time=0.0)
-    return {
-        "times_s": list(timing.samples),
-        "median_s": timing.median,
-        "min_s": timing.best,
-        "max_s": max(timing.samples),
-        "spread": timing.spread,
-    }
+    return time_calls(call, repeats, warmup).document()
 
 
 def _rate(entry: dict[str, Any], nbytes: int) -> dict[str, Any]:
@@ -114,22 +103,7 @@ def argon2id(
     memory_bytes: int, parallelism: int, repeats: int, time_cost: int = 1
 ) -> dict[str, Any]:
     """Time argon2id (argon2-cffi) with ``memory_bytes`` of memory; rate is memory · t / time."""
-    from argon2.low_level import Type, hash_secret_raw
-
-    kib = memory_bytes // 1024
-
-    def call() -> bytes:
-        return hash_secret_raw(
-            _PASSWORD,
-            _SALT,
-            time_cost=time_cost,
-            memory_cost=kib,
-            parallelism=parallelism,
-            hash_len=32,
-            type=Type.ID,
-        )
-
-    entry = timed(call, repeats)
+    entry = timed(argon2id_call(memory_bytes, parallelism, time_cost), repeats)
     entry.update(parallelism=parallelism, time_cost=time_cost)
     entry = _rate(entry, memory_bytes)
     entry["gbps"] *= time_cost
@@ -139,28 +113,21 @@ def argon2id(
 def argon2id_equal_time(target_s: float, repeats: int, probe: dict[str, Any]) -> dict[str, Any]:
     """Find the memory argon2id (t=1, p=1) fills in ``target_s`` seconds and time it there.
 
-    ``probe`` is an argon2id result at some memory; the memory is scaled from it linearly, rounded
-    down to a whole MiB, corrected once from the measured time and timed again.
+    ``probe`` is an argon2id result at some memory; the search
+    (:func:`twocats.perf.peers.argon2id_at_time`) starts from its memory and time.
     """
-    mib = 1 << 20
-    memory = max(mib, int(probe["memory_bytes"] * target_s / probe["median_s"]) // mib * mib)
-    entry = argon2id(memory, 1, 1)
-    memory = max(mib, int(memory * target_s / entry["median_s"]) // mib * mib)
-    entry = argon2id(memory, 1, repeats)
+    memory, timing = argon2id_at_time(
+        target_s, probe["memory_bytes"], 1, repeats, seconds=probe["median_s"]
+    )
+    entry = _rate({**timing.document(), "parallelism": 1, "time_cost": 1}, memory)
     entry["target_s"] = target_s
     return entry
 
 
 def scrypt(memory_bytes: int, repeats: int) -> dict[str, Any]:
     """Time ``hashlib.scrypt`` with r=8, p=1 and N = memory / 1 KiB (128 · r bytes per N)."""
-    r = 8
-    n = memory_bytes // (128 * r)
-
-    def call() -> bytes:
-        return hashlib.scrypt(_PASSWORD, salt=_SALT, n=n, r=r, p=1, maxmem=_SCRYPT_MAXMEM, dklen=32)
-
-    entry = timed(call, repeats, warmup=0)
-    entry.update(n=n, r=r, p=1)
+    entry = timed(scrypt_call(memory_bytes), repeats, warmup=0)
+    entry.update(n=memory_bytes // (128 * SCRYPT_R), r=SCRYPT_R, p=1)
     return _rate(entry, memory_bytes)
 
 
@@ -218,7 +185,5 @@ def run_peers(
         "argon2id": argon,
         "scrypt": scrypts,
         "hv_seconds": {"blake2s": hv_seconds(32), "blake2b": hv_seconds(64)},
-        "cpus": len(os.sched_getaffinity(0))
-        if hasattr(os, "sched_getaffinity")
-        else os.cpu_count(),
+        "cpus": usable_cpus(),
     }

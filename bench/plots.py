@@ -28,7 +28,7 @@ from matplotlib.patches import Patch
 
 from bench.matrix_cells import HEADLINE, find_cell, peer_rows, shared_mem_costs
 from twocats.kdf.limits import format_size
-from twocats.simd.levels import Cell
+from twocats.perf.levels import Cell
 
 __all__ = ["plot_all", "plot_breakdown", "plot_matrix", "plot_peers"]
 

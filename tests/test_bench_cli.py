@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from twocats.cli.bench import bench_command
+from twocats.perf.levels import ChildError, LevelProcess
 from twocats.simd.cache import cache_root
 from twocats.simd.isa import get_level
-from twocats.simd.levels import ChildError, LevelProcess
 
 
 def test_json_run_at_the_cheapest_size_verifies_each_level() -> None:

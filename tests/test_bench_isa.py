@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from twocats.perf.levels import Cell, check_outputs, format_table
 from twocats.simd.asm import profile_asm, verify_level
 from twocats.simd.isa import features_tier, get_level, level_env
-from twocats.simd.levels import Cell, check_outputs, format_table
 
 HOST = "+64bit,+avx,+avx2,+avx512bw,+avx512f,+avx512vl,+bmi2,+f16c,+fma,+sse2,+sse4.2,+ssse3,+vaes"
 AVX2_FEATURES = "+avx,+avx2,-avx512bw,-avx512f,-avx512vl,+sse2,+sse4.2"

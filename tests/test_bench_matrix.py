@@ -11,10 +11,10 @@ import pytest
 
 from bench import matrix, matrix_cells, matrix_report, peers
 from bench.matrix_cells import HEADLINE, MAILING_LIST
+from twocats.perf.levels import Cell, run_level
 from twocats.simd.asm import profile_asm, verify_level
 from twocats.simd.cache import cache_root
 from twocats.simd.isa import get_level, host_target
-from twocats.simd.levels import Cell, run_level
 
 ASM_YMM = "\tvpaddd\t%ymm1, %ymm2, %ymm3\n\tvprold\t$8, %ymm3, %ymm3\n"
 ASM_SCALAR = "\troll\t$8, %eax\n\taddl\t%eax, %edx\n"

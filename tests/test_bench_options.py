@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from twocats.cli.bench import bench_command
-from twocats.simd import levels
+from twocats.perf import levels
 from twocats.simd.cache import cache_root
 
 CHEAP = ["--level", "none", "--lanes", "8", "--mem-cost", "10", "--repeats", "1", "--json"]

@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner
 
 from twocats.cli.bench import bench_command
-from twocats.simd.levels import kernel_note
+from twocats.perf.levels import kernel_note
 
 
 def test_kernel_note_says_loaded_or_compiled_and_never_prints_a_dict() -> None:

@@ -14,10 +14,11 @@ from click.testing import CliRunner, Result
 
 from twocats import phc
 from twocats._extras import install_hint
-from twocats.cli import compare, main
-from twocats.cli._calibrate import Trial, final_check, fitted_choice, search
+from twocats.cli import main
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.perf import compare as perf_compare
+from twocats.perf.tune import Trial, final_check, fitted_choice, search
 from twocats.profiles import CHEAPEST
 
 TINY = ["--profile", "cheapest", "--insecure"]
@@ -269,7 +270,7 @@ def test_compare_plot_without_matplotlib_fails_before_measuring(
         measured.append("twocats")
         raise AssertionError("measured before checking --plot")
 
-    monkeypatch.setattr(compare, "_twocats", measure)
+    monkeypatch.setattr(perf_compare, "run_comparison", measure)
     result = run("compare", "--memory", "1MiB", "--plot", str(tmp_path / "c.png"))
     assert result.exit_code == 2
     assert error_of(result) == f"Error: --plot needs matplotlib ({install_hint('bench')})"

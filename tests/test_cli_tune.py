@@ -14,11 +14,10 @@ from click.testing import CliRunner
 
 from twocats import phc, profiles
 from twocats.cli import main
-from twocats.cli._calibrate import Trial, search
-from twocats.cli._machine import lanes_for_isa
 from twocats.cli._options import DURATION, SIZE
 from twocats.cli.tune import fit_notes
 from twocats.params import Params
+from twocats.perf.tune import Trial, lanes_for_isa, search
 
 
 @pytest.mark.parametrize(

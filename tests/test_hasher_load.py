@@ -417,20 +417,6 @@ def test_a_planted_hash_is_refused_without_waiting(probe: Probe) -> None:
     thread.join()
 
 
-def test_usable_cpus_follow_the_cgroup_quota(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cgroup CPU quota lowers the usable CPUs below the affinity, rounded up."""
-    settings = {"/sys/fs/cgroup/cpu.max": "150000 100000"}
-    monkeypatch.setattr(limits, "_read_setting", settings.get)
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
-    assert limits.usable_cpus() == 2
-    settings["/sys/fs/cgroup/cpu.max"] = "max 100000"
-    assert limits.usable_cpus() == 8
-    del settings["/sys/fs/cgroup/cpu.max"]
-    settings["/sys/fs/cgroup/cpu/cpu.cfs_quota_us"] = "300000"
-    settings["/sys/fs/cgroup/cpu/cpu.cfs_period_us"] = "100000"
-    assert limits.usable_cpus() == 3
-
-
 def test_hasher_busy_error_is_a_twocats_error() -> None:
     """HasherBusyError is exported by twocats and belongs to the one hierarchy."""
     import twocats

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from twocats.perf.levels import Cell, format_table
 from twocats.simd import isa
 from twocats.simd.asm import is_aarch64, profile_asm, verify_level
 from twocats.simd.isa import available_levels, default_levels, features_tier, get_level, level_env
-from twocats.simd.levels import Cell, format_table
 
 NEOVERSE_V1 = "+neon,+fp-armv8,+crc,+lse,+rdm,+dotprod,+sha2,+aes,+sve,+sve2,+bf16,+i8mm"
 GRAVITON2 = "+neon,+fp-armv8,+crc,+lse,+rdm,+dotprod,+sha2,+aes"

@@ -27,6 +27,7 @@ from typing import Any, Final, cast
 import dask
 from distributed import Client, LocalCluster, Security, WorkerPlugin, get_worker
 
+from twocats._machine import usable_cpus
 from twocats.bulk.credentials import job_security
 from twocats.bulk.sample import warm_up
 from twocats.exceptions import InvalidParametersError, TwoCatsError
@@ -41,7 +42,6 @@ __all__ = [
     "Workers",
     "open_workers",
     "upgrade_chunk",
-    "usable_cores",
 ]
 
 #: Seconds to wait for an existing cluster's scheduler and its first worker.
@@ -55,14 +55,6 @@ _HTTP_ROUTES: Final = {
     "distributed.scheduler.http.routes": ["distributed.http.health"],
     "distributed.worker.http.routes": ["distributed.http.health"],
 }
-
-
-def usable_cores() -> int:
-    """Return the number of CPU cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
-        return max(1, os.cpu_count() or 1)
 
 
 class UpgradePlugin(WorkerPlugin):
@@ -187,7 +179,7 @@ def open_workers(
         with remote:
             yield Workers(remote, _count(remote), None)
         return
-    count = workers or usable_cores()
+    count = workers or usable_cpus()
     with job_security() as own, _secrets_withheld(), dask.config.set(_HTTP_ROUTES):
         cluster = LocalCluster(
             n_workers=count,
@@ -201,7 +193,7 @@ def open_workers(
             silence_logs=logging.ERROR,
         )
         with cluster, Client(cluster, security=own) as local:
-            yield Workers(local, count, max(1, usable_cores() // count))
+            yield Workers(local, count, max(1, usable_cpus() // count))
 
 
 def _count(client: Client) -> int:

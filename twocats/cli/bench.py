@@ -4,7 +4,8 @@ The default run is short (seconds with a warm kernel cache): the best SIMD level
 the scalar build, blake2s with 8 lanes on 64 MiB.  ``--full`` runs the longer table (the SSE2
 baseline as well, 1 and 8 lanes, 1 GiB).  Every level runs in a child process of its own, compiled
 for that level, and its kernels' assembly is checked against the level (see
-:mod:`twocats.simd.levels`).  Progress goes to standard error, one numbered line per step.
+:mod:`twocats.perf.levels`, which does the measuring; this module holds the options and the
+messages).  Progress goes to standard error, one numbered line per step.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -50,23 +50,6 @@ class _Steps:
     def __call__(self, message: str) -> None:
         self.done += 1
         info(f"[{min(self.done, self.total)}/{self.total}] {message}")
-
-
-def _levels(keys: tuple[str, ...], host_features: str, baseline: bool) -> list[Any]:
-    from twocats.simd.isa import available_levels, default_levels, get_level
-
-    if not keys:
-        levels = default_levels(host_features)
-        return levels if baseline else [level for level in levels if level.key != "sse2"]
-    levels = [get_level(key) for key in keys]
-    unavailable = [
-        level.key for level in levels if level not in available_levels(host_features, [level.key])
-    ]
-    if unavailable:
-        raise click.BadParameter(
-            f"this CPU cannot run {', '.join(unavailable)}", param_hint="--level"
-        )
-    return levels
 
 
 def _check_lanes(lanes_list: tuple[int, ...], hash_type: str) -> None:
@@ -167,9 +150,17 @@ def bench_command(
     checked against the level.  The table shows GB/s of memory filled per derivation, on a reused
     buffer.  The default run takes seconds; --full runs the longer table.
     """
+    from twocats.exceptions import InvalidParametersError
+    from twocats.perf.levels import (
+        cell_grid,
+        check_outputs,
+        choose_levels,
+        failed_levels,
+        format_table,
+        run_levels,
+    )
     from twocats.simd.cache import cache_root
     from twocats.simd.isa import host_target
-    from twocats.simd.levels import Cell, check_outputs, format_table, run_levels
 
     plan = _FULL if full else _SHORT
     lanes_list = lanes_list or plan.lanes
@@ -177,14 +168,11 @@ def bench_command(
     rounds = repeats or plan.repeats
     _check_lanes(lanes_list, hash_type)
     host_name, host_features = host_target()
-    levels = _levels(level_keys, host_features, plan.baseline_level)
-    cells = [
-        Cell(hash_type, lanes, multiplies, mem_cost, parallelism)
-        for mem_cost in mem_costs
-        for multiplies in multiplies_list
-        for parallelism in parallelisms
-        for lanes in lanes_list
-    ]
+    try:
+        levels = choose_levels(level_keys, host_features, plan.baseline_level)
+    except InvalidParametersError as error:
+        raise click.BadParameter(str(error), param_hint="--level") from None
+    cells = cell_grid(hash_type, lanes_list, multiplies_list, mem_costs, parallelisms)
     steps = _Steps(len(levels) * (1 + len(cells)))
     with tempfile.TemporaryDirectory(prefix="twocats-bench-") as temporary:
         root = Path(temporary) if cold else (cache_dir or cache_root())
@@ -199,7 +187,7 @@ def bench_command(
             progress=steps,
         )
     mismatches = check_outputs(results)
-    failed = [r["level"] for r in results if "error" in r or not r["check"]["verified"]]
+    failed = failed_levels(results)
     if as_json:
         emit_json(
             {

@@ -1,23 +1,13 @@
 """``twocats tune``: choose parameters that fill a time budget on this machine.
 
-The measurement and the search are in :mod:`twocats.cli._calibrate`.
+The options and messages of the command; the measurement and the search are
+:mod:`twocats.perf.tune`.
 """
 
 from __future__ import annotations
 
 import click
 
-from twocats.cli._calibrate import (
-    BASE_MULTIPLIES,
-    FIRST_MEM_COST,
-    MARGIN,
-    REPEATS,
-    Trial,
-    VerifyTiming,
-    final_check,
-    measure_verify,
-    search,
-)
 from twocats.cli._common import (
     ProgressLines,
     UsageFailure,
@@ -26,9 +16,17 @@ from twocats.cli._common import (
     params_document,
     progress_wanted,
 )
-from twocats.cli._machine import cpu_count, lanes_for_isa, load_average
 from twocats.cli._options import DURATION, SIZE, backend_option, json_option
 from twocats.params import VARIANTS, Params
+from twocats.perf.tune import (
+    MARGIN,
+    REPEATS,
+    Trial,
+    VerifyTiming,
+    final_check,
+    measure_verify,
+    search,
+)
 
 __all__ = ["choice_reasons", "fit_notes", "tune_command"]
 
@@ -168,27 +166,23 @@ def tune_command(
     200 MiB for the interpreter and the kernels.  Progress goes to standard error: every trial
     on a terminal, a line every few seconds otherwise.
     """
+    from twocats._machine import load_average
+    from twocats.perf.peers import busy_note
+    from twocats.perf.tune import start_params
     from twocats.phc import encode_params
     from twocats.simd.registry import resolve_backend, simd_isa
 
     resolved = resolve_backend(backend)
     isa = simd_isa() if resolved == "simd" else f"none ({resolved} backend)"
-    lane_count = lanes_for_isa(isa) if lanes == "auto" else int(lanes)
-    if parallelism == "auto":
-        threads = min(cpu_count(), 255)
-    elif parallelism.isdigit() and 1 <= int(parallelism) <= 255:
-        threads = int(parallelism)
-    else:
+    if parallelism != "auto" and not (parallelism.isdigit() and 1 <= int(parallelism) <= 255):
         raise UsageFailure("--parallelism must be auto or a number from 1 to 255")
-    hash_type = "blake2b" if lane_count > 8 else "blake2s"
-    base = Params(
+    base = start_params(
+        isa,
         variant=variant,
-        hash_type=hash_type,
-        mem_cost=FIRST_MEM_COST,
-        multiplies=BASE_MULTIPLIES,
-        lanes=lane_count,
-        parallelism=threads,
+        lanes=None if lanes == "auto" else int(lanes),
+        parallelism=None if parallelism == "auto" else int(parallelism),
     )
+    lane_count, threads, hash_type = base.lanes, base.parallelism, base.hash_type
     verbose = progress_wanted()
     lines = ProgressLines()
     info(f"tuning on {isa}, {threads} threads, backend {resolved}: the first run compiles")
@@ -277,10 +271,11 @@ def tune_command(
     click.echo(f"Use it:       {usage[0]}")
     for line in usage[1:]:
         click.echo(f"              {line}")
-    if load is not None and load > cpu_count():
+    busy = busy_note()
+    if busy:
         click.echo(
-            f"Note:         busy machine (load {load:.1f} on {cpu_count()} cores): the choice "
-            "rests on CPU time, but the wall-clock time includes waiting for a core"
+            f"Note:         {busy}: the choice rests on CPU time, but the wall-clock time "
+            "includes waiting for a core"
         )
     if limit == "memory" and seconds < 0.8 * budget:
         click.echo("Note:         --max-memory caps the memory; raise it to use the whole budget")

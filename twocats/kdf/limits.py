@@ -32,10 +32,10 @@ This module imports neither numpy nor numba.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
+from twocats._machine import machine_memory, usable_cpus
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, MemoryLimitError
 from twocats.kdf import geometry
 from twocats.params import _fail as fail
@@ -87,12 +87,6 @@ MAX_MEMORY_NAME: Final = "max_memory"
 #: How the machine's own limit is named in error messages.
 MACHINE: Final = "this machine's memory"
 
-# cgroup files holding a container's memory limit (v2, then v1); "max" or a huge value: none.
-_CGROUP_LIMITS: Final = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
-
-# cgroup v1 reports "no limit" as a page-rounded 2**63 - 1; anything this large means none.
-_NO_CGROUP_LIMIT: Final = 1 << 62
-
 
 def format_size(nbytes: int) -> str:
     """Format a byte count with a binary unit, e.g. ``512 MiB`` or ``1.5 GiB``."""
@@ -110,82 +104,6 @@ def format_work(units: int) -> str:
     """Format work units (nanoseconds of reference CPU time) as seconds, e.g. ``0.18 s``."""
     seconds = units / 1e9
     return f"{seconds:.0f} s" if seconds >= 100 else f"{seconds:.3g} s"
-
-
-def _physical_memory() -> int | None:
-    try:
-        pages = os.sysconf("SC_PHYS_PAGES")
-        page_size = os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return None
-    if pages <= 0 or page_size <= 0:
-        return None
-    return int(pages) * int(page_size)
-
-
-def _cgroup_limit() -> int | None:
-    for path in _CGROUP_LIMITS:
-        text = _read_setting(path)
-        if text is not None and text.isdigit() and 0 < int(text) < _NO_CGROUP_LIMIT:
-            return int(text)
-    return None
-
-
-def _address_space_limit() -> int | None:
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - platforms without the resource module
-        return None
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft == resource.RLIM_INFINITY or soft <= 0:
-        return None
-    return int(soft)
-
-
-def machine_memory() -> int | None:
-    """Return the most memory this process can be given, in bytes (None: the platform won't say).
-
-    That is the physical memory, or the container's memory limit or the process's address-space
-    limit where either is smaller.
-    """
-    known = [
-        size
-        for size in (_physical_memory(), _cgroup_limit(), _address_space_limit())
-        if size is not None
-    ]
-    return min(known) if known else None
-
-
-def _read_setting(path: str) -> str | None:
-    """Return the stripped text of a small system file, or None if it cannot be read."""
-    try:
-        with open(path, encoding="ascii") as handle:
-            return handle.read(256).strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _cgroup_cpu_quota() -> int | None:
-    """Return the CPUs a cgroup's quota allows (rounded up), or None without a quota."""
-    text = _read_setting("/sys/fs/cgroup/cpu.max")
-    if text is not None:
-        quota, _, period = text.partition(" ")
-    else:
-        quota = _read_setting("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") or ""
-        period = _read_setting("/sys/fs/cgroup/cpu/cpu.cfs_period_us") or ""
-    if quota.isdigit() and period.isdigit() and int(period) > 0:
-        return max(1, -(-int(quota) // int(period)))
-    return None
-
-
-def usable_cpus() -> int:
-    """Return the CPUs this process may use: its affinity, lowered by a cgroup CPU quota."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
-        cpus = os.cpu_count() or 1
-    quota = _cgroup_cpu_quota()
-    return max(1, cpus if quota is None else min(cpus, quota))
 
 
 def effective_limit(max_memory: int | None) -> tuple[int | None, str]:

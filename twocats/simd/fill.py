@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from twocats._machine import usable_cpus
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf.geometry import FillSlice, SliceJob
@@ -83,10 +84,7 @@ def default_threads() -> int:
         if value < 1:
             raise InvalidParametersError(f"{THREADS_ENV} must be a whole number >= 1")
         return value
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
-        return max(1, os.cpu_count() or 1)
+    return usable_cpus()
 
 
 def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) -> Any:

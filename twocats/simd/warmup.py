@@ -16,11 +16,11 @@ does.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from twocats._machine import usable_cpus
 from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
 from twocats.params import Params
@@ -119,10 +119,7 @@ def compile_kernel(kernel: Kernel) -> None:
 
 def default_jobs() -> int:
     """The processes :func:`compile_kernels` uses by default: the usable CPUs."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
-        return max(1, os.cpu_count() or 1)
+    return usable_cpus()
 
 
 def _timed_compile(kernel: Kernel) -> float:

@@ -1,67 +1,27 @@
-"""The ``--plot`` of ``twocats compare``: bars of time and memory per algorithm.
+"""The drawing of a comparison (:mod:`twocats.perf.compare`): bars of time and memory per algorithm.
 
-The bars are drawn with matplotlib on the file-only Agg backend.
+The bars are drawn with matplotlib (the ``bench`` extra) on the file-only Agg backend.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
-from twocats._extras import install_hint
-from twocats.cli._common import UsageFailure
+from twocats._machine import usable_cpus
+from twocats.perf.compare import Row
 
-__all__ = ["check_plot_target", "plot_rows"]
-
-
-class _Runs(Protocol):
-    """The fastest and slowest of a row's timed runs, in seconds."""
-
-    @property
-    def fastest(self) -> float: ...
-
-    @property
-    def slowest(self) -> float: ...
+__all__ = ["plot_rows", "pyplot"]
 
 
-class Row(Protocol):
-    """What the plot reads of one measured configuration of ``twocats compare``."""
+def pyplot() -> Any:
+    """Return matplotlib's pyplot on the file-only Agg backend (ImportError without matplotlib)."""
+    import matplotlib
 
-    @property
-    def comparison(self) -> str: ...
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-    @property
-    def algorithm(self) -> str: ...
-
-    @property
-    def memory_bytes(self) -> int: ...
-
-    @property
-    def seconds(self) -> float: ...
-
-    @property
-    def timing(self) -> _Runs: ...
-
-
-def _pyplot() -> Any:
-    """Return matplotlib's pyplot on the file-only Agg backend, or refuse without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise UsageFailure(f"--plot needs matplotlib ({install_hint('bench')})") from None
     return plt
-
-
-def check_plot_target(path: str) -> None:
-    """Refuse a --plot that cannot be drawn or written, before anything is measured."""
-    _pyplot()
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise UsageFailure(f"--plot: cannot write into the folder {folder}")
 
 
 #: Bar labels of the plot: the algorithm names on two lines where they are long.
@@ -106,7 +66,8 @@ def _bars(
 
 
 def plot_rows(rows: Sequence[Row], path: str, runs: int, load: float | None) -> None:
-    plt = _pyplot()
+    """Draw both comparisons of ``rows`` (``runs`` calls a row, at ``load``) into ``path``."""
+    plt = pyplot()
     equal_memory = [row for row in rows if row.comparison == "equal memory"]
     equal_time = [row for row in rows if row.comparison == "equal time"]
     figure, (left, right) = plt.subplots(1, 2, figsize=(12, 5.2))
@@ -146,7 +107,7 @@ def plot_rows(rows: Sequence[Row], path: str, runs: int, load: float | None) -> 
         "algorithm gets the "
         f"time TwoCats took ({target:.0f} ms) and the largest memory that fits in it (scrypt in "
         "powers of two, so it may use less time)."
-        + ("" if load is None else f"  Load average {load:.1f} on {os.cpu_count()} cores."),
+        + ("" if load is None else f"  Load average {load:.1f} on {usable_cpus()} usable CPUs."),
         ha="center",
         va="bottom",
         fontsize=9,

@@ -1,4 +1,4 @@
-"""How ``twocats tune`` measures a parameter set and searches for one that fills a time budget.
+"""Tuning: how ``twocats tune`` measures a parameter set and searches for one that fills a budget.
 
 The procedure follows the usual calibration loop (RFC 9106 section 4, the argon2 specification's
 section 9): fix the lanes from the SIMD width and the threads from the cores, then take the largest
@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
-from twocats.cli._common import UsageFailure
-from twocats.cli._machine import cpu_count
+from twocats._machine import usable_cpus
+from twocats.exceptions import InvalidParametersError
 from twocats.params import BOUNDS, Params
 
 __all__ = [
@@ -38,8 +38,10 @@ __all__ = [
     "VerifyTiming",
     "final_check",
     "fitted_choice",
+    "lanes_for_isa",
     "measure_verify",
     "search",
+    "start_params",
     "step_down",
 ]
 
@@ -63,6 +65,42 @@ MARGIN: Final = 0.85
 MAX_STEPS_DOWN: Final = 8
 
 
+def lanes_for_isa(isa: str) -> int:
+    """Return the lane count matching the vector width the ``simd`` backend compiles for.
+
+    A lane is one 32-bit word, so a 512-bit register holds 16 lanes, a 256-bit one 8 and a 128-bit
+    one 4.  Without a known vector unit the reference's default of 8 is kept.
+    """
+    if isa.startswith("AVX-512"):
+        return 8 if "256-bit preferred" in isa else 16
+    if isa.startswith(("AVX2", "AVX ")):
+        return 8
+    if isa.startswith(("SSE", "SSSE3")):
+        return 4
+    return 8
+
+
+def start_params(
+    isa: str, *, variant: str = "2015", lanes: int | None = None, parallelism: int | None = None
+) -> Params:
+    """Return the parameters a search starts from on this machine.
+
+    ``lanes`` default to the vector width of ``isa`` (:func:`lanes_for_isa`) and ``parallelism``
+    to the CPUs this process may use; more than 8 lanes need blake2b's 16 state words.
+    """
+    lanes = lanes_for_isa(isa) if lanes is None else lanes
+    if parallelism is None:
+        parallelism = min(usable_cpus(), BOUNDS["parallelism"][1])
+    return Params(
+        variant=variant,
+        hash_type="blake2b" if lanes > 8 else "blake2s",
+        mem_cost=FIRST_MEM_COST,
+        multiplies=BASE_MULTIPLIES,
+        lanes=lanes,
+        parallelism=parallelism,
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class VerifyTiming:
     """The time of one verification: ``seconds`` (CPU per thread) and the wall-clock time."""
@@ -81,7 +119,7 @@ def measure_verify(params: Params, backend: str | None, repeats: int = REPEATS) 
     """
     from twocats.hasher import PasswordHasher
 
-    threads = min(params.parallelism, cpu_count())
+    threads = min(params.parallelism, usable_cpus())
     hasher = PasswordHasher.from_params(params, max_memory=params.memory_bytes, backend=backend)
     try:
         encoded = hasher.hash(b"twocats tune")
@@ -200,8 +238,8 @@ def search(
     while mem_cost < 30 and (1024 << mem_cost) < 4 * base.parallelism * base.block_size:
         mem_cost += 1
     if (1024 << mem_cost) > max_memory:
-        raise UsageFailure(
-            f"--max-memory is below the smallest useful memory ({1024 << mem_cost} bytes) for "
+        raise InvalidParametersError(
+            f"max_memory is below the smallest useful memory ({1024 << mem_cost} bytes) for "
             "these settings"
         )
     best = trial(with_memory(mem_cost))

@@ -1,0 +1,178 @@
+"""Timing calls, and TwoCats's peers argon2id and scrypt called the way a server calls them.
+
+:func:`time_calls` is the one timing loop of ``twocats compare`` and of the repository's peer
+benchmark (``bench/peers.py``): untimed warm-up calls, then one call per run, each timed by the
+wall clock and by the process's CPU time (all threads, user and system).
+
+The peers: argon2id through argon2-cffi's ``hash_secret_raw`` (``t=1`` by default, the setting of
+RFC 9106's first recommendation), scrypt through :func:`hashlib.scrypt` with ``r=8, p=1`` and
+``N`` such that ``128 * r * N`` is the memory.  Both allocate their memory on every call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+from twocats._machine import load_average, usable_cpus
+
+__all__ = [
+    "PASSWORD",
+    "SALT",
+    "SCRYPT_MAX_MEMORY",
+    "SCRYPT_R",
+    "Timing",
+    "argon2id_at_time",
+    "argon2id_call",
+    "busy_note",
+    "scrypt_at_time",
+    "scrypt_call",
+    "time_calls",
+]
+
+#: hashlib.scrypt refuses a maxmem of 2**31 - 1 bytes or more (the call allows 1 MiB above N's).
+SCRYPT_MAX_MEMORY: Final = (1 << 31) - (1 << 21)
+
+#: scrypt's block-size parameter: the memory is 128 * r * N bytes.
+SCRYPT_R: Final = 8
+
+#: The public password and 16-byte salt every timed call hashes.
+PASSWORD: Final = b"correct horse battery staple"
+SALT: Final = b"twocats compare!"
+
+
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    """The wall-clock and CPU seconds of each timed call, in order."""
+
+    walls: tuple[float, ...]
+    cpus: tuple[float, ...]
+
+    @property
+    def seconds(self) -> float:
+        """The median wall-clock seconds per call."""
+        return statistics.median(self.walls)
+
+    @property
+    def cpu_seconds(self) -> float:
+        """The median CPU seconds per call (all threads of the process, user and system)."""
+        return statistics.median(self.cpus)
+
+    @property
+    def fastest(self) -> float:
+        """The fastest call's wall-clock seconds."""
+        return min(self.walls)
+
+    @property
+    def slowest(self) -> float:
+        """The slowest call's wall-clock seconds."""
+        return max(self.walls)
+
+    @property
+    def spread(self) -> float:
+        """(slowest - fastest) / median: how noisy the calls were."""
+        return (self.slowest - self.fastest) / self.seconds
+
+    def document(self) -> dict[str, Any]:
+        """The wall-clock figures as a JSON-ready dict (``times_s``, ``median_s``, ...)."""
+        return {
+            "times_s": list(self.walls),
+            "median_s": self.seconds,
+            "min_s": self.fastest,
+            "max_s": self.slowest,
+            "spread": self.spread,
+        }
+
+
+def time_calls(call: Callable[[], object], runs: int, warmup: int = 1) -> Timing:
+    """Time ``runs`` calls of ``call``, one at a time, after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        call()
+    walls, cpus = [], []
+    for _ in range(runs):
+        started, cpu_started = time.perf_counter(), time.process_time()
+        call()
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu_started)
+    return Timing(tuple(walls), tuple(cpus))
+
+
+def busy_note() -> str | None:
+    """Say that the machine is busy (load above its usable CPUs), or None when it is not."""
+    load, cpus = load_average(), usable_cpus()
+    if load is None or load <= cpus:
+        return None
+    return f"busy machine (load {load:.1f} on {cpus} usable CPUs)"
+
+
+def argon2id_call(
+    memory_bytes: int, parallelism: int, time_cost: int = 1
+) -> Callable[[], bytes]:
+    """Return one argon2id hash (argon2-cffi) of ``memory_bytes`` on ``parallelism`` threads."""
+    from argon2.low_level import Type, hash_secret_raw
+
+    def call() -> bytes:
+        return bytes(
+            hash_secret_raw(
+                PASSWORD,
+                SALT,
+                time_cost=time_cost,
+                memory_cost=memory_bytes // 1024,
+                parallelism=parallelism,
+                hash_len=32,
+                type=Type.ID,
+            )
+        )
+
+    return call
+
+
+def scrypt_call(memory_bytes: int) -> Callable[[], bytes]:
+    """Return one ``hashlib.scrypt`` hash with r=8, p=1 and N = memory / (128 * r)."""
+    n = memory_bytes // (128 * SCRYPT_R)
+
+    def call() -> bytes:
+        return hashlib.scrypt(
+            PASSWORD, salt=SALT, n=n, r=SCRYPT_R, p=1, maxmem=memory_bytes + (1 << 20), dklen=32
+        )
+
+    return call
+
+
+def argon2id_at_time(
+    target: float, memory_bytes: int, parallelism: int, runs: int, seconds: float | None = None
+) -> tuple[int, Timing]:
+    """Return the memory (bytes, whole KiB) argon2id t=1 fills in ``target`` seconds, timed.
+
+    The search starts from ``memory_bytes`` (corrected at once by ``seconds``, a time already
+    measured there) and corrects the memory by the ratio of the measured time to the target, the
+    time growing linearly with the memory, until it moves by 2% or less (three corrections at
+    most after the first timing).
+    """
+    kib = memory_bytes // 1024
+    if seconds is not None:
+        kib = max(8 * parallelism, int(kib * target / seconds))
+    timing = time_calls(argon2id_call(kib * 1024, parallelism), runs)
+    for _ in range(3):
+        scaled = max(8 * parallelism, int(kib * target / timing.seconds))
+        if abs(scaled - kib) <= kib // 50:
+            break
+        kib = scaled
+        timing = time_calls(argon2id_call(kib * 1024, parallelism), runs)
+    return kib * 1024, timing
+
+
+def scrypt_at_time(target: float, runs: int) -> tuple[int, Timing]:
+    """Return (N, timing) for the largest power-of-two N whose scrypt time fits in ``target``."""
+    n = 1 << 10
+    timing = time_calls(scrypt_call(128 * SCRYPT_R * n), runs)
+    while 128 * SCRYPT_R * 2 * n <= SCRYPT_MAX_MEMORY and 2 * timing.seconds <= 1.3 * target:
+        doubled = time_calls(scrypt_call(128 * SCRYPT_R * 2 * n), runs)
+        if doubled.seconds > target:
+            break
+        n, timing = 2 * n, doubled
+    return n, timing
