@@ -91,8 +91,7 @@ from twocats.admission import Admission
 from twocats.exceptions import InvalidParametersError, VerifyMismatchError
 from twocats.kdf import geometry, limits
 from twocats.kdf.limits import StoredLimits, format_size
-from twocats.params import Params
-from twocats.params import _fail as fail
+from twocats.params import Params, check_int, refuse
 from twocats.profiles import BUILT_IN, DEFAULT
 from twocats.target import describe_differences, differences
 
@@ -163,18 +162,12 @@ def _previous(previous: object) -> tuple[Params, ...]:
     return earlier
 
 
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        fail(name, "a whole number >= 1", value)
-    return value
-
-
 def _timeout(value: object) -> float | None:
     """Check a timeout in seconds: None or math.inf wait for ever."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        fail("timeout", "None or a number of seconds above 0", value)
+        refuse("timeout", "None or a number of seconds above 0", value)
     return None if math.isinf(value) else float(value)
 
 
@@ -445,7 +438,7 @@ class PasswordHasher:
             machine = limits.machine_memory()
             share = 4 * least if machine is None else machine // TOTAL_MEMORY_SHARE
             return max(least, share)
-        budget = _positive_int("max_total_memory", max_total_memory)
+        budget = check_int("max_total_memory", max_total_memory, 1)
         own = _need(params)
         if own > budget:
             raise limits.memory_limit_error(params.mem_cost, own, budget, "max_total_memory")
@@ -455,7 +448,7 @@ class PasswordHasher:
     def _concurrency(params: Params, own: int, budget: int, wanted: int | None) -> int:
         """Return the concurrency limit, checked or by default (see the class documentation)."""
         if wanted is not None:
-            return _positive_int("max_concurrency", wanted)
+            return check_int("max_concurrency", wanted, 1)
         cpus = limits.usable_cpus()
         by_cpus = cpus // min(params.parallelism, cpus)
         return max(1, min(by_cpus, budget // max(own, 1)))

@@ -36,8 +36,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
-from twocats.params import BOUNDS, VARIANTS, Params
-from twocats.params import _fail as fail
+from twocats.params import BOUNDS, VARIANTS, Params, check_int, refuse
 
 if TYPE_CHECKING:
     from twocats.kdf.engine import Engine
@@ -183,15 +182,9 @@ def update(
 # -- the reference's convenience APIs --------------------------------------------------------------
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        fail(name, f"an integer from {low} to {high}", value)
-    return value
-
-
 def _check_variant(variant: str) -> None:
     if variant not in VARIANTS:
-        fail("variant", "one of " + ", ".join(repr(v) for v in VARIANTS), variant)
+        refuse("variant", "one of " + ", ".join(repr(v) for v in VARIANTS), variant)
 
 
 def _multiplies_for(mem_cost: int) -> int:
@@ -220,8 +213,8 @@ def full_params(
     2014-03 the sizes stay 16 KiB / 64 bytes because that version resizes every level itself.
     """
     _check_variant(variant)
-    mem_cost = _check_int("mem_cost", mem_cost, *BOUNDS["mem_cost"])
-    parallelism = _check_int("parallelism", parallelism, *BOUNDS["parallelism"])
+    mem_cost = check_int("mem_cost", mem_cost, *BOUNDS["mem_cost"])
+    parallelism = check_int("parallelism", parallelism, *BOUNDS["parallelism"])
     # 2014-03 resizes every level itself and has no overwrite cost.
     block_size, sub_block_size, overwrite_cost = _FULL_BLOCK_SIZE, _FULL_SUB_BLOCK_SIZE, None
     if variant != "2014-03":
@@ -331,7 +324,7 @@ def phs_params(t_cost: int, m_cost: int, *, outlen: int = 32, variant: str = "20
         )
     if variant == "2014":
         return full_params(m_cost, _SIMPLE_PARALLELISM, variant=variant, time_cost=t_cost)
-    t_cost = _check_int("t_cost", t_cost, *BOUNDS["parallelism"])
+    t_cost = check_int("t_cost", t_cost, *BOUNDS["parallelism"])
     return full_params(m_cost, t_cost, variant=variant)
 
 

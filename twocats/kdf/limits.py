@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Final
 
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, MemoryLimitError
 from twocats.kdf import geometry
-from twocats.params import _fail as fail
+from twocats.params import check_int
 
 if TYPE_CHECKING:
     from twocats.params import Params
@@ -324,13 +324,13 @@ class StoredLimits:
         if max_memory is None:
             wanted = max([MEMORY_RATIO * own_memory] + [_needed(p) for p in earlier])
         else:
-            wanted = _positive("max_memory", max_memory)
+            wanted = check_int("max_memory", max_memory, 1)
         name = MAX_MEMORY_NAME
         machine, machine_name = effective_limit(wanted)
         if machine is not None and machine < wanted:
             wanted, name = machine, machine_name
         if max_work is not None:
-            work = _positive("max_work", max_work)
+            work = check_int("max_work", max_work, 1)
             return cls(wanted, work, name, "set by the caller", own_memory)
         plain = cls(wanted, 0, pooled_bytes=own_memory)
         work, basis = estimated_work(reference), "the own parameters"
@@ -433,9 +433,3 @@ def _describe(params: Params) -> str:
 def _scaled(params: Params, mem_cost: int) -> Params:
     """Return ``params`` at another memory cost (start level included; weak sizes allowed)."""
     return dataclasses.replace(params, mem_cost=mem_cost, start_mem_cost=mem_cost, strict=False)
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        fail(name, "a positive integer", value)
-    return value
