@@ -54,6 +54,7 @@ __all__ = [
     "check_int",
     "check_update",
     "refuse",
+    "resize_2014_03",
 ]
 
 #: Hash types; the index is the hash code used everywhere, also inside compiled kernels.
@@ -87,6 +88,12 @@ MAX_STRICT_HASH_SIZE = 255
 #: March 2014 computes parallelism * 256 * blocklen in 32 bits; this bound on
 #: parallelism * block_size (bytes) keeps that product below 2**32.
 MAX_PARALLEL_BYTES_2014_03 = 1 << 26
+
+#: Blocks per region that the March 2014 resizing aims for.
+MIN_BLOCKS_2014_03 = 256
+
+#: The smallest block length (in words) the March 2014 resizing shrinks a block to.
+MIN_RESIZED_BLOCKLEN_2014_03 = 16
 
 #: Which variants have each optional parameter.
 _HAS = {
@@ -363,6 +370,32 @@ def check_update(params: Params, old_mem_cost: int) -> None:
     _check_main_levels(params, old_mem_cost + 1)
 
 
+def resize_2014_03(
+    mem_cost: int, parallelism: int, blocklen: int, sub_blocklen: int
+) -> tuple[int, int, int, int]:
+    """Return ``(parallelism, blocklen, sub_blocklen, blocks_per_region)`` of a March 2014 level.
+
+    The product in the loop test is taken mod 2**32 as in the reference; parameter validation
+    rejects every parameter set for which that wrap could matter.
+    """
+    memlen = 256 << mem_cost
+    bpt = 4 * (memlen // (4 * parallelism * blocklen))
+    if bpt < MIN_BLOCKS_2014_03:
+        bpt = MIN_BLOCKS_2014_03
+        while (parallelism * bpt * blocklen) & 0xFFFFFFFF > memlen:
+            if blocklen > MIN_RESIZED_BLOCKLEN_2014_03:
+                blocklen //= 2
+            elif parallelism > 1:
+                parallelism = max(1, memlen // (bpt * blocklen))
+            else:
+                bpt = memlen // (parallelism * blocklen)
+    # The reference meant to clamp the sub-block to the block; it sets it to the block instead
+    # whenever the block is longer, so the sub-block randomisation is off (§7 of the 2014-03 spec).
+    if blocklen > sub_blocklen:
+        sub_blocklen = blocklen
+    return parallelism, blocklen, sub_blocklen, bpt
+
+
 def _check_main_levels(params: Params, first_main: int) -> None:
     """Check that every main level from ``first_main`` to ``mem_cost`` is well defined.
 
@@ -370,9 +403,6 @@ def _check_main_levels(params: Params, first_main: int) -> None:
     size from blocks that the resizing may have shrunk; a sub-block longer than the resized block
     leaves memory unwritten, so it is rejected.  The other variants need no check here.
     """
-    # Imported here because importing twocats.kdf imports this module.
-    from twocats.kdf.geometry import resize_2014_03
-
     if params.variant != "2014-03":
         return
     for m in range(first_main, params.mem_cost + 1):
