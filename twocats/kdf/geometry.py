@@ -34,6 +34,7 @@ __all__ = [
     "plan",
     "required_words",
     "resize_2014_03",
+    "work_memory",
 ]
 
 #: Levels below ``start - OVERWRITE_GAP_2014_03`` are the hard-wired overwrite levels of March 2014.
@@ -180,6 +181,11 @@ def garlic_levels(
 def required_words(plans: tuple[LevelPlan, ...]) -> int:
     """Return the words of work memory the levels need (the largest level; 0 if none fills)."""
     return max((plan.words for plan in plans), default=0)
+
+
+def work_memory(params: PlanParams, *, old_mem_cost: int | None = None) -> int:
+    """Return the bytes of work memory a derivation (or an update from ``old_mem_cost``) needs."""
+    return 4 * required_words(plan(params, old_mem_cost=old_mem_cost))
 
 
 def plan(params: PlanParams, *, old_mem_cost: int | None = None) -> tuple[LevelPlan, ...]:

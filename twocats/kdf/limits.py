@@ -322,7 +322,7 @@ class StoredLimits:
         own_memory = reference.memory_bytes
         earlier = tuple(previous)
         if max_memory is None:
-            wanted = max([MEMORY_RATIO * own_memory] + [_needed(p) for p in earlier])
+            wanted = max([MEMORY_RATIO * own_memory] + [geometry.work_memory(p) for p in earlier])
         else:
             wanted = check_int("max_memory", max_memory, 1)
         name = MAX_MEMORY_NAME
@@ -336,7 +336,7 @@ class StoredLimits:
         work, basis = estimated_work(reference), "the own parameters"
         for params in earlier:
             # Parameters above the memory limit are refused for their memory alone.
-            if _needed(params) <= wanted and plain.work_of(params) > work:
+            if geometry.work_memory(params) <= wanted and plain.work_of(params) > work:
                 name_of = names.get(params, f"earlier parameters ({_describe(params)})")
                 work, basis = plain.work_of(params), name_of
         if max_memory is not None:
@@ -348,7 +348,7 @@ class StoredLimits:
 
     def work_of(self, params: Params, *, old_mem_cost: int | None = None) -> int:
         """Return the work of ``params``, with the first touch of memory beyond ``pooled_bytes``."""
-        needed = _needed(params, old_mem_cost)
+        needed = geometry.work_memory(params, old_mem_cost=old_mem_cost)
         fresh = max(0, needed - self.pooled_bytes)
         return estimated_work(params, old_mem_cost=old_mem_cost) + fresh * _FRESH_BYTE_PS // 1000
 
@@ -367,7 +367,7 @@ class StoredLimits:
         names what is refused in the message.  ``memory=False`` checks the work only (for a
         caller that checks memory against a limit of its own).
         """
-        needed = _needed(params, old_mem_cost)
+        needed = geometry.work_memory(params, old_mem_cost=old_mem_cost)
         if memory and needed > self.max_memory:
             error = memory_limit_error(params.mem_cost, needed, self.max_memory, self.memory_name)
             raise HashMemoryLimitError(f"{subject} is refused: {error}")
@@ -405,11 +405,6 @@ def check_stored_params(
         reference, previous=(*BUILT_IN, *previous), max_memory=max_memory, max_work=max_work
     )
     limits.check(params, old_mem_cost=old_mem_cost, subject=subject)
-
-
-def _needed(params: Params, old_mem_cost: int | None = None) -> int:
-    """Return the bytes of work memory a derivation (or an update) of ``params`` needs."""
-    return 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
 
 
 def _describe(params: Params) -> str:
