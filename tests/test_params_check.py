@@ -55,7 +55,7 @@ def test_refuse_shortens_what_it_quotes() -> None:
 
 
 def test_callers_word_their_limits_alike() -> None:
-    """The hasher, the stored limits and the upgrade target word integer errors one way."""
+    """The hasher, the stored limits, the upgrade target and Params word integer errors one way."""
     cases = [
         (lambda: PasswordHasher(max_concurrency=0), "max_concurrency", 0),
         (lambda: PasswordHasher(max_total_memory=True), "max_total_memory", True),
@@ -66,6 +66,10 @@ def test_callers_word_their_limits_alike() -> None:
         with pytest.raises(InvalidParametersError) as caught:
             call()
         assert str(caught.value) == f"{name} must be an integer of at least 1; got {value!r}"
+    for salt_len in (7, "16"):
+        with pytest.raises(InvalidParametersError) as salt:
+            PasswordHasher(salt_len=salt_len)  # type: ignore[arg-type]
+        assert str(salt.value) == f"salt_len must be an integer from 8 to 64; got {salt_len!r}"
     with pytest.raises(InvalidParametersError) as target:
         Target.memory(31)
     assert str(target.value) == "mem_cost must be an integer from 0 to 30; got 31"

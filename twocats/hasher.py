@@ -327,13 +327,7 @@ class PasswordHasher:
         backend: str | None,
         wipe: bool,
     ) -> None:
-        if isinstance(salt_len, bool) or not isinstance(salt_len, int):
-            raise TypeError("salt_len must be an int")
-        if not phc.MIN_SALT_BYTES <= salt_len <= phc.MAX_SALT_BYTES:
-            raise InvalidParametersError(
-                f"salt_len must be from {phc.MIN_SALT_BYTES} to {phc.MAX_SALT_BYTES} bytes, "
-                f"got {salt_len}"
-            )
+        check_int("salt_len", salt_len, phc.MIN_SALT_BYTES, phc.MAX_SALT_BYTES)
         if secret is not None and not isinstance(secret, (bytes, bytearray)):
             raise TypeError("secret must be bytes or None")
         problem = phc.strict_problem(params)
