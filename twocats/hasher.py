@@ -80,21 +80,20 @@ after every hash (see :class:`PasswordHasher` for its cost).
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import math
-import secrets
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Final, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
 from twocats import phc
 from twocats.admission import Admission
-from twocats.exceptions import InvalidParametersError, VerifyMismatchError
-from twocats.kdf import geometry, limits
+from twocats.exceptions import InvalidParametersError
+from twocats.hasher_jobs import Job, Jobs
+from twocats.kdf import limits
+from twocats.kdf.geometry import work_memory
 from twocats.kdf.limits import StoredLimits, format_size
-from twocats.params import Params
-from twocats.params import _fail as fail
+from twocats.params import Params, check_int, refuse
 from twocats.profiles import BUILT_IN, DEFAULT
-from twocats.target import describe_differences, differences
+from twocats.target import differences
 
 if TYPE_CHECKING:
     from twocats.kdf.engine import Engine
@@ -119,37 +118,9 @@ TOTAL_MEMORY_SHARE: Final = 2
 _R = TypeVar("_R")
 
 
-def _password_bytes(password: str | bytes) -> bytes:
-    if isinstance(password, str):
-        encoded = _utf8(password)
-        if encoded is None:
-            # Raised outside the codec's handler: its error holds the password.
-            raise InvalidParametersError(
-                "password is not valid Unicode text (it holds an unpaired surrogate); "
-                "pass bytes to hash arbitrary byte strings"
-            )
-        return encoded
-    if isinstance(password, (bytes, bytearray)):
-        return bytes(password)
-    raise TypeError(f"password must be str or bytes, not {type(password).__name__}")
-
-
-def _utf8(text: str) -> bytes | None:
-    """Return ``text`` in UTF-8, or None if it holds a lone surrogate."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return None
-
-
 def _start(params: Params) -> int:
     """Return the resolved start level (Params resolves None to mem_cost)."""
     return params.mem_cost if params.start_mem_cost is None else params.start_mem_cost
-
-
-def _need(params: Params, old_mem_cost: int | None = None) -> int:
-    """Return the bytes of work memory a derivation (or an update) needs."""
-    return 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
 
 
 def _previous(previous: object) -> tuple[Params, ...]:
@@ -163,18 +134,12 @@ def _previous(previous: object) -> tuple[Params, ...]:
     return earlier
 
 
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        fail(name, "a whole number >= 1", value)
-    return value
-
-
 def _timeout(value: object) -> float | None:
     """Check a timeout in seconds: None or math.inf wait for ever."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        fail("timeout", "None or a number of seconds above 0", value)
+        refuse("timeout", "None or a number of seconds above 0", value)
     return None if math.isinf(value) else float(value)
 
 
@@ -219,16 +184,7 @@ def verify_limits_for(params: Params) -> tuple[int, int]:
     (a server with other parameters, the command line) needs at least these limits.
     """
     plain = StoredLimits(0, 0)
-    return _need(params), plain.work_of(params)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Job(Generic[_R]):
-    """One admitted call: its memory, its work on an engine, and what to make of the output."""
-
-    need: int
-    work: Callable[[Engine], bytes]
-    finish: Callable[[bytes], _R]
+    return work_memory(params), plain.work_of(params)
 
 
 class PasswordHasher:
@@ -277,14 +233,10 @@ class PasswordHasher:
 
     __slots__ = (
         "_backend",
-        "_limits",
-        "_params",
+        "_jobs",
         "_pool",
         "_previous",
-        "_salt_len",
-        "_secret",
         "_timeout",
-        "_wipe",
     )
 
     def __init__(
@@ -375,13 +327,7 @@ class PasswordHasher:
         backend: str | None,
         wipe: bool,
     ) -> None:
-        if isinstance(salt_len, bool) or not isinstance(salt_len, int):
-            raise TypeError("salt_len must be an int")
-        if not phc.MIN_SALT_BYTES <= salt_len <= phc.MAX_SALT_BYTES:
-            raise InvalidParametersError(
-                f"salt_len must be from {phc.MIN_SALT_BYTES} to {phc.MAX_SALT_BYTES} bytes, "
-                f"got {salt_len}"
-            )
+        check_int("salt_len", salt_len, phc.MIN_SALT_BYTES, phc.MAX_SALT_BYTES)
         if secret is not None and not isinstance(secret, (bytes, bytearray)):
             raise TypeError("secret must be bytes or None")
         problem = phc.strict_problem(params)
@@ -396,7 +342,7 @@ class PasswordHasher:
                 f"hash_size must be at least {phc.MIN_OUTPUT_BYTES} bytes to store hashes"
             )
         earlier = _previous(previous)
-        own = _need(params)
+        own = work_memory(params)
         stored = StoredLimits.relative_to(
             params, previous=BUILT_IN + earlier, max_memory=max_memory, max_work=max_work
         )
@@ -419,14 +365,11 @@ class PasswordHasher:
                 f"max_work ({max_work}) is below the work of the hasher's own parameters "
                 f"({stored.work_of(params)})"
             )
-        self._params = params
+        pepper = bytes(secret) if secret is not None else b""
+        self._jobs = Jobs(params, salt_len, pepper, stored)
         self._previous = earlier
-        self._salt_len = salt_len
-        self._secret = bytes(secret) if secret is not None else b""
-        self._limits = stored
         self._timeout = _timeout(timeout)
         self._backend = backend
-        self._wipe = wipe
         self._pool = Admission(
             max_concurrency=self._concurrency(params, own, budget, max_concurrency),
             max_total_memory=budget,
@@ -445,8 +388,8 @@ class PasswordHasher:
             machine = limits.machine_memory()
             share = 4 * least if machine is None else machine // TOTAL_MEMORY_SHARE
             return max(least, share)
-        budget = _positive_int("max_total_memory", max_total_memory)
-        own = _need(params)
+        budget = check_int("max_total_memory", max_total_memory, 1)
+        own = work_memory(params)
         if own > budget:
             raise limits.memory_limit_error(params.mem_cost, own, budget, "max_total_memory")
         return budget
@@ -455,7 +398,7 @@ class PasswordHasher:
     def _concurrency(params: Params, own: int, budget: int, wanted: int | None) -> int:
         """Return the concurrency limit, checked or by default (see the class documentation)."""
         if wanted is not None:
-            return _positive_int("max_concurrency", wanted)
+            return check_int("max_concurrency", wanted, 1)
         cpus = limits.usable_cpus()
         by_cpus = cpus // min(params.parallelism, cpus)
         return max(1, min(by_cpus, budget // max(own, 1)))
@@ -465,7 +408,7 @@ class PasswordHasher:
     @property
     def params(self) -> Params:
         """The parameters of new hashes."""
-        return self._params
+        return self._jobs.params
 
     @property
     def previous(self) -> tuple[Params, ...]:
@@ -475,22 +418,22 @@ class PasswordHasher:
     @property
     def salt_len(self) -> int:
         """The salt length of new hashes, in bytes."""
-        return self._salt_len
+        return self._jobs.salt_len
 
     @property
     def max_memory(self) -> int:
         """The memory limit for stored hashes, in bytes (see the class documentation)."""
-        return self._limits.max_memory
+        return self._jobs.limits.max_memory
 
     @property
     def max_work(self) -> int:
         """The work limit for stored hashes (see :func:`twocats.kdf.limits.estimated_work`)."""
-        return self._limits.max_work
+        return self._jobs.limits.max_work
 
     @property
     def limits(self) -> StoredLimits:
         """The limits stored hashes are checked against."""
-        return self._limits
+        return self._jobs.limits
 
     @property
     def max_concurrency(self) -> int:
@@ -521,9 +464,9 @@ class PasswordHasher:
         self._pool.clear()
 
     def __repr__(self) -> str:
-        pepper = "<set>" if self._secret else "None"
+        pepper = "<set>" if self._jobs.pepper else "None"
         return (
-            f"PasswordHasher(params={self._params!r}, salt_len={self._salt_len}, secret={pepper}, "
+            f"PasswordHasher(params={self.params!r}, salt_len={self.salt_len}, secret={pepper}, "
             f"max_memory={self.max_memory}, max_work={self.max_work}, "
             f"max_concurrency={self.max_concurrency}, max_total_memory={self.max_total_memory}, "
             f"timeout={self._timeout}, backend={self._backend!r})"
@@ -534,92 +477,15 @@ class PasswordHasher:
     def _wait(self, timeout: float | None) -> float | None:
         return self._timeout if timeout is None else _timeout(timeout)
 
-    def _run(self, job: _Job[_R], timeout: float | None) -> _R:
+    def _run(self, job: Job[_R], timeout: float | None) -> _R:
         with self._pool.slot(job.need, self._wait(timeout)) as engine:
             output = job.work(engine)
         return job.finish(output)
 
-    async def _arun(self, job: _Job[_R], timeout: float | None) -> _R:
+    async def _arun(self, job: Job[_R], timeout: float | None) -> _R:
         async with self._pool.aslot(job.need, self._wait(timeout)) as lease:
             output = await lease.run(job.work)
         return job.finish(output)
-
-    # -- the jobs ----------------------------------------------------------------------------------
-
-    def _hash_job(self, password: str | bytes, salt: bytes | None) -> _Job[str]:
-        secret = _password_bytes(password)
-        if salt is None:
-            salt = secrets.token_bytes(self._salt_len)
-        elif not isinstance(salt, (bytes, bytearray)):
-            raise TypeError("salt must be bytes")
-        elif not phc.MIN_SALT_BYTES <= len(salt) <= phc.MAX_SALT_BYTES:
-            raise InvalidParametersError(
-                f"salt must be {phc.MIN_SALT_BYTES} to {phc.MAX_SALT_BYTES} bytes long"
-            )
-        salt = bytes(salt)
-        params = self._params
-        pepper = self._secret
-
-        def work(engine: Engine) -> bytes:
-            return engine.derive(secret, salt, params, data=pepper)
-
-        return _Job(_need(params), work, lambda digest: phc.encode(params, salt, digest))
-
-    def _stored_job(
-        self, hash: str | bytes, password: str | bytes, finish: Callable[[phc.PHCHash, bytes], _R]
-    ) -> _Job[_R]:
-        """Return the job that hashes `password` like the stored `hash`, within the limits."""
-        secret = _password_bytes(password)
-        stored = phc.decode(hash)
-        self._limits.check(stored.params)
-        pepper = self._secret
-
-        def work(engine: Engine) -> bytes:
-            return engine.derive(secret, stored.salt, stored.params, data=pepper)
-
-        return _Job(_need(stored.params), work, lambda digest: finish(stored, digest))
-
-    def _verify_job(self, hash: str | bytes, password: str | bytes) -> _Job[Literal[True]]:
-        return self._stored_job(
-            hash, password, lambda stored, digest: _match(digest, stored.digest)
-        )
-
-    def _hash_as_job(self, hash: str | bytes, password: str | bytes) -> _Job[str]:
-        return self._stored_job(
-            hash, password, lambda stored, digest: phc.encode(stored.params, stored.salt, digest)
-        )
-
-    def _unknown_job(self, password: str | bytes, like: str | bytes | None) -> _Job[Literal[True]]:
-        if like is None:
-            fresh = self._hash_job(password, None)
-            need, work = fresh.need, fresh.work
-            decoy = secrets.token_bytes(self._params.output_size)
-        else:
-            shaped = self._verify_job(like, password)
-            need, work = shaped.need, shaped.work
-            decoy = phc.decode(like).digest
-        return _Job(need, work, lambda digest: _match(digest, decoy, always_fail=True))
-
-    def _upgrade_job(self, hash: str | bytes) -> _Job[str] | str:
-        stored = phc.decode(hash)
-        old = stored.params
-        differing = differences(old, self._params)
-        if differing:
-            raise InvalidParametersError(
-                f"cannot upgrade without the password: the stored hash differs in "
-                f"{describe_differences(differing)}; rehash it when the user next logs in"
-            )
-        if old.mem_cost >= self._params.mem_cost:
-            return stored.encode()
-        new = dataclasses.replace(old, mem_cost=self._params.mem_cost)
-        self._limits.check(new, old_mem_cost=old.mem_cost, subject="the upgrade")
-
-        def work(engine: Engine) -> bytes:
-            return engine.update(stored.digest, new, old.mem_cost)
-
-        return _Job(
-            _need(new, old.mem_cost), work, lambda digest: phc.encode(new, stored.salt, digest)
-        )
 
     # -- the public calls --------------------------------------------------------------------------
 
@@ -633,7 +499,7 @@ class PasswordHasher:
         password.
         """
         params = phc.decode(hash).params
-        self._limits.check(params)
+        self._jobs.limits.check(params)
         return params
 
     def hash(
@@ -645,13 +511,13 @@ class PasswordHasher:
         :attr:`salt_len` bytes is used, as every stored password needs.  `timeout` overrides the
         hasher's (``math.inf``: wait for ever); see :class:`PasswordHasher`.
         """
-        return self._run(self._hash_job(password, salt), timeout)
+        return self._run(self._jobs.hash(password, salt), timeout)
 
     async def ahash(
         self, password: str | bytes, *, salt: bytes | None = None, timeout: float | None = None
     ) -> str:
         """:meth:`hash` for asyncio: waits without blocking the event loop."""
-        return await self._arun(self._hash_job(password, salt), timeout)
+        return await self._arun(self._jobs.hash(password, salt), timeout)
 
     def verify(
         self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
@@ -669,7 +535,7 @@ class PasswordHasher:
         ``TypeError``; a caller that waited `timeout` seconds in vain
         :class:`~twocats.exceptions.HasherBusyError`.
         """
-        return self._run(self._verify_job(hash, password), timeout)
+        return self._run(self._jobs.verify(hash, password), timeout)
 
     def hash_as(
         self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
@@ -680,7 +546,7 @@ class PasswordHasher:
         does so in constant time); this is passlib's ``genhash``.  The stored string is checked
         as :meth:`verify` checks it, with the same errors.
         """
-        return self._run(self._hash_as_job(hash, password), timeout)
+        return self._run(self._jobs.hash_as(hash, password), timeout)
 
     async def averify(
         self, hash: str | bytes, password: str | bytes, *, timeout: float | None = None
@@ -690,7 +556,7 @@ class PasswordHasher:
         Cancelling the awaiting task is safe: a call still waiting leaves the queue, and one
         already running finishes in its thread and gives its slot and work area back.
         """
-        return await self._arun(self._verify_job(hash, password), timeout)
+        return await self._arun(self._jobs.verify(hash, password), timeout)
 
     def verify_unknown(
         self,
@@ -711,7 +577,7 @@ class PasswordHasher:
         upgrade), pass one of them as `like`: the decoy then does exactly the work of verifying
         a hash of that shape, and never matches, whatever the password.
         """
-        self._run(self._unknown_job(password, like), timeout)
+        self._run(self._jobs.unknown(password, like), timeout)
 
     async def averify_unknown(
         self,
@@ -721,7 +587,7 @@ class PasswordHasher:
         timeout: float | None = None,
     ) -> None:
         """:meth:`verify_unknown` for asyncio."""
-        await self._arun(self._unknown_job(password, like), timeout)
+        await self._arun(self._jobs.unknown(password, like), timeout)
 
     def needs_rehash(self, hash: str | bytes) -> bool:
         """Return True if `hash` was not made with this hasher's parameters and salt length.
@@ -731,7 +597,7 @@ class PasswordHasher:
         :meth:`can_upgrade` to see whether :meth:`upgrade` can bring a hash up to date without the
         password.  It only decodes the string and computes nothing.
         """
-        return needs_rehash_for(hash, self._params, salt_len=self._salt_len)
+        return needs_rehash_for(hash, self.params, salt_len=self.salt_len)
 
     def can_upgrade(self, hash: str | bytes) -> bool:
         """Return True if :meth:`upgrade` would raise the memory cost of `hash`.
@@ -740,7 +606,7 @@ class PasswordHasher:
         memory cost and start level.  (If its start level is above the hasher's, the upgraded hash
         still reports :meth:`needs_rehash`, having done a little less work than a fresh hash.)
         """
-        return can_upgrade_to(hash, self._params)
+        return can_upgrade_to(hash, self.params)
 
     def upgrade(self, hash: str | bytes, *, timeout: float | None = None) -> str:
         """Raise the memory cost of a stored hash to this hasher's, without the password.
@@ -756,18 +622,10 @@ class PasswordHasher:
         :class:`~twocats.exceptions.HashLimitError` if the upgrade needs more memory or work than
         the limits allow (the same limits and messages as :meth:`verify`).
         """
-        job = self._upgrade_job(hash)
+        job = self._jobs.upgrade(hash)
         return job if isinstance(job, str) else self._run(job, timeout)
 
     async def aupgrade(self, hash: str | bytes, *, timeout: float | None = None) -> str:
         """:meth:`upgrade` for asyncio: waits without blocking the event loop."""
-        job = self._upgrade_job(hash)
+        job = self._jobs.upgrade(hash)
         return job if isinstance(job, str) else await self._arun(job, timeout)
-
-
-def _match(digest: bytes, expected: bytes, *, always_fail: bool = False) -> Literal[True]:
-    """Compare in constant time; raise VerifyMismatchError unless equal."""
-    equal = hmac.compare_digest(digest, expected)
-    if always_fail or not equal:
-        raise VerifyMismatchError("The password does not match the supplied hash")
-    return True

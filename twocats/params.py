@@ -32,12 +32,15 @@ Two kinds of parameter sets are deterministic but weak, and are rejected unless 
 
 ``strict=False`` exists to reproduce published known-answer vectors; it never admits a parameter set
 whose output would be undefined.
+
+Every other integer argument of the library is checked with :func:`check_int`, and every
+parameter error is raised by :func:`refuse`, so all of them name the argument and its range alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import NoReturn, TypeGuard
 
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
@@ -48,7 +51,10 @@ __all__ = [
     "HASH_TYPES",
     "VARIANTS",
     "Params",
+    "check_int",
     "check_update",
+    "refuse",
+    "resize_2014_03",
 ]
 
 #: Hash types; the index is the hash code used everywhere, also inside compiled kernels.
@@ -83,6 +89,12 @@ MAX_STRICT_HASH_SIZE = 255
 #: parallelism * block_size (bytes) keeps that product below 2**32.
 MAX_PARALLEL_BYTES_2014_03 = 1 << 26
 
+#: Blocks per region that the March 2014 resizing aims for.
+MIN_BLOCKS_2014_03 = 256
+
+#: The smallest block length (in words) the March 2014 resizing shrinks a block to.
+MIN_RESIZED_BLOCKLEN_2014_03 = 16
+
 #: Which variants have each optional parameter.
 _HAS = {
     "time_cost": ("2014", "2014-03"),
@@ -100,7 +112,13 @@ _DEFAULT_HASH_SIZE = 32
 _SHOWN_CHARS = 60
 
 
-def _fail(name: str, allowed: str, value: object) -> NoReturn:
+def refuse(name: str, allowed: str, value: object) -> NoReturn:
+    """Raise :class:`~twocats.exceptions.InvalidParametersError` for the argument ``name``.
+
+    The message reads ``"<name> must be <allowed>; got <value>"``.  The refused value is quoted
+    shortened (an integer of more than 64 bits by its size, anything else to 60 characters), so
+    no message grows with its input.  Never pass a secret as ``value``.
+    """
     if isinstance(value, int) and value.bit_length() > 64:
         # Python refuses to print integers of thousands of digits; no message needs them.
         shown = f"an integer of {value.bit_length()} bits"
@@ -111,13 +129,34 @@ def _fail(name: str, allowed: str, value: object) -> NoReturn:
     raise InvalidParametersError(f"{name} must be {allowed}; got {shown}")
 
 
+def check_int(
+    name: str, value: object, low: int, high: int | None = None, *, allowed: str | None = None
+) -> int:
+    """Return ``value`` if it is an ``int`` (not a ``bool``) from ``low`` to ``high``; else refuse.
+
+    ``high`` None sets no upper bound.  The message (see :func:`refuse`) names ``name`` and the
+    range, ``an integer from 1 to 255`` or ``an integer of at least 1``; ``allowed`` replaces
+    that wording where an argument is described otherwise (say, with its unit).
+    """
+    if not _is_int(value) or value < low or (high is not None and value > high):
+        refuse(name, _int_range(low, high) if allowed is None else allowed, value)
+    return value
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int_range(low: int, high: int | None) -> str:
+    return f"an integer of at least {low}" if high is None else f"an integer from {low} to {high}"
+
+
 def _is_power_of_two(value: int) -> bool:
     return value > 0 and value & (value - 1) == 0
 
 
 def _range(name: str) -> str:
-    low, high = BOUNDS[name]
-    return f"an integer from {low} to {high}"
+    return _int_range(*BOUNDS[name])
 
 
 @dataclass(frozen=True)
@@ -183,19 +222,19 @@ class Params:
     def _check_kinds(self) -> None:
         """Reject values of the wrong type before anything compares them."""
         if self.variant not in VARIANTS:
-            _fail("variant", "one of " + ", ".join(repr(v) for v in VARIANTS), self.variant)
+            refuse("variant", "one of " + ", ".join(repr(v) for v in VARIANTS), self.variant)
         if self.hash_type not in HASH_TYPES:
-            _fail("hash_type", "one of " + ", ".join(HASH_TYPES), self.hash_type)
+            refuse("hash_type", "one of " + ", ".join(HASH_TYPES), self.hash_type)
         for name in BOUNDS:
             value = getattr(self, name)
             optional = name in ("start_mem_cost", "time_cost", "overwrite_cost", "hash_size")
             if value is None and optional:
                 continue
-            if not isinstance(value, int) or isinstance(value, bool):
-                _fail(name, _range(name), value)
+            if not _is_int(value):
+                refuse(name, _range(name), value)
         for name in ("side_channel_resistant", "strict"):
             if not isinstance(getattr(self, name), bool):
-                _fail(name, "True or False", getattr(self, name))
+                refuse(name, "True or False", getattr(self, name))
 
     def _check_variant_fields(self) -> None:
         """Reject a parameter that the chosen variant does not have."""
@@ -207,7 +246,7 @@ class Params:
                 continue
             has = " and ".join(repr(v) for v in variants)
             absent = "False" if name == "side_channel_resistant" else "None"
-            _fail(name, f"{absent} for variant {self.variant!r} (only {has} have it)", value)
+            refuse(name, f"{absent} for variant {self.variant!r} (only {has} have it)", value)
 
     def _resolve_defaults(self) -> None:
         if self.start_mem_cost is None:
@@ -223,16 +262,16 @@ class Params:
         """Check every integer against the static bounds table and the power-of-two rules."""
         for name, (low, high) in BOUNDS.items():
             value = getattr(self, name)
-            if value is not None and not low <= value <= high:
-                _fail(name, _range(name), value)
+            if value is not None:
+                check_int(name, value, low, high)
         words = self.state_words
         if not (_is_power_of_two(self.lanes) and self.lanes <= words):
-            _fail("lanes", f"a power of two from 1 to {words} for {self.hash_type}", self.lanes)
+            refuse("lanes", f"a power of two from 1 to {words} for {self.hash_type}", self.lanes)
         low_block = 32 if self.variant == "2014-03" else self.digest_size
         high_block = BOUNDS["block_size"][1]
         if not (_is_power_of_two(self.block_size) and low_block <= self.block_size):
             extra = "" if self.variant == "2014-03" else f" (the {self.hash_type} digest size)"
-            _fail(
+            refuse(
                 "block_size",
                 f"a power of two from {low_block}{extra} to {high_block} bytes",
                 self.block_size,
@@ -242,19 +281,19 @@ class Params:
         """Check the limits that tie parameters together."""
         assert self.start_mem_cost is not None
         if self.start_mem_cost > self.mem_cost:
-            _fail("start_mem_cost", f"from 0 to mem_cost ({self.mem_cost})", self.start_mem_cost)
+            refuse("start_mem_cost", f"from 0 to mem_cost ({self.mem_cost})", self.start_mem_cost)
         if self.variant == "2014-03":
             self._check_2014_03()
             return
         low_sub = 4 * self.lanes
         if not (_is_power_of_two(self.sub_block_size) and low_sub <= self.sub_block_size):
-            _fail(
+            refuse(
                 "sub_block_size",
                 f"a power of two from 4 * lanes ({low_sub}) to block_size ({self.block_size})",
                 self.sub_block_size,
             )
         if self.sub_block_size > self.block_size:
-            _fail(
+            refuse(
                 "sub_block_size",
                 f"a power of two from 4 * lanes ({low_sub}) to block_size ({self.block_size})",
                 self.sub_block_size,
@@ -266,7 +305,7 @@ class Params:
         """Require at least four blocks per region at mem_cost, so the hash is memory-hard."""
         region_bytes = self.memory_bytes // 4
         if region_bytes < self.block_size:
-            _fail(
+            refuse(
                 "block_size",
                 f"a power of two from {self.digest_size} to {region_bytes} bytes for mem_cost "
                 f"{self.mem_cost} (four blocks per region)",
@@ -274,7 +313,7 @@ class Params:
             )
         most = region_bytes // self.block_size
         if self.parallelism > most:
-            _fail(
+            refuse(
                 "parallelism",
                 f"from 1 to {most} for mem_cost {self.mem_cost} and block_size {self.block_size} "
                 "(four blocks per region; use strict=False to accept a hash without memory work)",
@@ -286,19 +325,19 @@ class Params:
         assert self.hash_size is not None
         assert self.start_mem_cost is not None
         if not (_is_power_of_two(self.sub_block_size) and self.sub_block_size >= 32):
-            _fail(
+            refuse(
                 "sub_block_size",
                 f"a power of two from 32 to block_size ({self.block_size})",
                 self.sub_block_size,
             )
         if self.sub_block_size > self.block_size:
-            _fail(
+            refuse(
                 "sub_block_size",
                 f"a power of two from 32 to block_size ({self.block_size})",
                 self.sub_block_size,
             )
         if 4 * self.lanes > self.block_size:
-            _fail(
+            refuse(
                 "lanes",
                 f"a power of two from 1 to block_size / 4 ({self.block_size // 4})",
                 self.lanes,
@@ -307,10 +346,10 @@ class Params:
         high_hash = min(high_hash, self.block_size)
         if self.hash_size > high_hash:
             note = " (use strict=False for the reference's 8-bit truncation)" if self.strict else ""
-            _fail("hash_size", f"from 1 to {high_hash}{note}", self.hash_size)
+            refuse("hash_size", f"from 1 to {high_hash}{note}", self.hash_size)
         most = MAX_PARALLEL_BYTES_2014_03 // self.block_size - 1
         if self.parallelism > most:
-            _fail(
+            refuse(
                 "parallelism",
                 f"from 1 to {most} for block_size {self.block_size} (32-bit sizing)",
                 self.parallelism,
@@ -324,11 +363,37 @@ def check_update(params: Params, old_mem_cost: int) -> None:
     ``old_mem_cost`` is the mem_cost the stored output was derived with; the update runs the levels
     ``old_mem_cost + 1 .. params.mem_cost``, so it must be smaller than ``params.mem_cost``.
     """
-    if not isinstance(old_mem_cost, int) or isinstance(old_mem_cost, bool):
-        _fail("old_mem_cost", f"an integer from 0 to {params.mem_cost - 1}", old_mem_cost)
+    if not _is_int(old_mem_cost):
+        refuse("old_mem_cost", _int_range(0, params.mem_cost - 1), old_mem_cost)
     if not 0 <= old_mem_cost < params.mem_cost:
-        _fail("old_mem_cost", f"from 0 to mem_cost - 1 ({params.mem_cost - 1})", old_mem_cost)
+        refuse("old_mem_cost", f"from 0 to mem_cost - 1 ({params.mem_cost - 1})", old_mem_cost)
     _check_main_levels(params, old_mem_cost + 1)
+
+
+def resize_2014_03(
+    mem_cost: int, parallelism: int, blocklen: int, sub_blocklen: int
+) -> tuple[int, int, int, int]:
+    """Return ``(parallelism, blocklen, sub_blocklen, blocks_per_region)`` of a March 2014 level.
+
+    The product in the loop test is taken mod 2**32 as in the reference; parameter validation
+    rejects every parameter set for which that wrap could matter.
+    """
+    memlen = 256 << mem_cost
+    bpt = 4 * (memlen // (4 * parallelism * blocklen))
+    if bpt < MIN_BLOCKS_2014_03:
+        bpt = MIN_BLOCKS_2014_03
+        while (parallelism * bpt * blocklen) & 0xFFFFFFFF > memlen:
+            if blocklen > MIN_RESIZED_BLOCKLEN_2014_03:
+                blocklen //= 2
+            elif parallelism > 1:
+                parallelism = max(1, memlen // (bpt * blocklen))
+            else:
+                bpt = memlen // (parallelism * blocklen)
+    # The reference meant to clamp the sub-block to the block; it sets it to the block instead
+    # whenever the block is longer, so the sub-block randomisation is off (§7 of the 2014-03 spec).
+    if blocklen > sub_blocklen:
+        sub_blocklen = blocklen
+    return parallelism, blocklen, sub_blocklen, bpt
 
 
 def _check_main_levels(params: Params, first_main: int) -> None:
@@ -338,9 +403,6 @@ def _check_main_levels(params: Params, first_main: int) -> None:
     size from blocks that the resizing may have shrunk; a sub-block longer than the resized block
     leaves memory unwritten, so it is rejected.  The other variants need no check here.
     """
-    # Imported here because importing twocats.kdf imports this module.
-    from twocats.kdf.geometry import resize_2014_03
-
     if params.variant != "2014-03":
         return
     for m in range(first_main, params.mem_cost + 1):
@@ -348,7 +410,7 @@ def _check_main_levels(params: Params, first_main: int) -> None:
             m, params.parallelism, params.block_size // 4, params.sub_block_size // 4
         )
         if sub_blocklen > blocklen:
-            _fail(
+            refuse(
                 "sub_block_size",
                 f"at most {4 * blocklen} bytes, the block size level {m} is resized to",
                 params.sub_block_size,

@@ -21,7 +21,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Final
 
-from twocats.params import BOUNDS, Params, _fail
+from twocats.params import BOUNDS, Params, check_int
 
 __all__ = [
     "CURRENT",
@@ -89,12 +89,7 @@ class Target:
     @classmethod
     def memory(cls, mem_cost: int) -> Target:
         """Each stored hash's own parameters at memory cost `mem_cost`."""
-        low, high = BOUNDS["mem_cost"]
-        if isinstance(mem_cost, bool) or not isinstance(mem_cost, int):
-            _fail("mem_cost", f"an integer from {low} to {high}", mem_cost)
-        if not low <= mem_cost <= high:
-            _fail("mem_cost", f"an integer from {low} to {high}", mem_cost)
-        return cls(mem_cost)
+        return cls(check_int("mem_cost", mem_cost, *BOUNDS["mem_cost"]))
 
     @classmethod
     def exactly(cls, params: Params) -> Target:

@@ -21,9 +21,9 @@ from contextlib import AbstractContextManager, contextmanager
 import numpy as np
 import numpy.typing as npt
 
-from twocats.exceptions import BackendError, HashingError, InvalidParametersError
+from twocats.exceptions import BackendError, HashingError
 from twocats.kdf import core, limits
-from twocats.params import Params
+from twocats.params import Params, check_int
 from twocats.simd.registry import resolve_backend
 
 __all__ = ["Engine"]
@@ -44,13 +44,9 @@ def _load_fill(backend: str) -> core.FillSlice:
 
 
 def _check_limit(max_memory: object) -> int | None:
-    if max_memory is not None and (
-        not isinstance(max_memory, int) or isinstance(max_memory, bool) or max_memory < 0
-    ):
-        raise InvalidParametersError(
-            f"max_memory must be None or a number of bytes from 0 up; got {max_memory!r}"
-        )
-    return max_memory
+    if max_memory is None:
+        return None
+    return check_int("max_memory", max_memory, 0, allowed="None or a number of bytes from 0 up")
 
 
 def _check_work(params: Params, max_work: int | None, old_mem_cost: int | None = None) -> None:

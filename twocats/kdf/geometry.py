@@ -1,9 +1,10 @@
 """Memory geometry of the TwoCats garlic loop: which levels run, and how each level is laid out.
 
-This module is plain Python (no numpy) so that parameter validation, memory accounting and the
-orchestration all read the same plan; it imports nothing of the project, so ``twocats.params`` may
-use it.  It also declares the seam every backend implements, :class:`FillSlice`, and its argument
-record :class:`SliceJob`.  It covers the three published versions:
+This module is plain Python (no numpy) so that memory accounting and the orchestration read the
+same plan; of the project it imports only the March 2014 resizing, which ``twocats.params`` holds
+because its validation needs it too.  It also declares the seam every backend implements,
+:class:`FillSlice`, and its argument record :class:`SliceJob`.  It covers the three published
+versions:
 
 * ``2015`` and ``2014``: every level uses the caller's block sizes; a level too small for four
   blocks per region does no memory work (twocats.md §5, §6.1).
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+
+from twocats.params import resize_2014_03
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,13 +34,8 @@ __all__ = [
     "plan",
     "required_words",
     "resize_2014_03",
+    "work_memory",
 ]
-
-#: Blocks per region that the March 2014 resizing aims for.
-MIN_BLOCKS_2014_03 = 256
-
-#: The smallest block length (in words) the March 2014 resizing shrinks a block to.
-MIN_RESIZED_BLOCKLEN_2014_03 = 16
 
 #: Levels below ``start - OVERWRITE_GAP_2014_03`` are the hard-wired overwrite levels of March 2014.
 OVERWRITE_GAP_2014_03 = 6
@@ -142,32 +140,6 @@ def absolute_overwrite_level(start_mem_cost: int, overwrite_cost: int) -> int:
     return start_mem_cost - overwrite_cost
 
 
-def resize_2014_03(
-    mem_cost: int, parallelism: int, blocklen: int, sub_blocklen: int
-) -> tuple[int, int, int, int]:
-    """Return ``(parallelism, blocklen, sub_blocklen, blocks_per_region)`` of a March 2014 level.
-
-    The product in the loop test is taken mod 2**32 as in the reference; parameter validation
-    rejects every parameter set for which that wrap could matter.
-    """
-    memlen = 256 << mem_cost
-    bpt = 4 * (memlen // (4 * parallelism * blocklen))
-    if bpt < MIN_BLOCKS_2014_03:
-        bpt = MIN_BLOCKS_2014_03
-        while (parallelism * bpt * blocklen) & 0xFFFFFFFF > memlen:
-            if blocklen > MIN_RESIZED_BLOCKLEN_2014_03:
-                blocklen //= 2
-            elif parallelism > 1:
-                parallelism = max(1, memlen // (bpt * blocklen))
-            else:
-                bpt = memlen // (parallelism * blocklen)
-    # The reference meant to clamp the sub-block to the block; it sets it to the block instead
-    # whenever the block is longer, so the sub-block randomisation is off (§7 of the 2014-03 spec).
-    if blocklen > sub_blocklen:
-        sub_blocklen = blocklen
-    return parallelism, blocklen, sub_blocklen, bpt
-
-
 def garlic_levels(
     variant: str,
     *,
@@ -209,6 +181,11 @@ def garlic_levels(
 def required_words(plans: tuple[LevelPlan, ...]) -> int:
     """Return the words of work memory the levels need (the largest level; 0 if none fills)."""
     return max((plan.words for plan in plans), default=0)
+
+
+def work_memory(params: PlanParams, *, old_mem_cost: int | None = None) -> int:
+    """Return the bytes of work memory a derivation (or an update from ``old_mem_cost``) needs."""
+    return 4 * required_words(plan(params, old_mem_cost=old_mem_cost))
 
 
 def plan(params: PlanParams, *, old_mem_cost: int | None = None) -> tuple[LevelPlan, ...]:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Final
 from twocats._machine import machine_memory, usable_cpus
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, MemoryLimitError
 from twocats.kdf import geometry
-from twocats.params import _fail as fail
+from twocats.params import check_int
 
 if TYPE_CHECKING:
     from twocats.params import Params
@@ -240,21 +240,21 @@ class StoredLimits:
         own_memory = reference.memory_bytes
         earlier = tuple(previous)
         if max_memory is None:
-            wanted = max([MEMORY_RATIO * own_memory] + [_needed(p) for p in earlier])
+            wanted = max([MEMORY_RATIO * own_memory] + [geometry.work_memory(p) for p in earlier])
         else:
-            wanted = _positive("max_memory", max_memory)
+            wanted = check_int("max_memory", max_memory, 1)
         name = MAX_MEMORY_NAME
         machine, machine_name = effective_limit(wanted)
         if machine is not None and machine < wanted:
             wanted, name = machine, machine_name
         if max_work is not None:
-            work = _positive("max_work", max_work)
+            work = check_int("max_work", max_work, 1)
             return cls(wanted, work, name, "set by the caller", own_memory)
         plain = cls(wanted, 0, pooled_bytes=own_memory)
         work, basis = estimated_work(reference), "the own parameters"
         for params in earlier:
             # Parameters above the memory limit are refused for their memory alone.
-            if _needed(params) <= wanted and plain.work_of(params) > work:
+            if geometry.work_memory(params) <= wanted and plain.work_of(params) > work:
                 name_of = names.get(params, f"earlier parameters ({_describe(params)})")
                 work, basis = plain.work_of(params), name_of
         if max_memory is not None:
@@ -266,7 +266,7 @@ class StoredLimits:
 
     def work_of(self, params: Params, *, old_mem_cost: int | None = None) -> int:
         """Return the work of ``params``, with the first touch of memory beyond ``pooled_bytes``."""
-        needed = _needed(params, old_mem_cost)
+        needed = geometry.work_memory(params, old_mem_cost=old_mem_cost)
         fresh = max(0, needed - self.pooled_bytes)
         return estimated_work(params, old_mem_cost=old_mem_cost) + fresh * _FRESH_BYTE_PS // 1000
 
@@ -285,7 +285,7 @@ class StoredLimits:
         names what is refused in the message.  ``memory=False`` checks the work only (for a
         caller that checks memory against a limit of its own).
         """
-        needed = _needed(params, old_mem_cost)
+        needed = geometry.work_memory(params, old_mem_cost=old_mem_cost)
         if memory and needed > self.max_memory:
             error = memory_limit_error(params.mem_cost, needed, self.max_memory, self.memory_name)
             raise HashMemoryLimitError(f"{subject} is refused: {error}")
@@ -325,11 +325,6 @@ def check_stored_params(
     limits.check(params, old_mem_cost=old_mem_cost, subject=subject)
 
 
-def _needed(params: Params, old_mem_cost: int | None = None) -> int:
-    """Return the bytes of work memory a derivation (or an update) of ``params`` needs."""
-    return 4 * geometry.required_words(geometry.plan(params, old_mem_cost=old_mem_cost))
-
-
 def _describe(params: Params) -> str:
     """Name the settings of ``params`` that decide its cost, e.g. ``mem_cost=18, multiplies=3``."""
     return ", ".join(
@@ -351,9 +346,3 @@ def _describe(params: Params) -> str:
 def _scaled(params: Params, mem_cost: int) -> Params:
     """Return ``params`` at another memory cost (start level included; weak sizes allowed)."""
     return dataclasses.replace(params, mem_cost=mem_cost, start_mem_cost=mem_cost, strict=False)
-
-
-def _positive(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        fail(name, "a positive integer", value)
-    return value
