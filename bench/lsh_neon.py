@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
+from twocats.lanes.modes import lsh
+from twocats.lanes.reference import lsh as ref
 from twocats.simd.isa import emulation
-from twocats.simd.modes import lsh
-from twocats.simd.modes.reference import lsh as ref
 
 #: The message sizes of the published comparison, in bytes (1024 and 2048 bits).
 SIZES = (128, 256)
@@ -59,7 +59,7 @@ def _kernel_loop(family: int, backend: str) -> Callable[[Any, Any], None]:
     """A compiled loop hashing each row with the single-message kernel of ``backend``."""
     from numba import njit
 
-    from twocats.simd.modes._generated import lsh as kernels
+    from twocats.lanes.modes._generated import lsh as kernels
 
     kernel = getattr(kernels, f"lsh{family}_one").get(backend)
     variant = ref.LSH256 if family == 256 else ref.LSH512

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
-from twocats.simd.modes import blake2tree, keccak, lsh, sha1, sha256tree
+from twocats.lanes.modes import blake2tree, keccak, lsh, sha1, sha256tree
 
 #: Published single-core SHA3-256 speed on 4 KiB inputs (tiny-keccak README, MB/s).
 PUBLISHED_SHA3_MBPS = 230.0

@@ -18,6 +18,8 @@ from environment import shared_file
 
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, load_vectors
+from twocats.lanes.modes import lsh
+from twocats.lanes.modes._generated import lsh as lsh_kernels
 from twocats.simd._jit import kernel_asm
 from twocats.simd.asm import AsmProfile, profile_asm, verify_level
 from twocats.simd.fill import kernel_asm as fill_asm
@@ -30,8 +32,6 @@ from twocats.simd.isa import (
     host_arch,
     host_target,
 )
-from twocats.simd.modes import lsh
-from twocats.simd.modes._generated import lsh as lsh_kernels
 from twocats.simd.registry import resolve_backend, simd_isa
 
 pytestmark = pytest.mark.skipif(
@@ -87,7 +87,7 @@ def _lane_arguments(bits: int) -> tuple[object, ...]:
 def test_lane_kernels_are_neon(algorithm: str, bits: int) -> None:
     """hash_many's lane compressions vectorize on NEON; the scalar builds do not."""
     kernel = getattr(
-        importlib.import_module(f"twocats.simd._generated.{algorithm}"), f"{algorithm}_lanes"
+        importlib.import_module(f"twocats.lanes._generated.{algorithm}"), f"{algorithm}_lanes"
     )
     _check_simd(profile_asm(kernel_asm(kernel.simd, *_lane_arguments(bits))))
     assert not profile_asm(kernel_asm(kernel.scalar, *_lane_arguments(bits))).vectorized

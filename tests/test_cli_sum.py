@@ -15,8 +15,9 @@ from environment import need
 from hypothesis import given
 from hypothesis import strategies as st
 
-from twocats.cli import _file_digests, main
+from twocats.cli import main
 from twocats.cli.checksum import ALGORITHMS, escape_name, parse_check_line, unescape_name
+from twocats.lanes import file_digests
 
 # Lengths around the block boundaries of both hash families, and an empty file.
 SIZES = [0, 1, 55, 56, 63, 64, 65, 111, 112, 127, 128, 129, 1000, 4096, 70000]
@@ -160,10 +161,10 @@ def test_missing_file_and_directory(files: list[str]) -> None:
 def test_large_files_are_streamed(files: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Files above the batch limit go through streaming hashlib and give the same digests."""
     whole = run("sum", *files).stdout
-    monkeypatch.setattr(_file_digests, "SMALL_FILE", 100)
-    monkeypatch.setattr(_file_digests, "CHUNK", 7)
-    monkeypatch.setattr(_file_digests, "FIRST_READ", 5)
-    monkeypatch.setattr(_file_digests, "BATCH_BYTES", 500)
+    monkeypatch.setattr(file_digests, "SMALL_FILE", 100)
+    monkeypatch.setattr(file_digests, "CHUNK", 7)
+    monkeypatch.setattr(file_digests, "FIRST_READ", 5)
+    monkeypatch.setattr(file_digests, "BATCH_BYTES", 500)
     assert run("sum", *files).stdout == whole
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from twocats.cli import _check_file, _file_digests, main
+from twocats.cli import main
+from twocats.lanes import check_file, file_digests
 
 #: Address-space limit of the subprocess: far below what reading an endless input whole takes.
 MEMORY_LIMIT = 768 << 20
@@ -197,7 +198,7 @@ def test_sparse_3_gib_file(tmp_path: Path) -> None:
 
 def test_lane_mode_without_streaming_caps_dev_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mode that reads files whole stops /dev/zero at its cap, checked while reading."""
-    monkeypatch.setattr(_file_digests, "WHOLE_FILE_LIMIT", 4 << 20)
+    monkeypatch.setattr(file_digests, "WHOLE_FILE_LIMIT", 4 << 20)
     result = CliRunner().invoke(main, ["sum", "-a", "blake2sp", "/dev/zero"])
     assert result.exit_code == 1
     assert "/dev/zero: File too large: this algorithm has no streaming form" in result.stderr
@@ -210,7 +211,7 @@ def test_overlong_lines_are_skipped_not_kept(
     """A line over MAX_LINE counts as improper; the lines around it are still checked."""
     monkeypatch.chdir(tmp_path)
     # The line limit is also the read size: lines span reads, and long ones span several.
-    monkeypatch.setattr(_check_file, "MAX_LINE", max_line)
+    monkeypatch.setattr(check_file, "MAX_LINE", max_line)
     Path("good").write_bytes(b"good")
     line = f"{hashlib.sha256(b'good').hexdigest()}  good".encode()
     long_line = b"x" * (3 * max_line + 5)

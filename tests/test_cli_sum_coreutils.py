@@ -14,9 +14,10 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twocats.cli import _file_digests, checksum, main
-from twocats.cli._file_digests import LaneLoader, Method
+from twocats.cli import checksum, main
 from twocats.cli.checksum import display_name, quote_name
+from twocats.lanes import file_digests
+from twocats.lanes.file_digests import LaneLoader, Method
 
 TOOLS = {"sha256": "sha256sum", "sha512": "sha512sum", "blake2b": "b2sum"}
 
@@ -61,8 +62,8 @@ class CountingLoader(LaneLoader):
 @pytest.fixture(params=["hashlib", "lanes", "handover"])
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Route batches through hashlib only, lanes only, or hashlib then lanes, in small batches."""
-    monkeypatch.setattr(_file_digests, "BATCH_FILES", 4)
-    monkeypatch.setattr(_file_digests, "SMALL_FILE", 2000)
+    monkeypatch.setattr(file_digests, "BATCH_FILES", 4)
+    monkeypatch.setattr(file_digests, "SMALL_FILE", 2000)
     ready_after = {"hashlib": 10**9, "lanes": 0, "handover": 2}[request.param]
     loaders: list[CountingLoader] = []
 
@@ -70,7 +71,7 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ite
         loaders.append(CountingLoader(method, backend, ready_after))
         return loaders[-1]
 
-    monkeypatch.setattr(_file_digests, "LaneLoader", loader)
+    monkeypatch.setattr(file_digests, "LaneLoader", loader)
     monkeypatch.setattr(checksum, "LaneLoader", loader)
     yield request.param
     lane_batches = sum(item.lane_batches for item in loaders)

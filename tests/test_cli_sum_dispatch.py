@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from twocats.cli import _file_digests, main
-from twocats.cli._file_digests import LaneLoader, file_digests, method_for
+from twocats.cli import main
 from twocats.exceptions import BackendError
+from twocats.lanes import file_digests as engine
+from twocats.lanes.file_digests import LaneLoader, file_digests, method_for
 
 # Runs `twocats sum` in a fresh interpreter, then reports whether numba and numpy were imported.
 PROBE = """
@@ -84,8 +85,8 @@ def test_lanes_are_loaded_when_the_job_repays_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threshold: int, lanes_used: bool
 ) -> None:
     """The extrapolated job size against LANES_PAY_BYTES decides; digests are right either way."""
-    monkeypatch.setattr(_file_digests, "LANES_PAY_BYTES", {"blake2s": threshold})
-    monkeypatch.setattr(_file_digests, "BATCH_FILES", 8)
+    monkeypatch.setattr(engine, "LANES_PAY_BYTES", {"blake2s": threshold})
+    monkeypatch.setattr(engine, "BATCH_FILES", 8)
     monkeypatch.setattr(RecordingLoader, "started", False)
     monkeypatch.setattr(RecordingLoader, "batches", 0)
     names = []
@@ -113,8 +114,8 @@ def test_failed_lane_loading_leaves_hashlib_in_charge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """If the background load fails, every batch is still hashed, by hashlib, with no error."""
-    monkeypatch.setattr(_file_digests, "LANES_PAY_BYTES", {"sha256": 1})
-    monkeypatch.setattr(_file_digests, "BATCH_FILES", 2)
+    monkeypatch.setattr(engine, "LANES_PAY_BYTES", {"sha256": 1})
+    monkeypatch.setattr(engine, "BATCH_FILES", 2)
     names = []
     for index in range(9):
         path = tmp_path / f"f{index}"
@@ -150,8 +151,8 @@ def test_options_anywhere_and_double_dash(tmp_path: Path, monkeypatch: pytest.Mo
 def test_background_loader_hands_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The real loader, started by a large-looking job, loads on its thread; digests stay right
     before, during and after the hand-over."""
-    monkeypatch.setattr(_file_digests, "LANES_PAY_BYTES", {"blake2b": 1})
-    monkeypatch.setattr(_file_digests, "BATCH_FILES", 3)
+    monkeypatch.setattr(engine, "LANES_PAY_BYTES", {"blake2b": 1})
+    monkeypatch.setattr(engine, "BATCH_FILES", 3)
     names = []
     for index in range(30):
         path = tmp_path / f"f{index}"

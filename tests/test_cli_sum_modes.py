@@ -1,4 +1,4 @@
-"""twocats sum and hash_many with the lane modes of twocats.simd.modes."""
+"""twocats sum and hash_many with the lane modes of twocats.lanes."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ import pytest
 from click.testing import CliRunner, Result
 from Crypto.Hash import KangarooTwelve, TurboSHAKE128, TurboSHAKE256
 
-from twocats.cli import _file_digests, main
+from twocats.cli import main
 from twocats.exceptions import InvalidParametersError
+from twocats.lanes import file_digests
+from twocats.lanes.reference import lsh as lsh_reference
+from twocats.lanes.reference import sha256tree as sha256tree_reference
+from twocats.lanes.registry import MODES
 from twocats.simd import hash_many
-from twocats.simd.modes import MODES
-from twocats.simd.modes.reference import lsh as lsh_reference
-from twocats.simd.modes.reference import sha256tree as sha256tree_reference
 
 # Two block-boundary sizes, an empty file and one larger than every mode's chunk or leaf size.
 SIZES = [0, 1, 135, 136, 9000]
@@ -117,7 +118,7 @@ def test_streamed_mode_equals_hashlib(
     files: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A file above the batch limit is streamed through hashlib's SHA3-256 with the same digest."""
-    monkeypatch.setattr(_file_digests, "SMALL_FILE", 100)
+    monkeypatch.setattr(file_digests, "SMALL_FILE", 100)
     result = run("sum", "-a", "sha3-256", "f4.bin")
     assert result.exit_code == 0, result.output
     assert result.stdout.split()[0] == hashlib.sha3_256(files["f4.bin"]).hexdigest()
@@ -127,8 +128,8 @@ def test_mode_without_streaming_refuses_files_over_the_limit(
     files: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A mode with no streaming form reads files whole and names the limit for larger ones."""
-    monkeypatch.setattr(_file_digests, "SMALL_FILE", 100)
-    monkeypatch.setattr(_file_digests, "WHOLE_FILE_LIMIT", 1000)
+    monkeypatch.setattr(file_digests, "SMALL_FILE", 100)
+    monkeypatch.setattr(file_digests, "WHOLE_FILE_LIMIT", 1000)
     result = run("sum", "-a", "lsh-256-256", "f1.bin", "f4.bin")
     assert result.exit_code == 1
     assert result.stdout.split()[1] == "f1.bin"

@@ -16,11 +16,11 @@ from twocats import kdf
 from twocats.exceptions import VerifyMismatchError
 from twocats.hasher import PasswordHasher
 from twocats.kdf.engine import Engine
+from twocats.lanes.many import ALGORITHMS
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
 from twocats.simd import hash_many
 from twocats.simd.fill import fill_kernel
-from twocats.simd.multibuffer import ALGORITHMS
 
 THREADS = 8
 CALLS = 200
@@ -185,8 +185,8 @@ def test_hash_many_from_many_threads_equals_hashlib() -> None:
 @pytest.mark.parametrize("backend", ["scalar", "simd"])
 def test_compiled_kernels_release_the_gil(backend: str) -> None:
     """The fill and lane kernels are compiled nogil, so threads run them in parallel."""
-    from twocats.simd import multibuffer
+    from twocats.lanes import many
 
-    kernels: list[Any] = [fill_kernel(8, backend), multibuffer._kernel("sha256", backend)]
+    kernels: list[Any] = [fill_kernel(8, backend), many._kernel("sha256", backend)]
     for kernel in kernels:
         assert kernel.targetoptions.get("nogil") is True

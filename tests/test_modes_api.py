@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import MODES, hash_many
-from twocats.simd.modes._common import chunks
+from twocats.lanes.modes._common import chunks
+from twocats.lanes.registry import MODES, hash_many
 
 COMPILED = ("scalar", "simd")
 
@@ -66,7 +66,7 @@ def test_unknown_algorithm_is_rejected() -> None:
 def test_import_is_light() -> None:
     """Importing the modes package and reading the table imports neither numpy nor numba."""
     code = (
-        "import sys, twocats.simd.modes as m; len(m.MODES); "
+        "import sys, twocats.lanes.registry as m; len(m.MODES); "
         "print('numpy' in sys.modules, 'numba' in sys.modules)"
     )
     result = subprocess.run(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from twocats.lanes.modes._generated import blake2tree, keccak, lsh, sha1, sha256tree
 from twocats.simd._jit import kernel_asm
 from twocats.simd.asm import profile_asm
 from twocats.simd.isa import host_arch
-from twocats.simd.modes._generated import blake2tree, keccak, lsh, sha1, sha256tree
 
 # Vector work on 256- or 512-bit registers: adds, rotates (or their AVX2 substitutes), xors.
 ARX = ("vpadd", "vprol", "vpror", "vpshufb", "vpsrl", "vpternlog", "vpxor")

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import blake2tree, codegen
-from twocats.simd.modes.reference import blake2tree as ref
+from twocats.lanes.modes import blake2tree, codegen
+from twocats.lanes.reference import blake2tree as ref
 
 BACKENDS = ("reference", "scalar", "simd")
 COMPILED = ("scalar", "simd")

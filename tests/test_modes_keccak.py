@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
-from twocats.simd.modes import codegen, keccak
-from twocats.simd.modes.reference import keccak as ref
+from twocats.lanes.modes import codegen, keccak
+from twocats.lanes.reference import keccak as ref
 
 KECCAK_FILE = "k12-parallelhash-kat.jsonl"
 BACKENDS = ("reference", "scalar", "simd")

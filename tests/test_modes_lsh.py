@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import codegen, lsh
-from twocats.simd.modes.reference import lsh as ref
+from twocats.lanes.modes import codegen, lsh
+from twocats.lanes.reference import lsh as ref
 
 BACKENDS = ("reference", "scalar", "simd")
 COMPILED = ("scalar", "simd")

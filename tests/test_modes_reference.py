@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes.reference import blake2tree, keccak, lsh, sha1, sha256tree
+from twocats.lanes.reference import blake2tree, keccak, lsh, sha1, sha256tree
 
 # The pure-Python references run about 100 kB/s; the few official inputs above this size (up to
 # 24 MB) are checked on the compiled backends only.

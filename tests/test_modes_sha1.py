@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import codegen, sha1
+from twocats.lanes.modes import codegen, sha1
 
 BACKENDS = ("reference", "scalar", "simd")
 COMPILED = ("scalar", "simd")

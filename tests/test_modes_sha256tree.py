@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import codegen, sha256tree
-from twocats.simd.modes.reference import sha256tree as ref
+from twocats.lanes.modes import codegen, sha256tree
+from twocats.lanes.reference import sha256tree as ref
 
 BACKENDS = ("reference", "scalar", "simd")
 COMPILED = ("scalar", "simd")

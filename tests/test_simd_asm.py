@@ -38,7 +38,7 @@ def lane_arguments(bits: int) -> tuple[object, ...]:
 
 def lane_kernel(algorithm: str) -> object:
     """The variants object of an algorithm's multi-lane compression."""
-    module = importlib.import_module(f"twocats.simd._generated.{algorithm}")
+    module = importlib.import_module(f"twocats.lanes._generated.{algorithm}")
     return getattr(module, f"{algorithm}_lanes")
 
 

@@ -167,7 +167,7 @@ def test_cached_kernel_loads_without_the_registries_on_tested_numba(tmp_path: Pa
 
 def test_variants_resolve_callees_per_build() -> None:
     """Inside each build, a callee that is itself a variants kernel is that callee's same build."""
-    from twocats.simd._generated import blake2s
+    from twocats.lanes._generated import blake2s
 
     build = blake2s.blake2s_many.get("scalar")
     assert build.py_func.__globals__["blake2s_lanes"] is blake2s.blake2s_lanes.get("scalar")

@@ -18,8 +18,8 @@ from typing import Any, Final
 
 import click
 
-from twocats.cli._check_file import escape_name
 from twocats.cli._common import info, progress_wanted
+from twocats.lanes.check_file import escape_name
 
 __all__ = [
     "OUTPUT_BUFFER",

@@ -2,7 +2,7 @@
 
 The lines written are those of GNU coreutils, so ``sha256sum -c``, ``sha512sum -c``, ``b2sum -c``
 and ``b2sum -l 256 -c`` accept them, and ``twocats sum --check`` reads theirs (the format is in
-:mod:`twocats.cli._check_file`; names in messages are quoted as :mod:`twocats.cli._sum_output`
+:mod:`twocats.lanes.check_file`; names in messages are quoted as :mod:`twocats.cli._sum_output`
 says).
 """
 
@@ -15,16 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from twocats.cli._check_file import (
-    MAX_LINE,
-    CheckLine,
-    check_file_lines,
-    escape_name,
-    parse_check_line,
-    unescape_name,
-)
 from twocats.cli._common import info, progress_wanted
-from twocats.cli._file_digests import ALGORITHMS, LaneLoader, file_digests, method_for
 from twocats.cli._options import backend_option, json_option
 from twocats.cli._sum_output import (
     JsonDocument,
@@ -34,6 +25,15 @@ from twocats.cli._sum_output import (
     progress,
     quote_name,
 )
+from twocats.lanes.check_file import (
+    MAX_LINE,
+    CheckLine,
+    check_file_lines,
+    escape_name,
+    parse_check_line,
+    unescape_name,
+)
+from twocats.lanes.file_digests import ALGORITHMS, LaneLoader, file_digests, method_for
 
 __all__ = [
     "ALGORITHMS",
@@ -67,7 +67,7 @@ class _AlgorithmType(_StrParam):
         text = str(value)
         if text in ALGORITHMS:
             return text
-        from twocats.simd.modes import MODES
+        from twocats.lanes.registry import MODES
 
         if text not in MODES:
             allowed = ", ".join([*ALGORITHMS, *MODES])

@@ -19,8 +19,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from twocats.simd import reference
-    from twocats.simd.multibuffer import (
+    from twocats.lanes import reference
+    from twocats.lanes.many import (
         ALGORITHMS,
         DIGEST_SIZES,
         hash_many,
@@ -36,11 +36,11 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "ALGORITHMS": "twocats.simd.multibuffer",
-    "DIGEST_SIZES": "twocats.simd.multibuffer",
-    "hash_many": "twocats.simd.multibuffer",
-    "hash_many_array": "twocats.simd.multibuffer",
-    "hash_many_fixed": "twocats.simd.multibuffer",
+    "ALGORITHMS": "twocats.lanes.many",
+    "DIGEST_SIZES": "twocats.lanes.many",
+    "hash_many": "twocats.lanes.many",
+    "hash_many_array": "twocats.lanes.many",
+    "hash_many_fixed": "twocats.lanes.many",
     "BACKENDS": "twocats.simd.registry",
     "available_backends": "twocats.simd.registry",
     "describe_backends": "twocats.simd.registry",
@@ -65,7 +65,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "reference":
-        return importlib.import_module("twocats.simd.reference")
+        return importlib.import_module("twocats.lanes.reference")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'twocats.simd' has no attribute {name!r}")

@@ -84,10 +84,10 @@ from twocats.simd.asm import library_asm
 from twocats.simd.cache import cache_root
 
 __all__ = [
+    "BUILDS",
     "LIGHT_LOAD_NUMBA",
     "LLVM_OPTIONS",
-    "MODES",
-    "Mode",
+    "Build",
     "Variants",
     "cache_root",
     "jit",
@@ -112,7 +112,7 @@ for _option in LLVM_OPTIONS:
 
 
 @dataclass(frozen=True)
-class Mode:
+class Build:
     """A vectorizer configuration under which a kernel is compiled."""
 
     name: str
@@ -126,7 +126,7 @@ class Mode:
         """The cache directory of this mode (numba's cache key ignores every field here)."""
         return self.name if not self.vector_width else f"{self.name}-w{self.vector_width}"
 
-    def with_width(self, width: int) -> Mode:
+    def with_width(self, width: int) -> Build:
         """Return this mode with the loop vectorizer forced to ``width`` lanes (0: cost model)."""
         if width < 0:
             raise ValueError(f"vector_width must be 0 or positive, not {width}")
@@ -134,10 +134,10 @@ class Mode:
 
 
 #: The vectorizer modes; the key is also the cache directory and the function-name suffix.
-MODES = {
-    "scalar": Mode("scalar", loop_vectorize=False, slp_vectorize=False),
-    "simd": Mode("simd", loop_vectorize=True, slp_vectorize=False),
-    "simd+slp": Mode("simd+slp", loop_vectorize=True, slp_vectorize=True),
+BUILDS = {
+    "scalar": Build("scalar", loop_vectorize=False, slp_vectorize=False),
+    "simd": Build("simd", loop_vectorize=True, slp_vectorize=False),
+    "simd+slp": Build("simd+slp", loop_vectorize=True, slp_vectorize=True),
 }
 
 _DEFAULT_OPTIONS: dict[str, Any] = {"nopython": True, "nogil": True, "error_model": "numpy"}
@@ -221,7 +221,7 @@ def _source_stamp(func: types.FunctionType) -> str:
 class _Locator(caching._CacheLocator):
     """Place a kernel's cache files under the project cache root, whatever the checkout path."""
 
-    def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
+    def __init__(self, py_func: types.FunctionType, mode: Build) -> None:
         self._py_func = py_func
         self._cache_path = str(
             cache_root() / f"numba-{numba.__version__}" / _isa_tag() / mode.tag / py_func.__module__
@@ -244,7 +244,7 @@ class _Locator(caching._CacheLocator):
 class _CacheImpl(caching.CompileResultCacheImpl):
     """numba's compile-result serialisation with the project locator and module-qualified names."""
 
-    def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
+    def __init__(self, py_func: types.FunctionType, mode: Build) -> None:
         self._lineno = py_func.__code__.co_firstlineno
         self._locator = _Locator(py_func, mode)
         fullname = f"{py_func.__module__}.{py_func.__qualname__}"
@@ -264,7 +264,7 @@ class _KernelCache(caching.Cache):
 
     _impl_class = _CacheImpl  # type: ignore[assignment]
 
-    def __init__(self, py_func: types.FunctionType, mode: Mode) -> None:
+    def __init__(self, py_func: types.FunctionType, mode: Build) -> None:
         self._name = repr(py_func)
         self._py_func = py_func
         self._impl = _CacheImpl(py_func, mode)
@@ -316,7 +316,7 @@ def _force_width(width: int) -> None:
 
 
 @contextlib.contextmanager
-def _vectorizers(mode: Mode) -> Iterator[None]:
+def _vectorizers(mode: Build) -> Iterator[None]:
     """Set numba's vectorizer switches for the compilations that run inside the block."""
     # numba re-reads its whole configuration from the environment when a NUMBA_ variable has
     # changed since it last looked, and it looks while compiling: a pending re-read there would
@@ -336,7 +336,7 @@ def _vectorizers(mode: Mode) -> Iterator[None]:
 class _ModeDispatcher(CPUDispatcher):
     """A CPU dispatcher that compiles under a fixed vectorizer mode, cached in the project cache."""
 
-    twocats_mode: Mode
+    twocats_mode: Build
 
     def compile(self, sig: Any) -> Any:
         # The compiler lock is re-entrant; holding it keeps other threads' compilations out of the
@@ -350,7 +350,7 @@ def _set_noalias(flags: Any) -> Any:
     return flags
 
 
-def _dispatcher(func: types.FunctionType, mode: Mode, options: dict[str, Any]) -> Any:
+def _dispatcher(func: types.FunctionType, mode: Build, options: dict[str, Any]) -> Any:
     targetoptions = {**_DEFAULT_OPTIONS, **options}
     noalias = targetoptions.pop("noalias", False)
     disp: Any = _ModeDispatcher(py_func=func, locals={}, targetoptions=targetoptions)
@@ -363,11 +363,11 @@ def _dispatcher(func: types.FunctionType, mode: Mode, options: dict[str, Any]) -
     return disp
 
 
-def _check_mode(mode: str) -> Mode:
+def _check_mode(mode: str) -> Build:
     try:
-        return MODES[mode]
+        return BUILDS[mode]
     except KeyError:
-        allowed = ", ".join(MODES)
+        allowed = ", ".join(BUILDS)
         raise ValueError(f"mode must be one of {allowed}, not {mode!r}") from None
 
 
@@ -411,10 +411,10 @@ class Variants:
         options: dict[str, Any],
     ) -> None:
         self.py_func = func
-        simd = MODES["simd+slp" if slp else "simd"].with_width(vector_width)
+        simd = BUILDS["simd+slp" if slp else "simd"].with_width(vector_width)
         if not vectorize:
-            simd = MODES["scalar"]
-        self._modes = {"simd": simd, "scalar": MODES["scalar"]}
+            simd = BUILDS["scalar"]
+        self._modes = {"simd": simd, "scalar": BUILDS["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
         self._specialised: dict[str, Variants] = {}
@@ -490,7 +490,7 @@ class Variants:
         clone.__kwdefaults__ = source.__kwdefaults__
         return Variants(clone, *self._settings, self._options)
 
-    def _build(self, backend: str, mode: Mode) -> Any:
+    def _build(self, backend: str, mode: Build) -> Any:
         source = self.py_func
         name = f"{source.__name__}__{backend}"
         namespace = dict(source.__globals__)

@@ -22,7 +22,7 @@ from twocats.simd.emit import Emitter as BaseEmitter
 
 __all__ = ["HASHES", "SIGMA", "generate_all", "generated_files", "main"]
 
-GENERATED = Path(__file__).resolve().parent / "_generated"
+GENERATED = Path(__file__).resolve().parent.parent / "lanes" / "_generated"
 
 HEADER = '''"""{doc}
 
@@ -394,7 +394,7 @@ def hash_module(spec: HashFacts) -> str:
         "import numpy as np",
         "",
         "from twocats.simd._jit import jit, variants",
-        f"from twocats.simd._words import bswap{spec.word_bits}",
+        f"from twocats.lanes._words import bswap{spec.word_bits}",
         "",
         "U32 = np.uint32",
         "U64 = np.uint64",
@@ -423,8 +423,8 @@ def generate_all() -> dict[str, str]:
 
 def generated_files() -> dict[Path, str]:
     """Return every generated file of the project (lane hashes, fills, lane modes) with its text."""
+    from twocats.lanes.modes import codegen as modes_codegen
     from twocats.simd import fillgen
-    from twocats.simd.modes import codegen as modes_codegen
 
     files = {GENERATED / name: text for name, text in generate_all().items()}
     files.update({fillgen.generated_dir() / name: t for name, t in fillgen.render_all().items()})

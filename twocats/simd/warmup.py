@@ -99,7 +99,7 @@ def compile_kernel(kernel: Kernel) -> None:
     import numpy as np
 
     if kernel.kind == "lanes":
-        from twocats.simd.multibuffer import hash_many_fixed
+        from twocats.lanes.many import hash_many_fixed
 
         hash_many_fixed(
             np.zeros((1, 64), np.uint8), _LANE_HASHES[kernel.hash_code], backend=kernel.backend

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Final
 
-from twocats.cli._file_digests import stdin_reader
+from twocats.lanes.file_digests import stdin_reader
 
 __all__ = [
     "MAX_LINE",

@@ -13,12 +13,12 @@ Families (each a module with reference, scalar and simd backends)::
 returns one digest per message, so that a multi-message front end (``hash_many``, ``twocats sum``)
 can dispatch on the name::
 
-    from twocats.simd.modes import MODES, hash_many
+    from twocats.lanes.registry import MODES, hash_many
 
     hash_many([b"a", b"b"], "sha3-256")          # list of 32-byte digests
     MODES["lsh-256-256"].digest_size             # 32
 
-The plain-Python references live in :mod:`twocats.simd.modes.reference` (the official vector
+The plain-Python references live in :mod:`twocats.lanes.reference` (the official vector
 readers are test code, in ``tests/modes_kat.py``).  Importing this package imports neither numpy
 nor numba.
 """
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes import blake2tree, keccak, lsh, sha1, sha256tree
+from twocats.lanes.modes import blake2tree, keccak, lsh, sha1, sha256tree
 
 __all__ = ["MODES", "Mode", "hash_many"]
 
@@ -56,7 +56,7 @@ def _each(func: Callable[..., bytes], **fixed: object) -> ManyFunction:
     """Turn a one-message tree hash into a multi-message function (one tree per message)."""
 
     def many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
-        from twocats.simd.modes._common import check_messages
+        from twocats.lanes.modes._common import check_messages
 
         return [func(m, backend=backend, **fixed) for m in check_messages(messages)]
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from twocats.simd.modes import keccak
+    from twocats.lanes.modes import keccak
 
     keccak.sha3_256_many([b"a", b"b" * 5000])          # list of 32-byte digests (= hashlib)
     keccak.shake128_many(messages, 100)                  # 100 output bytes per message
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes._common import (
+from twocats.lanes.modes._common import (
     as_data,
     check_bytes,
     check_int,
@@ -31,7 +31,7 @@ from twocats.simd.modes._common import (
     chunks,
     unpack,
 )
-from twocats.simd.modes.reference import keccak as ref
+from twocats.lanes.reference import keccak as ref
 from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ MAX_OUTPUT = 1 << 30
 
 def _kernels() -> Any:
     """Import the generated Keccak kernels (this imports numpy and numba)."""
-    from twocats.simd.modes._generated import keccak as kernels
+    from twocats.lanes.modes._generated import keccak as kernels
 
     return kernels
 

@@ -1,10 +1,10 @@
-"""The word helpers of the hash kernels (twocats.simd._words), called directly."""
+"""The word helpers of the hash kernels (twocats.lanes._words), called directly."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from twocats.simd import _words
+from twocats.lanes import _words
 
 
 def test_byte_swaps() -> None:

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.lanes import reference as simd_reference
 from twocats.simd import ALGORITHMS, DIGEST_SIZES, hash_many, hash_many_fixed
-from twocats.simd import reference as simd_reference
 
 COMPILED = ("scalar", "simd")
 BOUNDARIES = sorted(
@@ -168,7 +168,7 @@ def test_backend_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         calls.append(message)
         return real_digest(name, message)
 
-    # Only the reference backend hashes through twocats.simd.reference, so the calls tell which
+    # Only the reference backend hashes through twocats.lanes.reference, so the calls tell which
     # backend ran.
     monkeypatch.setattr(simd_reference, "digest", counted)
     monkeypatch.setenv("TWOCATS_BACKEND", "reference")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twocats.simd import reference
+from twocats.lanes import reference
 
 ALGORITHMS = ("blake2s", "blake2b", "sha256", "sha512")
 

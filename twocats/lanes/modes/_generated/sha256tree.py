@@ -13,8 +13,8 @@ import numpy as np
 
 from twocats.simd._jit import jit, variants
 
-from twocats.simd._generated.sha256 import SHA256_IV, sha256_lanes
-from twocats.simd._generated.sha512 import sha512_lanes
+from twocats.lanes._generated.sha256 import SHA256_IV, sha256_lanes
+from twocats.lanes._generated.sha512 import sha512_lanes
 
 U32 = np.uint32
 U64 = np.uint64

@@ -2,14 +2,14 @@
 
 Usage::
 
-    from twocats.simd.modes import sha256tree
+    from twocats.lanes.modes import sha256tree
 
     sha256tree.jlanes_sha256(data, j=16)                 # j in 4, 8, 16; IVs are parameters
     sha256tree.mh_sha256(data)                            # ISA-L multi-hash layout (16 segments)
     sha256tree.jpointers(data, j=8, hash_name="sha384")   # BIKE-style padding-aligned slices
     sha256tree.jpointers_messages([m0, m1, m2])           # H(H(m0) ‖ H(m1) ‖ H(m2))
 
-The constructions are defined by :mod:`twocats.simd.modes.reference.sha256tree`.  The compiled
+The constructions are defined by :mod:`twocats.lanes.reference.sha256tree`.  The compiled
 backends run the lanes (the j word-interleaved lanes, the 16 segments, the j slices) on the
 project's SHA-256/SHA-512 lane kernels; the short root hash runs in ``hashlib`` when it uses the
 standard IV and in the reference otherwise.  j-lanes with ``j=16`` fills one 512-bit register of
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from twocats.exceptions import InvalidParametersError
-from twocats.simd.modes._common import as_data, check_bytes, check_messages, pack
-from twocats.simd.modes.reference import sha256tree as ref
+from twocats.lanes.modes._common import as_data, check_bytes, check_messages, pack
+from twocats.lanes.reference import sha256tree as ref
 from twocats.simd.registry import resolve_backend
 
 __all__ = ["SHA384_IV", "jlanes_sha256", "jpointers", "jpointers_messages", "mh_sha256"]
@@ -50,7 +50,7 @@ _POINTER_KERNELS: dict[str, tuple[int, tuple[int, ...], int]] = {
 
 def _kernels() -> Any:
     """Import the generated SHA-2 tree drivers (this imports numpy and numba)."""
-    from twocats.simd.modes._generated import sha256tree as kernels
+    from twocats.lanes.modes._generated import sha256tree as kernels
 
     return kernels
 

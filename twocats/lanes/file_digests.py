@@ -115,7 +115,7 @@ def method_for(algorithm: str) -> Method:
     if algorithm in ALGORITHMS:
         lanes, stream, _ = ALGORITHMS[algorithm]
         return Method(algorithm, lanes, stream, stream().digest_size)
-    from twocats.simd.modes import MODES
+    from twocats.lanes.registry import MODES
 
     mode = MODES[algorithm]
     name = mode.hashlib_name
@@ -154,7 +154,7 @@ class LaneLoader:
     def hash(self, messages: list[bytes]) -> list[bytes]:
         """Hash a batch in lanes (loading the kernels on first use)."""
         assert self._method.lanes is not None
-        from twocats.simd import hash_many
+        from twocats.lanes.many import hash_many
 
         return hash_many(messages, self._method.lanes, backend=self._backend)
 

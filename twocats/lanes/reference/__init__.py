@@ -3,7 +3,7 @@
 Only the standard unkeyed hashes with their default digest lengths are needed by twocats, so that is
 all this module offers::
 
-    from twocats.simd import reference
+    from twocats.lanes import reference
 
     reference.sha256(b"abc").hex()           # 'ba7816bf...'
     reference.digest("blake2s", b"abc")      # by algorithm name

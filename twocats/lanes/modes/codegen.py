@@ -16,14 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from twocats.hashes import SIGMA as BLAKE2_SIGMA
+from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
+from twocats.lanes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
+from twocats.lanes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
+from twocats.lanes.reference.lsh import SIGMA as LSH_SIGMA
+from twocats.lanes.reference.lsh import TAU as LSH_TAU
+from twocats.lanes.reference.sha1 import SHA1_IV
+from twocats.lanes.reference.sha256tree import ROUND_CONSTANTS as SHA256_ROUND_CONSTANTS
 from twocats.simd.emit import Emitter
-from twocats.simd.modes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
-from twocats.simd.modes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
-from twocats.simd.modes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
-from twocats.simd.modes.reference.lsh import SIGMA as LSH_SIGMA
-from twocats.simd.modes.reference.lsh import TAU as LSH_TAU
-from twocats.simd.modes.reference.sha1 import SHA1_IV
-from twocats.simd.modes.reference.sha256tree import ROUND_CONSTANTS as SHA256_ROUND_CONSTANTS
 
 __all__ = ["GENERATED", "KECCAK_WIDTHS", "generate_all", "keccak_module"]
 
@@ -1091,8 +1091,8 @@ def sha256tree_module() -> str:
     header = HEADER.format(doc="SHA-2 tree modes: j-lanes, mh_sha256 and j-pointers drivers.")
     lines = [
         header.replace("import variants", "import jit, variants"),
-        "from twocats.simd._generated.sha256 import SHA256_IV, sha256_lanes",
-        "from twocats.simd._generated.sha512 import sha512_lanes",
+        "from twocats.lanes._generated.sha256 import SHA256_IV, sha256_lanes",
+        "from twocats.lanes._generated.sha512 import sha512_lanes",
         "",
         "U32 = np.uint32",
         "U64 = np.uint64",

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from twocats.simd.modes import lsh
+    from twocats.lanes.modes import lsh
 
     lsh.lsh256(b"abc")                         # LSH-256-256, 32 bytes
     lsh.lsh512(b"abc", digest_size=48)         # LSH-512-384
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from twocats.simd.modes._common import (
+from twocats.lanes.modes._common import (
     as_data,
     check_bytes,
     check_int,
@@ -27,7 +27,7 @@ from twocats.simd.modes._common import (
     chunks,
     unpack,
 )
-from twocats.simd.modes.reference import lsh as ref
+from twocats.lanes.reference import lsh as ref
 from twocats.simd.registry import resolve_backend
 
 __all__ = ["lsh256", "lsh256_many", "lsh512", "lsh512_many"]
@@ -35,7 +35,7 @@ __all__ = ["lsh256", "lsh256_many", "lsh512", "lsh512_many"]
 
 def _kernels() -> Any:
     """Import the generated LSH kernels (this imports numpy and numba)."""
-    from twocats.simd.modes._generated import lsh as kernels
+    from twocats.lanes.modes._generated import lsh as kernels
 
     return kernels
 

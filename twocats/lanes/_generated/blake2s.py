@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from twocats.simd._jit import jit, variants
-from twocats.simd._words import bswap32
+from twocats.lanes._words import bswap32
 
 U32 = np.uint32
 U64 = np.uint64

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from twocats.simd.modes import blake2tree
+    from twocats.lanes.modes import blake2tree
 
     blake2tree.blake2sp(data)                                # 32 bytes, 8 BLAKE2s leaves
     blake2tree.blake2sp(data, key=b"k" * 32, digest_size=16)
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from twocats.simd.modes._common import as_data, check_bytes, check_int, check_messages
-from twocats.simd.modes.reference import blake2tree as ref
+from twocats.lanes.modes._common import as_data, check_bytes, check_int, check_messages
+from twocats.lanes.reference import blake2tree as ref
 from twocats.simd.registry import resolve_backend
 
 __all__ = ["blake2bp", "blake2bp_many", "blake2sp", "blake2sp_many"]
@@ -58,7 +58,7 @@ def _tree(
         return func(data, key, digest_size)
     import numpy as np
 
-    from twocats.simd.modes._generated import blake2tree as kernels
+    from twocats.lanes.modes._generated import blake2tree as kernels
 
     padded_key = key + bytes(v.block_bytes - len(key))
     key_words = np.frombuffer(padded_key, dtype=f"<u{v.word_bits // 8}").astype(

@@ -10,7 +10,7 @@ Usage::
     table = hash_many_fixed(np.zeros((1000, 64), np.uint8), "sha256")  # uint8 array (1000, 32)
 
 ``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
-the vectorizers off) or "reference" (a pure-Python loop over ``twocats.simd.reference``).
+the vectorizers off) or "reference" (a pure-Python loop over ``twocats.lanes.reference``).
 ``lanes`` is the number of messages in flight (default: two vector registers' worth) and
 ``threads`` the number of threads sharing the batch (default 1; the kernels release the GIL).
 
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
-from twocats.simd import reference
+from twocats.lanes import reference
 from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def _check_lanes(lanes: int | None, algorithm: str) -> int:
 
 def _kernel(algorithm: str, backend: str) -> Any:
     """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend."""
-    module = importlib.import_module(f"twocats.simd._generated.{algorithm}")
+    module = importlib.import_module(f"twocats.lanes._generated.{algorithm}")
     return getattr(module, f"{algorithm}_many").get(backend)
 
 
@@ -185,7 +185,7 @@ def _lane_mode(algorithm: str, lanes: int | None, threads: int) -> Any:
     """The lane mode called ``algorithm`` (``twocats.simd.modes``), or None for the primitives."""
     if algorithm in DIGEST_SIZES:
         return None
-    from twocats.simd.modes import MODES
+    from twocats.lanes.registry import MODES
 
     mode = MODES.get(algorithm)
     # The lane modes choose their own lane counts; one thread runs each call.

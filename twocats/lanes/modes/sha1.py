@@ -3,7 +3,7 @@
 SHA-1 is broken for collision resistance.  It is offered so that old manifests and checksum files
 can be verified quickly; it is never used for passwords or for anything new.  Usage::
 
-    from twocats.simd.modes import sha1
+    from twocats.lanes.modes import sha1
 
     sha1.sha1_many([b"a", b"b" * 5000])   # list of 20-byte digests, equal to hashlib.sha1
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from twocats.simd.modes._common import check_messages, chunks, unpack
-from twocats.simd.modes.reference import sha1 as ref
+from twocats.lanes.modes._common import check_messages, chunks, unpack
+from twocats.lanes.reference import sha1 as ref
 from twocats.simd.registry import resolve_backend
 
 __all__ = ["sha1_many"]
@@ -30,7 +30,7 @@ def sha1_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[
         return ref.sha1_many(msgs)
     import numpy as np
 
-    from twocats.simd.modes._generated import sha1 as kernels
+    from twocats.lanes.modes._generated import sha1 as kernels
 
     out = np.zeros((len(msgs), 20), dtype=np.uint8)
     kernel = kernels.sha1_many_x8.get(chosen)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from twocats.hashes import by_name
-from twocats.simd.reference import blake2_compress
+from twocats.lanes.reference import blake2_compress
 
 __all__ = [
     "BLAKE2B",

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
+from twocats.lanes.registry import MODES
 from twocats.simd import ALGORITHMS, DIGEST_SIZES, hash_many, hash_many_array
-from twocats.simd.modes import MODES
 
 BACKENDS = ("reference", "scalar", "simd")
 
