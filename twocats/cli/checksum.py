@@ -33,10 +33,9 @@ from twocats.lanes.check_file import (
     parse_check_line,
     unescape_name,
 )
-from twocats.lanes.file_digests import ALGORITHMS, LaneLoader, file_digests, method_for
+from twocats.lanes.file_digests import COREUTILS, LaneLoader, file_digests, method_for
 
 __all__ = [
-    "ALGORITHMS",
     "MAX_LINE",
     "CheckLine",
     "display_name",
@@ -65,12 +64,12 @@ class _AlgorithmType(_StrParam):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value)
-        if text in ALGORITHMS:
+        if text in COREUTILS:
             return text
-        from twocats.lanes.registry import MODES
+        from twocats.lanes.registry import ALGORITHMS
 
-        if text not in MODES:
-            allowed = ", ".join([*ALGORITHMS, *MODES])
+        if text not in ALGORITHMS:
+            allowed = ", ".join(dict.fromkeys([*COREUTILS, *ALGORITHMS]))
             self.fail(f"{text!r} is not one of {allowed}", param, ctx)
         return text
 
@@ -246,7 +245,7 @@ def _other_algorithm_hint(line: bytes | None, algorithm: str) -> str:
         return ""
     fitting = [
         name
-        for name in ALGORITHMS
+        for name in COREUTILS
         if name != algorithm and parse_check_line(line, method_for(name).digest_size) is not None
     ]
     if not fitting:
