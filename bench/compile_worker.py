@@ -3,8 +3,8 @@
 Run as a file (``python bench/compile_worker.py MODE``), never as ``-m``, so that the ``twocats``
 it imports is the tree on ``PYTHONPATH``: the suite runs one worker on the checked-out tree and one
 on an exported older commit, side by side.  It uses only the public API that every commit has
-(``twocats.kdf.derive``, ``twocats.simd.hash_many`` and ``hash_many_fixed``), so the same worker
-measures old and new code alike.
+(``twocats.kdf.derive`` and ``hash_many_fixed``, from ``twocats.lanes`` or, in commits older than
+that package, ``twocats.simd``), so the same worker measures old and new code alike.
 
 Modes:
 
@@ -81,7 +81,10 @@ def _fill_call(variant: str, hash_type: str, lanes: int, mem_cost: int, parallel
 def _many_call(algorithm: str, count: int) -> Callable[[], object]:
     import numpy as np
 
-    from twocats.simd import hash_many_fixed
+    try:
+        from twocats.lanes import hash_many_fixed
+    except ImportError:  # a commit older than twocats.lanes
+        from twocats.simd import hash_many_fixed
 
     rows = np.random.default_rng(1).integers(0, 256, (count, 64), dtype=np.uint8)
     return lambda: hash_many_fixed(rows, algorithm)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
-from twocats.simd import hash_many, hash_many_fixed
+from twocats.lanes import hash_many, hash_many_fixed
 
 ALGORITHMS = ("blake2s", "sha256", "blake2b", "sha512")
 

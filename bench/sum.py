@@ -44,7 +44,7 @@ from typing import Final
 import numpy as np
 
 from bench.harness import Report, Timing, measure_group, print_markdown, run_suite, suite_parser
-from twocats.simd import hash_many, hash_many_array, hash_many_fixed
+from twocats.lanes import hash_many, hash_many_array, hash_many_fixed
 
 #: Seed of every generated file tree and message batch.
 SEED: Final = 15

@@ -16,10 +16,9 @@ from twocats import kdf
 from twocats.exceptions import VerifyMismatchError
 from twocats.hasher import PasswordHasher
 from twocats.kdf.engine import Engine
-from twocats.lanes.many import ALGORITHMS
+from twocats.lanes import PRIMITIVES, hash_many
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
-from twocats.simd import hash_many
 from twocats.simd.fill import fill_kernel
 
 THREADS = 8
@@ -58,7 +57,7 @@ def _call(
         return kdf.derive(PASSWORDS[j], SALTS[j], params, data=bytes([k]))
     if kind == 4:
         return engine.derive(PASSWORDS[j], SALTS[j], params)
-    algorithm = ALGORITHMS[serial % len(ALGORITHMS)]
+    algorithm = PRIMITIVES[serial % len(PRIMITIVES)]
     messages = [bytes([serial % 251]) * (n * 37 % 300) for n in range(serial % 40)]
     return hash_many(messages, algorithm, threads=1 + serial % 2)
 
@@ -172,21 +171,21 @@ def test_hash_many_from_many_threads_equals_hashlib() -> None:
     results: dict[int, list[bytes]] = {}
 
     def work(worker: int) -> None:
-        algorithm = ALGORITHMS[worker % len(ALGORITHMS)]
+        algorithm = PRIMITIVES[worker % len(PRIMITIVES)]
         for repeat in range(5):
             results[worker] = hash_many(batches[worker], algorithm, threads=1 + repeat % 3)
 
     assert _run_threads(work) == []
     for worker, digests in results.items():
-        algorithm = ALGORITHMS[worker % len(ALGORITHMS)]
+        algorithm = PRIMITIVES[worker % len(PRIMITIVES)]
         assert digests == [hashlib.new(algorithm, m).digest() for m in batches[worker]]
 
 
 @pytest.mark.parametrize("backend", ["scalar", "simd"])
 def test_compiled_kernels_release_the_gil(backend: str) -> None:
     """The fill and lane kernels are compiled nogil, so threads run them in parallel."""
-    from twocats.lanes import many
+    from twocats.lanes import primitives
 
-    kernels: list[Any] = [fill_kernel(8, backend), many._kernel("sha256", backend)]
+    kernels: list[Any] = [fill_kernel(8, backend), primitives._kernel("sha256", backend)]
     for kernel in kernels:
         assert kernel.targetoptions.get("nogil") is True

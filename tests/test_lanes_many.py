@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.lanes import ALGORITHMS, PRIMITIVES, hash_many, hash_many_fixed
 from twocats.lanes import reference as simd_reference
-from twocats.simd import ALGORITHMS, DIGEST_SIZES, hash_many, hash_many_fixed
 
 COMPILED = ("scalar", "simd")
 BOUNDARIES = sorted(
@@ -30,7 +30,7 @@ def expected(messages: list[bytes], algorithm: str) -> list[bytes]:
 
 
 @pytest.mark.parametrize("backend", ["reference", *COMPILED])
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", PRIMITIVES)
 def test_every_length_0_to_300_and_boundaries(algorithm: str, backend: str) -> None:
     """One batch holding every length 0..300, the padding boundaries and long messages."""
     messages = [painted(n, n) for n in [*range(301), *BOUNDARIES, 1000, 4097]]
@@ -38,7 +38,7 @@ def test_every_length_0_to_300_and_boundaries(algorithm: str, backend: str) -> N
 
 
 @pytest.mark.parametrize("backend", COMPILED)
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", PRIMITIVES)
 @pytest.mark.parametrize("lanes", [1, 3, 16, 33])
 def test_mixed_batches_with_empty_messages(algorithm: str, backend: str, lanes: int) -> None:
     """Mixed lengths with empty messages, more messages than lanes, any lane count."""
@@ -49,7 +49,7 @@ def test_mixed_batches_with_empty_messages(algorithm: str, backend: str, lanes: 
 
 
 @pytest.mark.parametrize("backend", ["reference", *COMPILED])
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", PRIMITIVES)
 def test_single_message_and_empty_batch(algorithm: str, backend: str) -> None:
     """One message (also the empty one) and an empty batch."""
     for message in (b"", b"abc", painted(1000)):
@@ -108,7 +108,7 @@ def test_rejects_non_bytes_messages() -> None:
 @settings(max_examples=40, deadline=None)
 @given(
     messages=st.lists(st.binary(max_size=400), max_size=40),
-    algorithm=st.sampled_from(ALGORITHMS),
+    algorithm=st.sampled_from(PRIMITIVES),
     lanes=st.integers(1, 20),
     backend=st.sampled_from(COMPILED),
 )
@@ -120,14 +120,14 @@ def test_drawn_batches(messages: list[bytes], algorithm: str, lanes: int, backen
 
 
 @pytest.mark.parametrize("backend", ["reference", *COMPILED])
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", PRIMITIVES)
 def test_fixed_length_rows(algorithm: str, backend: str) -> None:
     """hash_many_fixed hashes every row, for sizes on and around the padding boundaries."""
     for size in (0, 1, 55, 56, 64, 111, 112, 128, 129):
         flat = b"".join(painted(size, r) for r in range(37))
         rows = np.frombuffer(flat, dtype=np.uint8).reshape(37, size)
         got = hash_many_fixed(rows, algorithm, backend=backend, lanes=8)
-        assert got.shape == (37, DIGEST_SIZES[algorithm])
+        assert got.shape == (37, ALGORITHMS[algorithm].digest_size)
         assert got.dtype == np.uint8
         assert [bytes(row) for row in got] == expected([r.tobytes() for r in rows], algorithm)
 

@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
-from twocats.lanes.registry import MODES
-from twocats.simd import ALGORITHMS, DIGEST_SIZES, hash_many, hash_many_array
+from twocats.lanes import ALGORITHMS, PRIMITIVES, hash_many, hash_many_array
 
 BACKENDS = ("reference", "scalar", "simd")
 
@@ -25,12 +24,12 @@ def painted(length: int, seed: int) -> bytes:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", PRIMITIVES)
 def test_rows_are_the_hashlib_digests(algorithm: str, backend: str) -> None:
     """Row i is message i's hashlib digest, in one C-contiguous uint8 array."""
     messages = [painted(n, n) for n in LENGTHS]
     rows = hash_many_array(messages, algorithm, backend=backend)
-    assert rows.shape == (len(messages), DIGEST_SIZES[algorithm])
+    assert rows.shape == (len(messages), ALGORITHMS[algorithm].digest_size)
     assert rows.dtype == np.uint8
     assert rows.flags.c_contiguous
     assert [bytes(row) for row in rows] == [hashlib.new(algorithm, m).digest() for m in messages]
@@ -58,7 +57,7 @@ def test_lane_modes(algorithm: str) -> None:
     """A lane mode's digests come back as rows too, and refuse lane options as hash_many does."""
     messages = [b"", b"abc", painted(500, 3)]
     rows = hash_many_array(messages, algorithm)
-    assert rows.shape == (3, MODES[algorithm].digest_size)
+    assert rows.shape == (3, ALGORITHMS[algorithm].digest_size)
     assert [bytes(row) for row in rows] == hash_many(messages, algorithm)
     with pytest.raises(InvalidParametersError, match="lanes and threads apply only to"):
         hash_many_array(messages, algorithm, threads=2)
@@ -67,7 +66,7 @@ def test_lane_modes(algorithm: str) -> None:
 @settings(max_examples=30, deadline=None)
 @given(
     messages=st.lists(st.binary(max_size=300), max_size=50),
-    algorithm=st.sampled_from(ALGORITHMS),
+    algorithm=st.sampled_from(PRIMITIVES),
     lanes=st.integers(1, 40),
 )
 def test_drawn_batches_equal_hash_many(messages: list[bytes], algorithm: str, lanes: int) -> None:

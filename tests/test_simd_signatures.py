@@ -13,8 +13,9 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 from twocats import kdf
+from twocats.lanes import hash_many_fixed
 from twocats.params import Params
-from twocats.simd import _jit, hash_many_fixed
+from twocats.simd import _jit
 
 #: The packages of the fill kernels and of the lane kernels.
 _GENERATED = ("twocats.simd._generated.", "twocats.lanes._generated.")

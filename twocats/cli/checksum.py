@@ -9,9 +9,7 @@ says).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,15 +26,15 @@ from twocats.cli._sum_output import (
 from twocats.lanes.check_file import (
     MAX_LINE,
     CheckLine,
-    check_file_lines,
+    CheckTally,
     escape_name,
     parse_check_line,
+    parsed_groups,
     unescape_name,
 )
-from twocats.lanes.file_digests import ALGORITHMS, LaneLoader, file_digests, method_for
+from twocats.lanes.file_digests import COREUTILS, LaneLoader, file_digests, method_for
 
 __all__ = [
-    "ALGORITHMS",
     "MAX_LINE",
     "CheckLine",
     "display_name",
@@ -46,10 +44,6 @@ __all__ = [
     "sum_command",
     "unescape_name",
 ]
-
-#: Checksum lines read and checked together: this many, or lines of this many bytes in all.
-CHECK_GROUP: Final = 16384
-CHECK_GROUP_BYTES: Final = 4 << 20
 
 if TYPE_CHECKING:
     # click.ParamType is generic only from click 8.2 on; subscript it for the type checker only.
@@ -65,12 +59,12 @@ class _AlgorithmType(_StrParam):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value)
-        if text in ALGORITHMS:
+        if text in COREUTILS:
             return text
-        from twocats.lanes.registry import MODES
+        from twocats.lanes.registry import ALGORITHMS
 
-        if text not in MODES:
-            allowed = ", ".join([*ALGORITHMS, *MODES])
+        if text not in ALGORITHMS:
+            allowed = ", ".join(dict.fromkeys([*COREUTILS, *ALGORITHMS]))
             self.fail(f"{text!r} is not one of {allowed}", param, ctx)
         return text
 
@@ -196,57 +190,13 @@ def _size_or_zero(name: str) -> int:
         return 0
 
 
-@dataclass
-class _Tally:
-    """What ``--check`` has found so far."""
-
-    improper: int = 0
-    mismatched: int = 0
-    unreadable: int = 0
-    checked: int = 0
-    unopened: int = 0
-    #: The first improperly formatted line, kept to suggest the algorithm it may belong to.
-    first_improper: bytes | None = None
-
-
-def _parsed_groups(
-    sum_files: list[str], digest_size: int, tally: _Tally, out: Output
-) -> Iterator[list[CheckLine]]:
-    """The properly formatted lines of every checksum file, CHECK_GROUP (or CHECK_GROUP_BYTES
-    of names) at a time."""
-    group: list[CheckLine] = []
-    group_bytes = 0
-    for sum_file in sum_files:
-        try:
-            for raw in check_file_lines(sum_file):
-                line = raw[:-1] if raw is not None and raw.endswith(b"\r") else raw
-                if line == b"":
-                    continue
-                parsed = None if line is None else parse_check_line(line, digest_size)
-                if line is None or parsed is None:
-                    tally.improper += 1
-                    if tally.first_improper is None:
-                        tally.first_improper = line
-                    continue
-                group.append(parsed)
-                group_bytes += len(line)
-                if len(group) >= CHECK_GROUP or group_bytes >= CHECK_GROUP_BYTES:
-                    yield group
-                    group, group_bytes = [], 0
-        except OSError as exc:
-            tally.unopened += 1
-            out.error(sum_file, exc)
-    if group:
-        yield group
-
-
 def _other_algorithm_hint(line: bytes | None, algorithm: str) -> str:
     """Name the algorithms whose digest length fits `line`, as a hint to pass ``-a``."""
     if line is None:
         return ""
     fitting = [
         name
-        for name in ALGORITHMS
+        for name in COREUTILS
         if name != algorithm and parse_check_line(line, method_for(name).digest_size) is not None
     ]
     if not fitting:
@@ -262,10 +212,10 @@ def _check(
     method = method_for(algorithm)
     # One loader for every group, so that the lanes load at most once.
     loader = LaneLoader(method, backend)
-    tally = _Tally()
+    tally = CheckTally()
     document = JsonDocument(as_json, algorithm)
     out = Output()
-    for group in _parsed_groups(sum_files, method.digest_size, tally, out):
+    for group in parsed_groups(sum_files, method.digest_size, tally, out.error):
         names = [item.name for item in group]
         outcomes = file_digests(names, algorithm, backend, loader=loader)
         for item, (name, outcome) in zip(group, outcomes, strict=True):

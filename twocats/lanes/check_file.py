@@ -2,7 +2,8 @@
 
 A line is ``<hex digest><space><space or *><file name>``; a name holding a backslash, a newline or
 a carriage return is written after a leading backslash with those characters escaped as ``\\\\``,
-``\\n`` and ``\\r``.
+``\\n`` and ``\\r``.  :func:`parsed_groups` hands ``twocats sum --check`` the properly formatted
+lines in groups and counts the rest in a :class:`CheckTally`.
 """
 
 from __future__ import annotations
@@ -17,14 +18,22 @@ from typing import Final
 from twocats.lanes.file_digests import stdin_reader
 
 __all__ = [
+    "CHECK_GROUP",
+    "CHECK_GROUP_BYTES",
     "MAX_LINE",
     "CheckLine",
+    "CheckTally",
     "check_file_lines",
     "escape_name",
     "parse_check_line",
+    "parsed_groups",
     "read_lines",
     "unescape_name",
 ]
+
+#: Checksum lines read and checked together: this many, or lines of this many bytes in all.
+CHECK_GROUP: Final = 16384
+CHECK_GROUP_BYTES: Final = 4 << 20
 
 #: Checksum lines longer than this (a digest and the longest escaped path name fit many times)
 #: are improperly formatted; they are skipped without being held in memory.
@@ -122,3 +131,50 @@ def check_file_lines(sum_file: str) -> Iterator[bytes | None]:
         yield from read_lines(partial(os.read, descriptor))
     finally:
         os.close(descriptor)
+
+
+@dataclass
+class CheckTally:
+    """What ``--check`` has found so far."""
+
+    improper: int = 0
+    mismatched: int = 0
+    unreadable: int = 0
+    checked: int = 0
+    unopened: int = 0
+    #: The first improperly formatted line, kept to suggest the algorithm it may belong to.
+    first_improper: bytes | None = None
+
+
+def parsed_groups(
+    sum_files: list[str],
+    digest_size: int,
+    tally: CheckTally,
+    on_error: Callable[[str, OSError], None],
+) -> Iterator[list[CheckLine]]:
+    """The properly formatted lines of every checksum file, CHECK_GROUP (or CHECK_GROUP_BYTES
+    of names) at a time; ``tally`` counts the others and ``on_error`` hears of unopened files."""
+    group: list[CheckLine] = []
+    group_bytes = 0
+    for sum_file in sum_files:
+        try:
+            for raw in check_file_lines(sum_file):
+                line = raw[:-1] if raw is not None and raw.endswith(b"\r") else raw
+                if line == b"":
+                    continue
+                parsed = None if line is None else parse_check_line(line, digest_size)
+                if line is None or parsed is None:
+                    tally.improper += 1
+                    if tally.first_improper is None:
+                        tally.first_improper = line
+                    continue
+                group.append(parsed)
+                group_bytes += len(line)
+                if len(group) >= CHECK_GROUP or group_bytes >= CHECK_GROUP_BYTES:
+                    yield group
+                    group, group_bytes = [], 0
+        except OSError as exc:
+            tally.unopened += 1
+            on_error(sum_file, exc)
+    if group:
+        yield group

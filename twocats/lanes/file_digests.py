@@ -32,8 +32,8 @@ from functools import partial
 from typing import Any, Final
 
 __all__ = [
-    "ALGORITHMS",
     "CHUNK",
+    "COREUTILS",
     "FIRST_READ",
     "LANES_PAY_BYTES",
     "SMALL_FILE",
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 #: Algorithm name -> (multi-buffer algorithm or None, hashlib constructor, the coreutils tool).
-ALGORITHMS: Final[dict[str, tuple[str | None, Callable[[], Any], str]]] = {
+COREUTILS: Final[dict[str, tuple[str | None, Callable[[], Any], str]]] = {
     "sha256": ("sha256", hashlib.sha256, "sha256sum"),
     "sha512": ("sha512", hashlib.sha512, "sha512sum"),
     "blake2b": ("blake2b", hashlib.blake2b, "b2sum"),
@@ -111,13 +111,13 @@ class Method:
 
 
 def method_for(algorithm: str) -> Method:
-    """Resolve a coreutils-style name or a lane-mode name (``twocats.simd.modes``)."""
-    if algorithm in ALGORITHMS:
-        lanes, stream, _ = ALGORITHMS[algorithm]
+    """Resolve a coreutils-style name or a name of the lane registry (``twocats.lanes``)."""
+    if algorithm in COREUTILS:
+        lanes, stream, _ = COREUTILS[algorithm]
         return Method(algorithm, lanes, stream, stream().digest_size)
-    from twocats.lanes.registry import MODES
+    from twocats.lanes.registry import ALGORITHMS
 
-    mode = MODES[algorithm]
+    mode = ALGORITHMS[algorithm]
     name = mode.hashlib_name
     streaming = None if name is None else (lambda: hashlib.new(name))
     return Method(mode.name, mode.name, streaming, mode.digest_size)

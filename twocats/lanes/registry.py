@@ -1,6 +1,16 @@
-"""Multi-message and tree hashing modes from the literature, run in SIMD lanes.
+"""The one table of lane algorithms: the four primitives and the modes from the literature.
 
-Families (each a module with reference, scalar and simd backends)::
+:data:`ALGORITHMS` maps every name that :func:`twocats.lanes.hash_many` and ``twocats sum`` accept
+to an :class:`Algorithm`, whose ``many(messages, backend=...)`` returns one digest per message, so
+that a multi-message front end can dispatch on the name::
+
+    from twocats.lanes.registry import ALGORITHMS, PRIMITIVES
+
+    PRIMITIVES                                   # ("blake2s", "blake2b", "sha256", "sha512")
+    ALGORITHMS["lsh-256-256"].digest_size        # 32
+
+The primitives are :mod:`twocats.lanes.primitives`; the modes are families, each a module of
+:mod:`twocats.lanes.modes` with reference, scalar and simd backends::
 
     keccak      multi-message SHA-3/SHAKE over 4 or 8 Keccak states; TurboSHAKE, KT128/KT256,
                 cSHAKE and ParallelHash built on them
@@ -9,18 +19,8 @@ Families (each a module with reference, scalar and simd backends)::
     sha1        multi-buffer SHA-1 (legacy integrity checks only)
     sha256tree  j-lanes SHA-256, Intel's mh_sha256, j-pointers
 
-:data:`MODES` maps an algorithm name to a :class:`Mode` whose ``many(messages, backend=...)``
-returns one digest per message, so that a multi-message front end (``hash_many``, ``twocats sum``)
-can dispatch on the name::
-
-    from twocats.lanes.registry import MODES, hash_many
-
-    hash_many([b"a", b"b"], "sha3-256")          # list of 32-byte digests
-    MODES["lsh-256-256"].digest_size             # 32
-
-The plain-Python references live in :mod:`twocats.lanes.reference` (the official vector
-readers are test code, in ``tests/modes_kat.py``).  Importing this package imports neither numpy
-nor numba.
+The plain-Python references live in :mod:`twocats.lanes.reference` (the official vector readers
+are test code, in ``tests/modes_kat.py``).  Importing this module imports neither numpy nor numba.
 """
 
 from __future__ import annotations
@@ -30,16 +30,19 @@ from dataclasses import dataclass
 from functools import partial
 
 from twocats.exceptions import InvalidParametersError
+from twocats.hashes import by_name
+from twocats.lanes import primitives
 from twocats.lanes.modes import blake2tree, keccak, lsh, sha1, sha256tree
+from twocats.lanes.primitives import PRIMITIVES
 
-__all__ = ["MODES", "Mode", "hash_many"]
+__all__ = ["ALGORITHMS", "PRIMITIVES", "Algorithm", "algorithm_named"]
 
 #: The signature of a multi-message function: messages and a backend in, digests out.
 ManyFunction = Callable[..., list[bytes]]
 
 
 @dataclass(frozen=True)
-class Mode:
+class Algorithm:
     """One algorithm of the table: its multi-message function and facts a front end needs."""
 
     name: str
@@ -50,6 +53,8 @@ class Mode:
     summary: str
     #: True for SHA-1: integrity checks of old data only, never for passwords or new designs.
     legacy: bool = False
+    #: True for the four primitives, whose lane count and threads the caller may choose.
+    primitive: bool = False
 
 
 def _each(func: Callable[..., bytes], **fixed: object) -> ManyFunction:
@@ -64,73 +69,98 @@ def _each(func: Callable[..., bytes], **fixed: object) -> ManyFunction:
     return many
 
 
-def _entries() -> list[Mode]:
-    """Build the algorithm table."""
+def _primitives() -> list[Algorithm]:
+    """The four primitives, in hash-code order."""
+    return [
+        Algorithm(
+            name,
+            by_name(name).digest_size,
+            partial(primitives.digest_list, name),
+            name,
+            f"{name}, {primitives.DEFAULT_LANES[name]} messages in lanes by default",
+            primitive=True,
+        )
+        for name in PRIMITIVES
+    ]
+
+
+def _modes() -> list[Algorithm]:
+    """The lane modes from the literature."""
     modes = [
-        Mode("sha1", 20, sha1.sha1_many, "sha1", "SHA-1, 8 messages per lane group", legacy=True),
-        Mode("sha3-224", 28, keccak.sha3_224_many, "sha3_224", "SHA3-224 over 8 Keccak states"),
-        Mode("sha3-256", 32, keccak.sha3_256_many, "sha3_256", "SHA3-256 over 8 Keccak states"),
-        Mode("sha3-384", 48, keccak.sha3_384_many, "sha3_384", "SHA3-384 over 8 Keccak states"),
-        Mode("sha3-512", 64, keccak.sha3_512_many, "sha3_512", "SHA3-512 over 8 Keccak states"),
-        Mode(
+        Algorithm(
+            "sha1", 20, sha1.sha1_many, "sha1", "SHA-1, 8 messages per lane group", legacy=True
+        ),
+        Algorithm(
+            "sha3-224", 28, keccak.sha3_224_many, "sha3_224", "SHA3-224 over 8 Keccak states"
+        ),
+        Algorithm(
+            "sha3-256", 32, keccak.sha3_256_many, "sha3_256", "SHA3-256 over 8 Keccak states"
+        ),
+        Algorithm(
+            "sha3-384", 48, keccak.sha3_384_many, "sha3_384", "SHA3-384 over 8 Keccak states"
+        ),
+        Algorithm(
+            "sha3-512", 64, keccak.sha3_512_many, "sha3_512", "SHA3-512 over 8 Keccak states"
+        ),
+        Algorithm(
             "shake128",
             32,
             partial(keccak.shake128_many, length=32),
             None,
             "SHAKE128 with a 32-byte output",
         ),
-        Mode(
+        Algorithm(
             "shake256",
             64,
             partial(keccak.shake256_many, length=64),
             None,
             "SHAKE256 with a 64-byte output",
         ),
-        Mode(
+        Algorithm(
             "turboshake128",
             32,
             _each(keccak.turboshake128, length=32),
             None,
             "TurboSHAKE128 (D = 0x1F), 32 bytes",
         ),
-        Mode(
+        Algorithm(
             "turboshake256",
             64,
             _each(keccak.turboshake256, length=64),
             None,
             "TurboSHAKE256 (D = 0x1F), 64 bytes",
         ),
-        Mode(
+        Algorithm(
             "kt128",
             32,
             _each(keccak.kt128, length=32),
             None,
             "KangarooTwelve KT128, 32 bytes, 8 KiB chunks in lanes",
         ),
-        Mode(
+        Algorithm(
             "kt256",
             64,
             _each(keccak.kt256, length=64),
             None,
             "KT256, 64 bytes, 8 KiB chunks in lanes",
         ),
-        Mode(
+        Algorithm(
             "parallelhash128",
             32,
             _each(keccak.parallelhash128, block_size=8192, length=32),
             None,
             "ParallelHash128, B = 8192, 256-bit output",
         ),
-        Mode(
+        Algorithm(
             "parallelhash256",
             64,
             _each(keccak.parallelhash256, block_size=8192, length=64),
             None,
             "ParallelHash256, B = 8192, 512-bit output",
         ),
-        Mode("blake2sp", 32, blake2tree.blake2sp_many, None, "BLAKE2sp, 8 BLAKE2s leaves"),
-        Mode("blake2bp", 64, blake2tree.blake2bp_many, None, "BLAKE2bp, 4 BLAKE2b leaves"),
-        Mode(
+        Algorithm("blake2sp", 32, blake2tree.blake2sp_many, None, "BLAKE2sp, 8 BLAKE2s leaves"),
+        Algorithm("blake2bp", 64, blake2tree.blake2bp_many, None, "BLAKE2bp, 4 BLAKE2b leaves"),
+        Algorithm(
             "mh-sha256",
             32,
             _each(sha256tree.mh_sha256),
@@ -140,7 +170,7 @@ def _entries() -> list[Mode]:
     ]
     for j in (4, 8, 16):
         modes.append(
-            Mode(
+            Algorithm(
                 f"jlanes-sha256-{j}",
                 32,
                 _each(sha256tree.jlanes_sha256, j=j),
@@ -152,7 +182,7 @@ def _entries() -> list[Mode]:
         many = lsh.lsh256_many if family == 256 else lsh.lsh512_many
         for size in sizes:
             modes.append(
-                Mode(
+                Algorithm(
                     f"lsh-{family}-{8 * size}",
                     size,
                     partial(many, digest_size=size),
@@ -163,16 +193,14 @@ def _entries() -> list[Mode]:
     return modes
 
 
-#: Algorithm name -> :class:`Mode`.
-MODES: dict[str, Mode] = {mode.name: mode for mode in _entries()}
+#: Algorithm name -> :class:`Algorithm`: the primitives, then the lane modes.
+ALGORITHMS: dict[str, Algorithm] = {entry.name: entry for entry in [*_primitives(), *_modes()]}
 
 
-def hash_many(
-    messages: Sequence[bytes], algorithm: str, *, backend: str | None = None
-) -> list[bytes]:
-    """Return the ``algorithm`` digest of each message (see :data:`MODES` for the names)."""
-    mode = MODES.get(algorithm)
-    if mode is None:
-        allowed = ", ".join(MODES)
-        raise InvalidParametersError(f"algorithm must be one of {allowed}")
-    return mode.many(messages, backend=backend)
+def algorithm_named(name: str) -> Algorithm:
+    """Return the algorithm called ``name``; an unknown name raises, listing the known ones."""
+    entry = ALGORITHMS.get(name)
+    if entry is None:
+        allowed = ", ".join(ALGORITHMS)
+        raise InvalidParametersError(f"algorithm must be one of {allowed}, not {name!r}")
+    return entry

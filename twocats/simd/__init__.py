@@ -1,32 +1,22 @@
-"""Lane hash primitives and compiled kernels; numba and numpy are imported lazily, on first use.
+"""The compiled layer of the password hash; numba and numpy are imported lazily, on first use.
 
 Public names (loaded when first touched, so ``import twocats.simd`` stays cheap)::
 
-    hash_many(messages, algorithm="sha256", *, backend=None, lanes=None) -> list[bytes]
-    hash_many_array(messages, algorithm="sha256", *, backend=None, lanes=None) -> np.ndarray
-    hash_many_fixed(array, algorithm="sha256", *, backend=None, lanes=None) -> np.ndarray
-    ALGORITHMS, DIGEST_SIZES                  # "blake2s", "blake2b", "sha256", "sha512"
     BACKENDS, resolve_backend, available_backends, simd_isa, describe_backends
-    reference                                 # plain-Python hashes (truth)
 
 Kernel authors use ``twocats.simd._jit`` (decorators and cache); the layout of the compiled layer is
-described in CONTRIBUTING.md.
+described in CONTRIBUTING.md.  Lane hashing (``hash_many`` and the lane modes) is
+:mod:`twocats.lanes`; its old names here (``hash_many``, ``hash_many_array``, ``hash_many_fixed``,
+``ALGORITHMS``, ``DIGEST_SIZES``, ``reference``) still work and warn ``DeprecationWarning``.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from twocats.lanes import reference
-    from twocats.lanes.many import (
-        ALGORITHMS,
-        DIGEST_SIZES,
-        hash_many,
-        hash_many_array,
-        hash_many_fixed,
-    )
     from twocats.simd.registry import (
         BACKENDS,
         available_backends,
@@ -36,11 +26,6 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "ALGORITHMS": "twocats.lanes.many",
-    "DIGEST_SIZES": "twocats.lanes.many",
-    "hash_many": "twocats.lanes.many",
-    "hash_many_array": "twocats.lanes.many",
-    "hash_many_fixed": "twocats.lanes.many",
     "BACKENDS": "twocats.simd.registry",
     "available_backends": "twocats.simd.registry",
     "describe_backends": "twocats.simd.registry",
@@ -48,24 +33,48 @@ _LAZY = {
     "simd_isa": "twocats.simd.registry",
 }
 
+#: Names that moved to twocats.lanes: old name -> what to use instead.
+_MOVED = {
+    "ALGORITHMS": "twocats.lanes.PRIMITIVES",
+    "DIGEST_SIZES": "twocats.lanes.ALGORITHMS[name].digest_size",
+    "hash_many": "twocats.lanes.hash_many",
+    "hash_many_array": "twocats.lanes.hash_many_array",
+    "hash_many_fixed": "twocats.lanes.hash_many_fixed",
+    "reference": "twocats.lanes.reference",
+}
+
+
+def _moved(name: str) -> Any:
+    """The value an old name stands for, from its new home."""
+    import twocats.lanes
+
+    if name == "ALGORITHMS":
+        return twocats.lanes.PRIMITIVES
+    if name == "DIGEST_SIZES":
+        return {
+            key: entry.digest_size
+            for key, entry in twocats.lanes.ALGORITHMS.items()
+            if entry.primitive
+        }
+    return getattr(twocats.lanes, name)
+
+
 __all__ = [
-    "ALGORITHMS",
     "BACKENDS",
-    "DIGEST_SIZES",
     "available_backends",
     "describe_backends",
-    "hash_many",
-    "hash_many_array",
-    "hash_many_fixed",
-    "reference",
     "resolve_backend",
     "simd_isa",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "reference":
-        return importlib.import_module("twocats.lanes.reference")
+    instead = _MOVED.get(name)
+    if instead is not None:
+        warnings.warn(
+            f"twocats.simd.{name} is deprecated: use {instead}", DeprecationWarning, stacklevel=2
+        )
+        return _moved(name)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'twocats.simd' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Generator of the unrolled hash kernels in ``twocats/simd/_generated/``.
+"""Generator of the unrolled hash kernels in ``twocats/lanes/_generated/``.
 
 The compression functions are emitted as straight-line code in which every assignment binds a fresh
 name.  numba's SSA reconstruction is quadratic in the number of re-definitions of a name inside one
@@ -6,7 +6,7 @@ basic block, so single-assignment code compiles about three times faster (numba-
 
 ``python -m twocats.simd.codegen`` is the project's one generator entry point: it rewrites these
 files, the fill kernels (:mod:`twocats.simd.fillgen`) and the lane modes
-(:mod:`twocats.simd.modes.codegen`); with ``--check`` it only reports the files that differ, and a
+(:mod:`twocats.lanes.modes.codegen`); with ``--check`` it only reports the files that differ, and a
 test runs that check.
 """
 

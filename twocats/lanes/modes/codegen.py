@@ -1,4 +1,4 @@
-"""Generator of the compiled lane-mode kernels in ``twocats/simd/modes/_generated/``.
+"""Generator of the compiled lane-mode kernels in ``twocats/lanes/modes/_generated/``.
 
 Straight-line code binds a fresh name at every assignment (numba's SSA reconstruction is quadratic
 in re-definitions of one name inside a basic block, numba-simd.md §5.1). The round or step

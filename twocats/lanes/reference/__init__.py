@@ -13,6 +13,11 @@ facts, :mod:`twocats.hashes`, which derives the IVs and round constants from the
 first bits of the fractional parts of square and cube roots of the first primes); the tests check
 these references against hashlib.  Throughput is around a megabyte per second; use it for tests and
 small inputs.
+
+The references of the lane modes are the submodules, each written from its specification only (no
+numpy, no numba): ``keccak`` (SHA-3, SHAKE, cSHAKE, TurboSHAKE, KangarooTwelve, ParallelHash),
+``blake2tree`` (BLAKE2sp, BLAKE2bp), ``lsh`` (LSH-256, LSH-512), ``sha1`` (legacy SHA-1) and
+``sha256tree`` (j-lanes, mh_sha256, j-pointers).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from collections.abc import Callable
 from twocats.hashes import SIGMA, HashFacts, by_name
 
 __all__ = [
-    "ALGORITHMS",
+    "FUNCTIONS",
     "BytesLike",
     "blake2_compress",
     "blake2b",
@@ -158,7 +163,7 @@ def sha512(data: BytesLike) -> bytes:
 
 
 #: The reference function of each algorithm, in hash-code order.
-ALGORITHMS: dict[str, Callable[[BytesLike], bytes]] = {
+FUNCTIONS: dict[str, Callable[[BytesLike], bytes]] = {
     "blake2s": blake2s,
     "blake2b": blake2b,
     "sha256": sha256,
@@ -167,5 +172,5 @@ ALGORITHMS: dict[str, Callable[[BytesLike], bytes]] = {
 
 
 def digest(algorithm: str, data: BytesLike) -> bytes:
-    """Return the digest of ``data`` under ``algorithm`` (a key of :data:`ALGORITHMS`)."""
-    return ALGORITHMS[algorithm](data)
+    """Return the digest of ``data`` under ``algorithm`` (a key of :data:`FUNCTIONS`)."""
+    return FUNCTIONS[algorithm](data)

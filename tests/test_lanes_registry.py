@@ -1,0 +1,51 @@
+"""The one registry of lane algorithms: primitives and modes under one table and one hash_many."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from twocats.exceptions import InvalidParametersError
+from twocats.hashes import HASHES
+from twocats.lanes import ALGORITHMS, PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
+
+MESSAGES = [b"", b"abc", bytes(range(200))]
+
+
+def test_primitives_come_first_in_hash_code_order() -> None:
+    """The registry opens with the four primitives of twocats.hashes, flagged as primitives."""
+    assert tuple(facts.name for facts in HASHES) == PRIMITIVES
+    assert tuple(ALGORITHMS)[: len(PRIMITIVES)] == PRIMITIVES
+    assert [name for name, entry in ALGORITHMS.items() if entry.primitive] == list(PRIMITIVES)
+
+
+@pytest.mark.parametrize("name", PRIMITIVES)
+def test_primitive_entries_hash_like_hashlib(name: str) -> None:
+    """A primitive's entry computes hashlib's digest of its hashlib name, of its digest size."""
+    entry = ALGORITHMS[name]
+    assert entry.hashlib_name is not None
+    expected = [hashlib.new(entry.hashlib_name, m).digest() for m in MESSAGES]
+    assert entry.many(MESSAGES, backend="scalar") == expected
+    assert hash_many(MESSAGES, name, backend="reference") == expected
+    assert {len(d) for d in expected} == {entry.digest_size}
+
+
+def test_one_family_serves_modes_and_primitives() -> None:
+    """hash_many and hash_many_array take a mode's name as they take a primitive's."""
+    rows = hash_many_array(MESSAGES, "sha3-256", backend="reference")
+    assert [bytes(row) for row in rows] == [hashlib.sha3_256(m).digest() for m in MESSAGES]
+    assert hash_many(MESSAGES, "sha3-256", backend="reference") == [bytes(r) for r in rows]
+
+
+def test_fixed_rows_take_primitives_only() -> None:
+    """hash_many_fixed refuses a lane mode, naming the primitives it takes."""
+    with pytest.raises(InvalidParametersError, match="blake2s, blake2b, sha256, sha512"):
+        hash_many_fixed(np.zeros((2, 8), np.uint8), "sha3-256")
+
+
+def test_unknown_name_lists_every_algorithm() -> None:
+    """An unknown name raises, listing primitives and modes alike."""
+    with pytest.raises(InvalidParametersError, match=r"blake2s, .*sha3-256.*, not 'md5'"):
+        hash_many([b""], "md5")

@@ -1,0 +1,277 @@
+"""The four primitives (BLAKE2s, BLAKE2b, SHA-256, SHA-512) hashed in SIMD lanes.
+
+Every output is the standard digest of its message (equal to ``hashlib``); only the speed differs.
+``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
+the vectorizers off) or "reference" (a pure-Python loop over :mod:`twocats.lanes.reference`).
+``lanes`` is the number of messages in flight (default: two vector registers' worth) and
+``threads`` the number of threads sharing the batch (default 1; the kernels release the GIL).
+
+The compiled path joins the messages into one buffer and hands it, with their lengths, to a
+kernel that schedules messages onto lanes, refilling a lane as soon as its message ends; block
+decoding, padding and byte-order conversion happen inside that kernel.  Callers use the
+``hash_many`` family of :mod:`twocats.lanes.many`.  Importing this module is cheap: numpy and the
+kernels are imported on the first call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from twocats.exceptions import InvalidParametersError
+from twocats.hashes import HASHES, by_name
+from twocats.lanes import reference
+from twocats.simd.registry import resolve_backend
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "DEFAULT_LANES",
+    "MAX_LANES",
+    "MAX_THREADS",
+    "PRIMITIVES",
+    "digest_list",
+    "digest_rows",
+    "fixed_rows",
+    "rows_of",
+]
+
+#: The primitives, in hash-code order.
+PRIMITIVES = tuple(facts.name for facts in HASHES)
+
+#: Default lane count: two 512-bit registers of 32-bit or 64-bit words.
+DEFAULT_LANES = {facts.name: 2 * 512 // facts.word_bits for facts in HASHES}
+
+#: The largest lane count accepted.
+MAX_LANES = 4096
+
+#: The largest thread count accepted.
+MAX_THREADS = 64
+
+#: A batch of messages as the callers pass it.
+Batch = Sequence[bytes | bytearray | memoryview]
+
+
+def _check_lanes(lanes: int | None, algorithm: str) -> int:
+    if lanes is None:
+        return DEFAULT_LANES[algorithm]
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= MAX_LANES:
+        raise InvalidParametersError(
+            f"lanes must be an integer from 1 to {MAX_LANES}, not {lanes!r}"
+        )
+    return lanes
+
+
+def _kernel(algorithm: str, backend: str) -> Any:
+    """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend."""
+    module = importlib.import_module(f"twocats.lanes._generated.{algorithm}")
+    return getattr(module, f"{algorithm}_many").get(backend)
+
+
+def _check_threads(threads: int) -> int:
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+        raise InvalidParametersError(
+            f"threads must be an integer from 1 to {MAX_THREADS}, not {threads!r}"
+        )
+    return threads
+
+
+_pool: list[ThreadPoolExecutor] = []
+_pool_lock = threading.Lock()
+
+
+def _executor() -> ThreadPoolExecutor:
+    """The shared worker threads (the kernels release the GIL), created on first use."""
+    with _pool_lock:
+        if not _pool:
+            _pool.append(ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="twocats"))
+        return _pool[0]
+
+
+def _forget_pool_after_fork() -> None:
+    """In a forked child the pool's threads do not exist; start a fresh pool on first use."""
+    global _pool_lock
+    _pool.clear()
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
+def _run(
+    algorithm: str,
+    backend: str,
+    data: npt.NDArray[np.uint8],
+    lengths: npt.NDArray[np.int64],
+    stride: int,
+    count: int,
+    lanes: int,
+    threads: int,
+) -> npt.NDArray[np.uint8]:
+    """Hash ``count`` back-to-back messages of ``data``; return their digests as rows of bytes.
+
+    With several threads the batch is cut into that many runs of consecutive messages holding
+    about equal numbers of bytes, each hashed by the kernel on its own thread.
+    """
+    import numpy as np
+
+    words = np.empty(
+        (count, 8), dtype=np.uint32 if by_name(algorithm).word_bits == 32 else np.uint64
+    )
+    # Read-only views keep a single compiled signature whatever the caller's array flags.
+    view = data.view()
+    view.flags.writeable = False
+    kernel = _kernel(algorithm, backend)
+    parts = min(threads, count)
+    if parts <= 1:
+        kernel(view, lengths, stride, count, words, lanes)
+        return words.view(np.uint8)
+    if stride >= 0:
+        ends = np.linspace(0, count, parts + 1).astype(np.int64)
+        starts = ends * stride
+    else:
+        cumulative = np.concatenate(([0], np.cumsum(lengths)))
+        targets = np.linspace(0, cumulative[-1], parts + 1)
+        ends = np.searchsorted(cumulative, targets).astype(np.int64)
+        ends[0], ends[-1] = 0, count
+        starts = cumulative[ends]
+    futures = []
+    for k in range(parts):
+        first, last = int(ends[k]), int(ends[k + 1])
+        if last <= first:
+            continue
+        part_lengths = lengths[first:last] if stride < 0 else lengths
+        futures.append(
+            _executor().submit(
+                kernel,
+                view[int(starts[k]) :],
+                part_lengths,
+                stride,
+                last - first,
+                words[first:last],
+                lanes,
+            )
+        )
+    for future in futures:
+        future.result()
+    return words.view(np.uint8)
+
+
+def _joined_rows(
+    batch: Batch,
+    name: str,
+    backend: str,
+    lanes: int,
+    threads: int,
+) -> npt.NDArray[np.uint8]:
+    """Hash a non-empty batch with a compiled backend; return a (count, digest size) array.
+
+    The messages are joined into one buffer and their byte lengths read in one C-level pass
+    each; the digests land in one array, with no Python object per message.
+    """
+    import numpy as np
+
+    count = len(batch)
+    try:
+        joined = b"".join(batch)
+    except TypeError:
+        raise TypeError("messages must be bytes-like objects") from None
+    lengths = np.fromiter(map(len, batch), dtype=np.int64, count=count)
+    if int(lengths.sum()) != len(joined):
+        # Some buffer has items wider than a byte, so len() did not count bytes.
+        lengths = np.fromiter((memoryview(m).nbytes for m in batch), dtype=np.int64, count=count)
+    data = np.frombuffer(joined, dtype=np.uint8)
+    digests = _run(name, backend, data, lengths, -1, count, lanes, threads)
+    return digests.reshape(count, by_name(name).digest_size)
+
+
+def _settings(
+    name: str, backend: str | None, lanes: int | None, threads: int
+) -> tuple[str, int, int]:
+    """Validate the backend, lane count and thread count of one call (``name`` is a primitive)."""
+    return resolve_backend(backend), _check_lanes(lanes, name), _check_threads(threads)
+
+
+def digest_list(
+    name: str,
+    batch: Batch,
+    *,
+    backend: str | None = None,
+    lanes: int | None = None,
+    threads: int = 1,
+) -> list[bytes]:
+    """Return the ``name`` digest of every message of ``batch``, in order, as bytes objects."""
+    chosen, width, workers = _settings(name, backend, lanes, threads)
+    if chosen == "reference":
+        return [reference.digest(name, bytes(message)) for message in batch]
+    if not batch:
+        return []
+    rows = _joined_rows(batch, name, chosen, width, workers)
+    # A void view turns each row into one bytes object in a single C loop.
+    digests: list[bytes] = rows.view(f"V{by_name(name).digest_size}").ravel().tolist()
+    return digests
+
+
+def digest_rows(
+    name: str,
+    batch: Batch,
+    *,
+    backend: str | None = None,
+    lanes: int | None = None,
+    threads: int = 1,
+) -> npt.NDArray[np.uint8]:
+    """Return the ``name`` digests of ``batch`` as the rows of one (count, digest size) array."""
+    import numpy as np
+
+    chosen, width, workers = _settings(name, backend, lanes, threads)
+    size = by_name(name).digest_size
+    if chosen == "reference":
+        return rows_of([reference.digest(name, bytes(message)) for message in batch], size)
+    if not batch:
+        return np.empty((0, size), dtype=np.uint8)
+    return _joined_rows(batch, name, chosen, width, workers)
+
+
+def rows_of(digests: list[bytes], size: int) -> npt.NDArray[np.uint8]:
+    """Digests given one by one, as rows of a fresh writable array."""
+    import numpy as np
+
+    rows: npt.NDArray[np.uint8] = np.frombuffer(b"".join(digests), dtype=np.uint8).copy()
+    return rows.reshape(len(digests), size)
+
+
+def fixed_rows(
+    name: str,
+    array: npt.ArrayLike,
+    *,
+    backend: str | None = None,
+    lanes: int | None = None,
+    threads: int = 1,
+) -> npt.NDArray[np.uint8]:
+    """Hash every row of a 2-D uint8 array; return a uint8 array with one digest per row."""
+    import numpy as np
+
+    chosen, width, workers = _settings(name, backend, lanes, threads)
+    size = by_name(name).digest_size
+    rows = np.asarray(array)
+    if rows.ndim != 2 or rows.dtype != np.uint8:
+        raise InvalidParametersError(
+            f"array must be a 2-D uint8 array, not {rows.ndim}-D {rows.dtype}"
+        )
+    count, length = rows.shape
+    if chosen == "reference":
+        out = np.empty((count, size), dtype=np.uint8)
+        for i in range(count):
+            out[i] = np.frombuffer(reference.digest(name, rows[i].tobytes()), dtype=np.uint8)
+        return out
+    if count == 0:
+        return np.empty((0, size), dtype=np.uint8)
+    data = np.ascontiguousarray(rows).reshape(-1)
+    return _run(name, chosen, data, np.empty(0, dtype=np.int64), length, count, width, workers)
