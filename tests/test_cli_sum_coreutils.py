@@ -188,6 +188,11 @@ def test_quote_name_equals_coreutils_messages(empty_folder: Path, names: list[st
     _same_as_coreutils(names, empty_folder)
 
 
+def test_quote_name_double_quotes_after_a_leading_hash_or_tilde(empty_folder: Path) -> None:
+    """A quoted name is double-quoted after a leading # or ~ and single-quoted after a later one."""
+    _same_as_coreutils(["#'", "~'", "#x'", "a#'", "x~'", "#'$", "{'"], empty_folder)
+
+
 def test_quote_name_with_quote_and_control_character() -> None:
     """A quote before a control character: a readable, shell-safe form without the control."""
     assert quote_name("a'b\x1b") == "'a'\\''b'$'\\033'"

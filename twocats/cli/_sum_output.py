@@ -39,7 +39,9 @@ OUTPUT_DELAY: Final = 0.1
 # Characters that make the shell read a name differently; ``#`` and ``~`` only at the start,
 # ``{`` and ``}`` only alone, but any of these four rules out double quotes.
 _SHELL_SPECIAL: Final = frozenset(" !\"$&'()*;<=>?[\\^`|")
-_NOT_IN_DOUBLE_QUOTES: Final = (_SHELL_SPECIAL - {"'", " "}) | frozenset("#~{}")
+_NOT_IN_DOUBLE_QUOTES: Final = (_SHELL_SPECIAL - {"'", " "}) | frozenset("{}")
+# A name may start with "#" or "~" and still be double-quoted; elsewhere they keep it single-quoted.
+_NOT_IN_DOUBLE_QUOTES_AFTER_FIRST: Final = _NOT_IN_DOUBLE_QUOTES | frozenset("#~")
 _C_ESCAPES: Final = {"\a": "a", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t", "\v": "v"}
 
 
@@ -75,7 +77,12 @@ def quote_name(name: str) -> str:
     )
     if plain:
         return name
-    if not unprintable and "'" in name and not any(c in _NOT_IN_DOUBLE_QUOTES for c in name):
+    if (
+        not unprintable
+        and "'" in name
+        and name[0] not in _NOT_IN_DOUBLE_QUOTES
+        and not any(c in _NOT_IN_DOUBLE_QUOTES_AFTER_FIRST for c in name[1:])
+    ):
         return f'"{name}"'
     out = ["'"]
     escaping = False
