@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES, by_name
 from twocats.lanes import reference
+from twocats.params import check_int
 from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
@@ -61,11 +62,7 @@ Batch = Sequence[bytes | bytearray | memoryview]
 def _check_lanes(lanes: int | None, algorithm: str) -> int:
     if lanes is None:
         return DEFAULT_LANES[algorithm]
-    if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= MAX_LANES:
-        raise InvalidParametersError(
-            f"lanes must be an integer from 1 to {MAX_LANES}, not {lanes!r}"
-        )
-    return lanes
+    return check_int("lanes", lanes, 1, MAX_LANES)
 
 
 def _kernel(algorithm: str, backend: str) -> Any:
@@ -75,11 +72,7 @@ def _kernel(algorithm: str, backend: str) -> Any:
 
 
 def _check_threads(threads: int) -> int:
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
-        raise InvalidParametersError(
-            f"threads must be an integer from 1 to {MAX_THREADS}, not {threads!r}"
-        )
-    return threads
+    return check_int("threads", threads, 1, MAX_THREADS)
 
 
 _pool: list[ThreadPoolExecutor] = []

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
+from twocats.params import check_int
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,13 +35,6 @@ Packed = tuple["npt.NDArray[np.uint8]", "npt.NDArray[np.uint64]", "npt.NDArray[n
 
 #: (first message, end message, data, starts, lengths) of one batch of consecutive messages.
 Chunk = tuple[int, int, "npt.NDArray[np.uint8]", "npt.NDArray[np.uint64]", "npt.NDArray[np.uint64]"]
-
-
-def check_int(name: str, value: Any, low: int, high: int) -> int:
-    """Return ``value`` if it is an int in [low, high]; else raise, naming parameter and range."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidParametersError(f"{name} must be an integer from {low} to {high}")
-    return value
 
 
 def check_bytes(name: str, value: Any, max_len: int | None = None) -> bytes:
