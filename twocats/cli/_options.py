@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import click
@@ -52,6 +52,34 @@ _DURATION: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(us|ms|s)\s*")
 _DURATION_UNITS: Final = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
+def _with_unit(
+    kind: _IntParam | _FloatParam,
+    value: Any,
+    param: click.Parameter | None,
+    ctx: click.Context | None,
+    *,
+    pattern: re.Pattern[str],
+    units: Mapping[str, float],
+    noun: str,
+    expected: str,
+    too_big: str,
+) -> float:
+    """Read a number and its unit (matched by `pattern`, scaled by `units`) into the base unit.
+
+    A negative, malformed or infinite value fails with a message naming the `noun`.
+    """
+    if str(value).strip().startswith("-"):
+        kind.fail(f"a {noun} must be positive", param, ctx)
+    match = pattern.fullmatch(str(value))
+    unit = units.get(match.group(2).lower()) if match else None
+    if match is None or unit is None:
+        kind.fail(expected, param, ctx)
+    scaled = float(match.group(1)) * unit
+    if not math.isfinite(scaled):
+        kind.fail(too_big, param, ctx)
+    return scaled
+
+
 class SizeType(_IntParam):
     """A byte count such as ``1GiB``, ``512MiB``, ``64M`` (binary) or ``2GB`` (decimal)."""
 
@@ -60,16 +88,19 @@ class SizeType(_IntParam):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int):
             return value
-        if str(value).strip().startswith("-"):
-            self.fail("a size must be positive", param, ctx)
-        match = _SIZE.fullmatch(str(value))
-        unit = _SIZE_UNITS.get(match.group(2).lower()) if match else None
-        if match is None or unit is None:
-            self.fail("expected a size such as 1GiB, 512MiB or 2GB", param, ctx)
-        scaled = float(match.group(1)) * unit
-        if not math.isfinite(scaled):
-            self.fail("the size is too large", param, ctx)
-        size = int(scaled)
+        size = int(
+            _with_unit(
+                self,
+                value,
+                param,
+                ctx,
+                pattern=_SIZE,
+                units=_SIZE_UNITS,
+                noun="size",
+                expected="expected a size such as 1GiB, 512MiB or 2GB",
+                too_big="the size is too large",
+            )
+        )
         if size <= 0:
             self.fail("a size must be positive", param, ctx)
         return size
@@ -85,14 +116,17 @@ class DurationType(_FloatParam):
     ) -> float:
         if isinstance(value, float):
             return value
-        if str(value).strip().startswith("-"):
-            self.fail("a duration must be positive", param, ctx)
-        match = _DURATION.fullmatch(str(value))
-        if match is None:
-            self.fail("expected a duration with a unit, such as 250ms or 0.5s", param, ctx)
-        seconds = float(match.group(1)) * _DURATION_UNITS[match.group(2)]
-        if not math.isfinite(seconds):
-            self.fail("the duration is too long", param, ctx)
+        seconds = _with_unit(
+            self,
+            value,
+            param,
+            ctx,
+            pattern=_DURATION,
+            units=_DURATION_UNITS,
+            noun="duration",
+            expected="expected a duration with a unit, such as 250ms or 0.5s",
+            too_big="the duration is too long",
+        )
         if seconds <= 0:
             self.fail("a duration must be positive", param, ctx)
         return seconds
