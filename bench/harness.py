@@ -364,7 +364,8 @@ class Report:
         info = doc["machine"]
         lines.append(
             f"{measured_on(info)}, Python {info['python']}, numba {info.get('numba')}, "
-            f"simd ISA {info.get('simd_isa', '?')}, load average {info.get('load_average')}."
+            f"simd ISA {info.get('simd_isa', '?')}, "
+            f"load average {load_text(info.get('load_average'))}."
         )
         lines.append("")
         if self.ratios:

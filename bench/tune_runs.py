@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, load_average, machine, measured_on, write_document
+from bench.harness import RESULTS_DIR, load_average, load_text, machine, measured_on, write_document
 
 __all__ = ["main", "run_once", "smoke"]
 
@@ -97,7 +97,7 @@ def _markdown(document: dict[str, Any]) -> str:
         "",
         (
             f"{measured_on(info)}, simd ISA {info.get('simd_isa', '?')}, "
-            f"load average {info.get('load_average')}.  "
+            f"load average {load_text(info.get('load_average'))}.  "
             f"Command: `twocats tune --time {budget} --max-memory {document['max_memory']} "
             f"--json`, {summary['runs']} runs in a row."
         ),

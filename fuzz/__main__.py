@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import fuzz
-from bench.harness import machine, measured_on
+from bench.harness import load_text, machine, measured_on
 from fuzz.runner import replay, run
 from fuzz.targets import TARGETS
 
@@ -27,7 +27,7 @@ def _markdown(document: dict[str, Any]) -> str:
         "# Fuzzing the readers of untrusted text",
         "",
         (
-            f"{measured_on(info)}, load average {info.get('load_average')}.  "
+            f"{measured_on(info)}, load average {load_text(info.get('load_average'))}.  "
             f"Command: `{document['command']}`."
         ),
         "",
