@@ -18,7 +18,6 @@ and refuses a wrong one, at ``CHEAPEST``; it asserts no timing.
 from __future__ import annotations
 
 import functools
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 
@@ -31,6 +30,7 @@ from bench.django_settings import configure
 from bench.harness import (
     Report,
     Timing,
+    load_average,
     load_note,
     measure_group,
     plain_smoke,
@@ -143,7 +143,7 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
     """Measure every adapter against the bare verify at each profile; return the report."""
     configure()
     report = Report("adapters", "Framework adapters against a bare PasswordHasher.verify")
-    before = os.getloadavg()
+    before = load_average()
     for label, hasher in DJANGO_HASHERS.items():
         if smoke and label != "CHEAPEST":
             continue
@@ -173,7 +173,7 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
                         faster=f"{label}/{measure}/{BARE}",
                         slower=f"{label}/{measure}/{name}",
                     )
-    after = os.getloadavg()
+    after = load_average()
     report.notes.append(load_note(before, after))
     report.notes.append(
         "A ratio is the adapter's median time per call over the bare verify's (1.00x: no "

@@ -28,7 +28,6 @@ import argparse
 import contextlib
 import dataclasses
 import logging
-import os
 import subprocess
 import sys
 import tempfile
@@ -43,8 +42,9 @@ import psutil
 import sqlalchemy as sa
 from distributed import Client, LocalCluster
 
-from bench.harness import Report, Timing
+from bench.harness import Report, Timing, load_average, load_text
 from tests.pgserver import PostgresServer, find_bin_dir
+from twocats._machine import usable_cpus
 from twocats.bulk import upgrade_table
 from twocats.bulk.table import database_url
 from twocats.hasher import PasswordHasher
@@ -79,7 +79,7 @@ print(report.rows, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def _load() -> str:
-    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return load_text(load_average())
 
 
 def _fill(url: str, hashes: Sequence[str], rows: int) -> None:
@@ -310,9 +310,9 @@ def run(*, rows: int, memory_rows: int, smoke: bool = False) -> Report:
             "rows)."
         ),
         (
-            f"Load average (1, 5, 15 min) on {os.cpu_count()} CPUs, {'; '.join(loads)}.  Other "
-            "jobs on the shared machine take cores from every mode; the 2-worker ratio needs both "
-            "cores free."
+            f"Load average (1, 5, 15 min) on {usable_cpus()} usable CPUs, {'; '.join(loads)}.  "
+            "Other jobs on the shared machine take cores from every mode; the 2-worker ratio "
+            "needs both cores free."
         ),
     ]
     return report

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -36,7 +35,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from bench.compile_worker import HOT_CELLS
-from bench.harness import RESULTS_DIR, load_average, machine, write_document
+from bench.harness import (
+    RESULTS_DIR,
+    children_cpu,
+    load_average,
+    machine,
+    measured_on,
+    write_document,
+)
 
 __all__ = ["main", "smoke"]
 
@@ -68,18 +74,12 @@ def _env(tree: Path, cache: Path) -> dict[str, str]:
     return env
 
 
-def _children_cpu() -> float:
-    """CPU seconds (user and system) of every child process waited for so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def _cli(
     tree: Path, cache: Path, args: Sequence[str], stdin: bytes = b""
 ) -> tuple[float, float, int]:
     """Run the tree's CLI in a fresh process; return (wall seconds, CPU seconds, exit status)."""
     command = [sys.executable, "-c", "from twocats.cli import main; main()", *args]
-    cpu = _children_cpu()
+    cpu = children_cpu()
     start = time.perf_counter()
     done = subprocess.run(
         command,
@@ -89,7 +89,7 @@ def _cli(
         capture_output=True,
         check=False,
     )
-    return time.perf_counter() - start, _children_cpu() - cpu, done.returncode
+    return time.perf_counter() - start, children_cpu() - cpu, done.returncode
 
 
 def _say(message: str) -> None:
@@ -235,8 +235,8 @@ def markdown(doc: dict[str, Any]) -> str:
         "# Kernel compile time, start-up and hot loops: this tree against an earlier commit",
         "",
         (
-            f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), numba "
-            f"{info.get('numba')}, simd ISA {info.get('simd_isa', '?')}.  Old: `{doc['against']}` "
+            f"{measured_on(info)}, numba {info.get('numba')}, "
+            f"simd ISA {info.get('simd_isa', '?')}.  Old: `{doc['against']}` "
             f"({doc['against_commit'][:10]}); new: `{doc.get('new') or 'the working tree'}` "
             f"({doc['commit'][:10]}).  "
             f"Load average before {doc['load_before']}, after {doc['load_after']}."

@@ -13,13 +13,12 @@ ratio upgraded / missing near 1.00x means login times do not tell which user nam
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Sequence
 
 from django.test import override_settings
 
 from bench.django_settings import configure
-from bench.harness import Report, load_note, measure_group, plain_smoke, plain_suite
+from bench.harness import Report, load_average, load_note, measure_group, plain_smoke, plain_suite
 from twocats.hasher import PasswordHasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.params import Params
@@ -89,7 +88,7 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
     """Time both logins under each configuration; return the report."""
     _setup()
     report = Report("decoy", "Django login: an upgraded user against a missing one")
-    before = os.getloadavg()
+    before = load_average()
     hashers: tuple[type[TwoCatsPasswordHasher], ...]
     if smoke:
         old = dataclasses.replace(CHEAPEST, mem_cost=1, start_mem_cost=1)
@@ -109,7 +108,7 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
             faster=f"{label}/missing user",
             slower=f"{label}/upgraded user",
         )
-    report.notes.append(load_note(before, os.getloadavg()))
+    report.notes.append(load_note(before, load_average()))
     report.notes.append(
         "Median wall-clock time of authenticate() per login, both logins timed in rotation.  "
         "Without start_mem_cost Django's decoy hashes at the start level 18 alone, while the "

@@ -22,8 +22,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -32,17 +32,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from twocats._machine import load_averages, usable_cpus
+
 __all__ = [
     "RESULTS_DIR",
     "Report",
     "Timing",
+    "children_cpu",
     "load_average",
     "load_note",
+    "load_text",
     "machine",
     "markdown_head",
     "measure",
     "measure_group",
     "measured",
+    "measured_on",
     "once",
     "print_markdown",
     "run_suite",
@@ -115,36 +120,50 @@ def measure_group(
     return {name: Timing(tuple(values)) for name, values in samples.items()}
 
 
+def children_cpu() -> float:
+    """CPU seconds (user and system) of every child process waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def load_average() -> list[float] | None:
     """The 1, 5 and 15 minute load averages, or None where the platform has none."""
-    try:
-        return list(os.getloadavg())
-    except OSError:
-        return None
+    averages = load_averages()
+    return None if averages is None else list(averages)
 
 
-def load_note(before: Sequence[float], after: Sequence[float]) -> str:
-    """A report note giving the load averages before and after a run, and the CPU count."""
+def load_text(averages: Sequence[float] | None) -> str:
+    """Load averages as a report shows them: ``0.52, 0.61, 0.70`` (``unknown`` for None)."""
+    return "unknown" if averages is None else ", ".join(f"{value:.2f}" for value in averages)
+
+
+def load_note(before: Sequence[float] | None, after: Sequence[float] | None) -> str:
+    """A report note giving the load averages before and after a run, and the usable CPUs."""
     return (
-        f"Load average (1, 5, 15 min) before: {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; "
-        f"after: {after[0]:.2f}, {after[1]:.2f}, {after[2]:.2f} on {os.cpu_count()} CPUs."
+        f"Load average (1, 5, 15 min) before: {load_text(before)}; after: {load_text(after)} "
+        f"on {usable_cpus()} usable CPUs."
     )
 
 
-def measured(info: dict[str, Any], before: Sequence[float], after: Sequence[float]) -> str:
+def measured_on(info: dict[str, Any]) -> str:
+    """``Measured <date> on <cpu> (<n> usable CPUs)``, from a report's :func:`machine` record."""
+    return f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} usable CPUs)"
+
+
+def measured(
+    info: dict[str, Any], before: Sequence[float] | None, after: Sequence[float] | None
+) -> str:
     """The sentence naming the machine and the load averages at the start and the end."""
     return (
-        f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), Python "
-        f"{info['python']}, numba {info.get('numba')}; load average "
-        f"{[round(x, 2) for x in before]} at the start, {[round(x, 2) for x in after]} at the "
-        "end (shared machine)."
+        f"{measured_on(info)}, Python {info['python']}, numba {info.get('numba')}; load average "
+        f"[{load_text(before)}] at the start, [{load_text(after)}] at the end (shared machine)."
     )
 
 
 def markdown_head(
     document: dict[str, Any],
-    before: Sequence[float],
-    after: Sequence[float],
+    before: Sequence[float] | None,
+    after: Sequence[float] | None,
     header: str,
     align: str,
 ) -> list[str]:
@@ -252,7 +271,8 @@ def machine() -> dict[str, Any]:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "cpus": os.cpu_count(),
+        # The CPUs this process may use: its affinity, lowered by a cgroup CPU quota.
+        "cpus": usable_cpus(),
     }
     try:
         import numba
@@ -343,9 +363,9 @@ class Report:
         lines = [f"# {self.title}", ""]
         info = doc["machine"]
         lines.append(
-            f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), "
-            f"Python {info['python']}, numba {info.get('numba')}, "
-            f"simd ISA {info.get('simd_isa', '?')}, load average {info.get('load_average')}."
+            f"{measured_on(info)}, Python {info['python']}, numba {info.get('numba')}, "
+            f"simd ISA {info.get('simd_isa', '?')}, "
+            f"load average {load_text(info.get('load_average'))}."
         )
         lines.append("")
         if self.ratios:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import statistics
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from bench.harness import RESULTS_DIR, load_average, machine, measured, write_do
 from bench.http_config import HASHERS, argon2_settings, twocats_params
 from bench.http_servers import Load, Server, Service, drive, plant, register, wrk_path
 from twocats import PasswordHasher
+from twocats._machine import usable_cpus
 from twocats.kdf.limits import format_size
 
 __all__ = ["main", "run", "smoke", "step_row"]
@@ -256,7 +256,7 @@ def run(
             "twocats": str(twocats_params(size)),
             "twocats_memory": twocats_params(size).memory_bytes,
             "argon2id": argon2_settings(size),
-            "workers": len(os.sched_getaffinity(0)),
+            "workers": usable_cpus(),
             "django_threads": DJANGO_THREADS,
             "admission_timeout_s": timeout,
             "duration_s": duration,
@@ -612,7 +612,7 @@ def plot(document: dict[str, Any], path: Path) -> None:
     figure.text(
         0.5,
         0.01,
-        f"{info.get('cpu', '?')} ({info['cpus']} CPUs), {info['date']}; load average "
+        f"{info.get('cpu', '?')} ({info['cpus']} usable CPUs), {info['date']}; load average "
         f"{start[0]:.1f} at the start, {end[0]:.1f} at the end (shared machine)\nHollow: the "
         "first step repeated at the end.  No p99 point: no answer within the step.",
         ha="center",

@@ -35,6 +35,7 @@ from bench.http_config import (
     planted_argon2,
     planted_twocats,
 )
+from twocats._machine import usable_cpus
 
 __all__ = [
     "LUA_SCRIPT",
@@ -75,8 +76,8 @@ class Service:
     hasher: str
     size: str = "full"
     timeout: float = 1.0
-    #: One worker process per usable core.
-    workers: int = dataclasses.field(default_factory=lambda: len(os.sched_getaffinity(0)))
+    #: One worker process per usable CPU.
+    workers: int = dataclasses.field(default_factory=usable_cpus)
     #: gunicorn's threads per Django worker: a login waiting for the hasher holds one.
     threads: int = 32
 
@@ -452,7 +453,7 @@ def drive(
     wrk = wrk_path()
     if wrk is None:
         raise RuntimeError("wrk is not installed (Debian: apt-get install wrk)")
-    threads = max(1, min(connections, os.cpu_count() or 1))
+    threads = min(connections, usable_cpus())
     command = [
         wrk,
         "-t",

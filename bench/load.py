@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import json
 import math
-import os
 import resource
 import statistics
 import subprocess
@@ -34,7 +33,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import machine, markdown_head, write_document
+from bench.harness import load_average, machine, markdown_head, write_document
+from twocats import _machine
 
 __all__ = ["GOALS", "main", "smoke"]
 
@@ -53,7 +53,8 @@ MIB = 1 << 20
 
 # argon2-cffi parameters at the memory of MODERATE.
 ARGON2 = {"time_cost": 1, "parallelism": 2, "memory_cost": 256 * 1024}
-# Free memory kept in reserve when deciding how many argon2-cffi callers the machine can take.
+# Memory kept in reserve, of the most this process can be given, when deciding how many
+# argon2-cffi callers the machine can take.
 RESERVE = 4 << 30
 
 
@@ -191,11 +192,11 @@ def _child(library: str, mode: str, callers: int, each: int, smoke: bool) -> dic
     command = [sys.executable, "-m", "bench.load", "--one", library, mode, str(callers), str(each)]
     if smoke:
         command.append("--smoke")
-    before = os.getloadavg()[0]
+    before = _machine.load_average() or 0.0
     done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
     row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     row["load_before"] = before
-    row["load_after"] = os.getloadavg()[0]
+    row["load_after"] = _machine.load_average() or 0.0
     return row
 
 
@@ -208,17 +209,6 @@ def _paired(callers: int, rounds: int, smoke: bool) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"    twocats paired: {callers} callers at {result['ratio']:.0%} of 1 caller", flush=True)
     return result
-
-
-def _available_memory() -> int:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 def _row(library: str, mode: str, count: int, verifies: int, smoke: bool) -> dict[str, Any]:
@@ -238,10 +228,10 @@ def _unloaded_rate(library: str, verifies: int, smoke: bool) -> float:
 
 def run(callers: Sequence[int], verifies: int, *, smoke: bool = False) -> dict[str, Any]:
     """Measure every row; return the report document."""
-    started_load = os.getloadavg()
+    started_load = load_average()
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
-    argon2_most = max(1, (_available_memory() - RESERVE) // (256 * MIB))
+    argon2_most = max(1, ((_machine.machine_memory() or 0) - RESERVE) // (256 * MIB))
     # twocats first, so that argon2-cffi's many threads do not precede its rows.  From 8
     # callers on, each threads row is compared with the unloaded rate measured just before and
     # just after it, so that both see the same neighbours on the shared machine.
@@ -272,7 +262,7 @@ def run(callers: Sequence[int], verifies: int, *, smoke: bool = False) -> dict[s
         "title": "Verifying MODERATE under load: twocats against argon2-cffi at 256 MiB",
         "machine": machine(),
         "load_average_start": started_load,
-        "load_average_end": os.getloadavg(),
+        "load_average_end": load_average(),
         "rows": rows,
         "paired": pairs,
         "summary": _summary(rows),

@@ -48,7 +48,7 @@ def _machine_text(document: dict[str, Any]) -> str:
     host = machine.get("llvm_host_cpu")
     text = f"Measured {document.get('date', '')} on {cpu}" + (f" ({host})" if host else "")
     if machine.get("cpus_usable"):
-        text += f", {machine['cpus_usable']} CPUs"
+        text += f", {machine['cpus_usable']} usable CPUs"
     load = document.get("load_average") or {}
     if load.get("start") and load.get("end"):
         start, end = load["start"][0], load["end"][0]

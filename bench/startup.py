@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -41,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, load_average, markdown_head, write_document
+from bench.harness import RESULTS_DIR, children_cpu, load_average, markdown_head, write_document
 
 __all__ = ["main", "smoke"]
 
@@ -89,14 +88,9 @@ class Run:
     stdout: str
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def timed(command: Command) -> Run:
     """Run ``command`` once in a fresh process; raise if it fails."""
-    cpu = _children_cpu()
+    cpu = children_cpu()
     started = time.perf_counter()
     done = subprocess.run(
         command.args,
@@ -111,7 +105,7 @@ def timed(command: Command) -> Run:
         raise RuntimeError(
             f"{command.label} failed (exit {done.returncode}): {done.stderr.decode()[-400:]}"
         )
-    return Run(wall, _children_cpu() - cpu, done.stdout.decode())
+    return Run(wall, children_cpu() - cpu, done.stdout.decode())
 
 
 def console_script(tree: Path) -> tuple[str, ...]:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from bench.harness import Report, load_note, measure_group, plain_smoke, plain_suite
+from bench.harness import Report, load_average, load_note, measure_group, plain_smoke, plain_suite
 from twocats.hasher import PasswordHasher
 from twocats.kdf import Engine
 from twocats.params import Params
@@ -163,7 +163,7 @@ def _workloads(smoke: bool) -> dict[str, tuple[Callable[[int], object], int | No
 def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
     """Measure every workload in both modes; return the report (outputs are checked first)."""
     report = Report("threads", "Two threads hashing at once versus one thread")
-    before = os.getloadavg()
+    before = load_average()
     for workload, (one, cap, goal) in _workloads(smoke).items():
         with _fill_threads(cap):
             calls = _pair(one)
@@ -192,7 +192,7 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
             slower=f"{workload}/1 thread",
             goal=GOAL if goal and not smoke else None,
         )
-    after = os.getloadavg()
+    after = load_average()
     report.notes.append(
         load_note(before, after)
         + "  Other jobs on the machine take cores from both modes alike, which lowers the ratio."

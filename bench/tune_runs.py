@@ -27,16 +27,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, machine, write_document
+from bench.harness import RESULTS_DIR, load_average, load_text, machine, measured_on, write_document
 
 __all__ = ["main", "run_once", "smoke"]
 
 
 def _load() -> list[float] | None:
-    try:
-        return [round(value, 2) for value in os.getloadavg()]
-    except OSError:
-        return None
+    averages = load_average()
+    return None if averages is None else [round(value, 2) for value in averages]
 
 
 def run_once(budget: str, max_memory: str) -> dict[str, Any]:
@@ -98,10 +96,10 @@ def _markdown(document: dict[str, Any]) -> str:
         "# twocats tune, run again and again",
         "",
         (
-            f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), simd ISA "
-            f"{info.get('simd_isa', '?')}, load average {info.get('load_average')}.  Command: "
-            f"`twocats tune --time {budget} --max-memory {document['max_memory']} --json`, "
-            f"{summary['runs']} runs in a row."
+            f"{measured_on(info)}, simd ISA {info.get('simd_isa', '?')}, "
+            f"load average {load_text(info.get('load_average'))}.  "
+            f"Command: `twocats tune --time {budget} --max-memory {document['max_memory']} "
+            f"--json`, {summary['runs']} runs in a row."
         ),
         "",
         (

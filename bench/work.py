@@ -13,13 +13,12 @@ ratio, which the limit caps at 2.5.
 from __future__ import annotations
 
 import dataclasses
-import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench.harness import machine, markdown_head, suite_parser, write_document
+from bench.harness import load_average, machine, markdown_head, suite_parser, write_document
 from twocats import phc
 from twocats.exceptions import HashLimitError
 from twocats.hasher import PasswordHasher
@@ -106,7 +105,7 @@ def run(repeats: int, *, smoke: bool = False) -> dict[str, Any]:
     own_hash = hasher.hash(PASSWORD)
     own_work = limits.estimated_work(own_params)
     families = {"sha512, 64-byte blocks, p=1": FAMILIES["sha512, 64-byte blocks, p=1"]}
-    before = os.getloadavg()
+    before = load_average()
     rows = []
     for family, (name, values, base) in (families if smoke else FAMILIES).items():
         planted = _largest_accepted(hasher, name, values, base)
@@ -133,7 +132,7 @@ def run(repeats: int, *, smoke: bool = False) -> dict[str, Any]:
         "title": "Costliest accepted stored hashes against PasswordHasher()'s own verify (CPU)",
         "machine": machine(),
         "load_average_before": before,
-        "load_average_after": os.getloadavg(),
+        "load_average_after": load_average(),
         "rows": rows,
         "worst_ratio": worst,
         "goal": GOAL,

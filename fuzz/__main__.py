@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import fuzz
-from bench.harness import machine
+from bench.harness import load_text, machine, measured_on
 from fuzz.runner import replay, run
 from fuzz.targets import TARGETS
 
@@ -27,8 +27,8 @@ def _markdown(document: dict[str, Any]) -> str:
         "# Fuzzing the readers of untrusted text",
         "",
         (
-            f"Measured {info['date']} on {info.get('cpu', '?')} ({info['cpus']} CPUs), load "
-            f"average {info.get('load_average')}.  Command: `{document['command']}`."
+            f"{measured_on(info)}, load average {load_text(info.get('load_average'))}.  "
+            f"Command: `{document['command']}`."
         ),
         "",
         (

@@ -130,3 +130,14 @@ def test_lsh_neon_refuses_a_missing_kisa_library(
             bench_main(["lsh-neon", *options, "--out", str(tmp_path)])
         assert caught.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_the_machine_record_counts_usable_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report's machine record and its sentences give the CPUs twocats._machine can use."""
+    monkeypatch.setattr(harness, "usable_cpus", lambda: 3)
+    info = harness.machine()
+    assert info["cpus"] == 3
+    assert harness.measured_on(info).endswith("(3 usable CPUs)")
+    assert harness.load_note([1.0, 2.0, 3.0], None) == (
+        "Load average (1, 5, 15 min) before: 1.00, 2.00, 3.00; after: unknown on 3 usable CPUs."
+    )

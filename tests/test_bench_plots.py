@@ -23,7 +23,7 @@ def test_caption_names_cpu_cores_and_load() -> None:
     """The machine sentence names the date, the CPU, its cores and the load at both ends."""
     text = plots._machine_text(_document(load_average={"start": [3.31, 2, 1], "end": [1.5, 1, 1]}))
     assert text == (
-        "Measured 2026-01-01 00:00 UTC on Test CPU (znver4), 2 CPUs; "
+        "Measured 2026-01-01 00:00 UTC on Test CPU (znver4), 2 usable CPUs; "
         "load average 3.3 at the start, 1.5 at the end."
     )
 
@@ -31,6 +31,6 @@ def test_caption_names_cpu_cores_and_load() -> None:
 def test_caption_without_load_or_machine_still_reads() -> None:
     """A document without a load average or machine still gets a whole sentence."""
     assert plots._machine_text(_document()) == (
-        "Measured 2026-01-01 00:00 UTC on Test CPU (znver4), 2 CPUs."
+        "Measured 2026-01-01 00:00 UTC on Test CPU (znver4), 2 usable CPUs."
     )
     assert plots._machine_text({"date": "d"}) == "Measured d on unknown CPU."

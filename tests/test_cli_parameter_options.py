@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
+from click import BadParameter
 from click.testing import CliRunner, Result
 
 from twocats import kdf, phc
 from twocats.cli import main
+from twocats.cli._options import DURATION, SIZE
 from twocats.hasher import PasswordHasher
 from twocats.profiles import CHEAPEST
 
@@ -95,3 +98,34 @@ def test_debug_shows_the_traceback_of_an_unexpected_error(
     quiet = run("hash", "--profile", "cheapest", "--insecure", "--password-stdin")
     assert quiet.exit_code == 1
     assert "Traceback" not in quiet.stderr
+
+
+#: What SIZE and DURATION say of a value that is not theirs.
+NOT_A_SIZE = "expected a size such as 1GiB, 512MiB or 2GB"
+NOT_A_DURATION = "expected a duration with a unit, such as 250ms or 0.5s"
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "seconds"),
+    [
+        ("2GB", 2_000_000_000, NOT_A_DURATION),
+        (" 3 k ", 3072, NOT_A_DURATION),
+        ("250ms", NOT_A_SIZE, 0.25),
+        ("-1s", "a size must be positive", "a duration must be positive"),
+        ("0", "a size must be positive", NOT_A_DURATION),
+        ("0.1b", "a size must be positive", NOT_A_DURATION),
+        ("0s", NOT_A_SIZE, "a duration must be positive"),
+        ("9" * 400 + "TB", "the size is too large", NOT_A_DURATION),
+        ("9" * 400 + "s", NOT_A_SIZE, "the duration is too long"),
+    ],
+)
+def test_sizes_and_durations_read_their_units_or_say_why_not(
+    text: str, size: int | str, seconds: float | str
+) -> None:
+    """Sizes and durations given on the command line give a value or a clear message."""
+    for kind, wanted in ((SIZE, size), (DURATION, seconds)):
+        if isinstance(wanted, str):
+            with pytest.raises(BadParameter, match=f"^{re.escape(wanted)}$"):
+                kind.convert(text, None, None)
+        else:
+            assert kind.convert(text, None, None) == wanted

@@ -89,3 +89,19 @@ def test_the_load_average_is_a_number_or_none() -> None:
     """load_average returns the one-minute figure where the platform keeps one."""
     load = _machine.load_average()
     assert load is None or load >= 0.0
+
+
+def test_the_load_averages_are_the_platform_figures_or_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """load_averages gives the three figures, load_average the first; both None without them."""
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 2.0, 3.0))
+    assert _machine.load_averages() == (1.5, 2.0, 3.0)
+    assert _machine.load_average() == 1.5
+
+    def unavailable() -> tuple[float, float, float]:
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "getloadavg", unavailable)
+    assert _machine.load_averages() is None
+    assert _machine.load_average() is None

@@ -21,6 +21,7 @@ __all__ = [
     "affinity_cpus",
     "cpu_quota",
     "load_average",
+    "load_averages",
     "machine_memory",
     "usable_cpus",
 ]
@@ -120,9 +121,15 @@ def machine_memory(cgroup: Path | None = None) -> int | None:
     return min(known) if known else None
 
 
-def load_average() -> float | None:
-    """Return the one-minute load average, or None where the platform has none."""
+def load_averages() -> tuple[float, float, float] | None:
+    """Return the 1, 5 and 15 minute load averages, or None where the platform has none."""
     try:
-        return os.getloadavg()[0]
+        return os.getloadavg()
     except (AttributeError, OSError):
         return None
+
+
+def load_average() -> float | None:
+    """Return the one-minute load average, or None where the platform has none."""
+    averages = load_averages()
+    return None if averages is None else averages[0]

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import json
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -42,14 +43,26 @@ def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
+def _with_credentials(
+    view: Callable[[HttpRequest, str, str], JsonResponse],
+) -> Callable[[HttpRequest], JsonResponse]:
+    """Call `view` with the user name and password of the JSON body; 400 if it has no such pair."""
+
+    @functools.wraps(view)
+    def checked(request: HttpRequest) -> JsonResponse:
+        credentials = _credentials(request)
+        if credentials is None:
+            return _answer(400, "expected JSON with a username and a password")
+        return view(request, *credentials)
+
+    return checked
+
+
 @csrf_exempt
 @require_POST
-def register(request: HttpRequest) -> JsonResponse:
+@_with_credentials
+def register(request: HttpRequest, username: str, password: str) -> JsonResponse:
     """Create a user from ``{"username", "password"}``; 409 if the name is taken."""
-    credentials = _credentials(request)
-    if credentials is None:
-        return _answer(400, "expected JSON with a username and a password")
-    username, password = credentials
     try:
         get_user_model().objects.create_user(username, password=password)
     except IntegrityError:
@@ -59,12 +72,9 @@ def register(request: HttpRequest) -> JsonResponse:
 
 @csrf_exempt
 @require_POST
-def login(request: HttpRequest) -> JsonResponse:
+@_with_credentials
+def login(request: HttpRequest, username: str, password: str) -> JsonResponse:
     """Check ``{"username", "password"}``: 200, 401 for any wrong pair, 503 when overloaded."""
-    credentials = _credentials(request)
-    if credentials is None:
-        return _answer(400, "expected JSON with a username and a password")
-    username, password = credentials
     try:
         user = _authenticate(request, username, password)
     except HasherBusyError:

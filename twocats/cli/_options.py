@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import click
@@ -31,25 +31,72 @@ else:
 
 # Sizes and durations ---------------------------------------------------------------------------
 
-_SIZE: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*")
-_SIZE_UNITS: Final = {
-    "": 1,
-    "b": 1,
-    "k": 1 << 10,
-    "kib": 1 << 10,
-    "kb": 1000,
-    "m": 1 << 20,
-    "mib": 1 << 20,
-    "mb": 1000**2,
-    "g": 1 << 30,
-    "gib": 1 << 30,
-    "gb": 1000**3,
-    "t": 1 << 40,
-    "tib": 1 << 40,
-    "tb": 1000**4,
-}
-_DURATION: Final = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(us|ms|s)\s*")
-_DURATION_UNITS: Final = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+@dataclasses.dataclass(frozen=True)
+class _Quantity:
+    """How to read one kind of number with a unit, and what to say when it is wrong.
+
+    ``pattern`` matches the number and the unit, ``units`` maps a unit (in lower case) to its
+    scale in the base unit.
+    """
+
+    noun: str
+    pattern: re.Pattern[str]
+    units: Mapping[str, float]
+    expected: str
+    too_big: str
+
+    def read(
+        self,
+        kind: _IntParam | _FloatParam,
+        value: Any,
+        param: click.Parameter | None,
+        ctx: click.Context | None,
+    ) -> float:
+        """Return `value` in the base unit (bytes, seconds), or fail through `kind`."""
+        if str(value).strip().startswith("-"):
+            kind.fail(f"a {self.noun} must be positive", param, ctx)
+        match = self.pattern.fullmatch(str(value))
+        unit = self.units.get(match.group(2).lower()) if match else None
+        if match is None or unit is None:
+            kind.fail(self.expected, param, ctx)
+        scaled = float(match.group(1)) * unit
+        if not math.isfinite(scaled):
+            kind.fail(self.too_big, param, ctx)
+        if scaled <= 0:
+            kind.fail(f"a {self.noun} must be positive", param, ctx)
+        return scaled
+
+
+_SIZES: Final = _Quantity(
+    noun="size",
+    pattern=re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*"),
+    units={
+        "": 1,
+        "b": 1,
+        "k": 1 << 10,
+        "kib": 1 << 10,
+        "kb": 1000,
+        "m": 1 << 20,
+        "mib": 1 << 20,
+        "mb": 1000**2,
+        "g": 1 << 30,
+        "gib": 1 << 30,
+        "gb": 1000**3,
+        "t": 1 << 40,
+        "tib": 1 << 40,
+        "tb": 1000**4,
+    },
+    expected="expected a size such as 1GiB, 512MiB or 2GB",
+    too_big="the size is too large",
+)
+_DURATIONS: Final = _Quantity(
+    noun="duration",
+    pattern=re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(us|ms|s)\s*"),
+    units={"us": 1e-6, "ms": 1e-3, "s": 1.0},
+    expected="expected a duration with a unit, such as 250ms or 0.5s",
+    too_big="the duration is too long",
+)
 
 
 class SizeType(_IntParam):
@@ -60,16 +107,7 @@ class SizeType(_IntParam):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int):
             return value
-        if str(value).strip().startswith("-"):
-            self.fail("a size must be positive", param, ctx)
-        match = _SIZE.fullmatch(str(value))
-        unit = _SIZE_UNITS.get(match.group(2).lower()) if match else None
-        if match is None or unit is None:
-            self.fail("expected a size such as 1GiB, 512MiB or 2GB", param, ctx)
-        scaled = float(match.group(1)) * unit
-        if not math.isfinite(scaled):
-            self.fail("the size is too large", param, ctx)
-        size = int(scaled)
+        size = int(_SIZES.read(self, value, param, ctx))
         if size <= 0:
             self.fail("a size must be positive", param, ctx)
         return size
@@ -85,17 +123,7 @@ class DurationType(_FloatParam):
     ) -> float:
         if isinstance(value, float):
             return value
-        if str(value).strip().startswith("-"):
-            self.fail("a duration must be positive", param, ctx)
-        match = _DURATION.fullmatch(str(value))
-        if match is None:
-            self.fail("expected a duration with a unit, such as 250ms or 0.5s", param, ctx)
-        seconds = float(match.group(1)) * _DURATION_UNITS[match.group(2)]
-        if not math.isfinite(seconds):
-            self.fail("the duration is too long", param, ctx)
-        if seconds <= 0:
-            self.fail("a duration must be positive", param, ctx)
-        return seconds
+        return _DURATIONS.read(self, value, param, ctx)
 
 
 class WorkType(_IntParam):
