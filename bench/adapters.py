@@ -29,7 +29,6 @@ from pwdlib import PasswordHash
 from bench.django_settings import configure
 from bench.harness import (
     Report,
-    Timing,
     load_average,
     load_note,
     measure_group,
@@ -42,6 +41,7 @@ from twocats.integrations._common import shared_hasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.integrations.passlib import TwoCatsHandler
 from twocats.integrations.pwdlib import TwoCatsHasher
+from twocats.perf.samples import Samples
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST, INTERACTIVE
 
@@ -118,7 +118,7 @@ def _calls(label: str) -> dict[str, Callable[[str], bool]]:
 
 def _cpu_times(
     calls: Mapping[str, Callable[[], object]], *, repeats: int, min_time: float
-) -> dict[str, Timing]:
+) -> dict[str, Samples]:
     """CPU seconds per call of each callable, timed in rotation like the wall times."""
     samples: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(repeats):
@@ -130,7 +130,7 @@ def _cpu_times(
                 if time.perf_counter() - wall >= min_time:
                     break
             samples[name].append((time.process_time() - cpu) / count)
-    return {name: Timing(tuple(values)) for name, values in samples.items()}
+    return {name: Samples(tuple(values)) for name, values in samples.items()}
 
 
 def _check(calls: Mapping[str, Callable[[str], bool]], label: str) -> None:

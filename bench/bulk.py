@@ -42,13 +42,14 @@ import psutil
 import sqlalchemy as sa
 from distributed import Client, LocalCluster
 
-from bench.harness import Report, Timing, load_average, load_text
+from bench.harness import Report, load_average, load_text
 from tests.pgserver import PostgresServer, find_bin_dir
 from twocats._machine import usable_cpus
 from twocats.bulk import upgrade_table
 from twocats.bulk.table import database_url
 from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.perf.samples import Samples
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST
 
@@ -231,7 +232,7 @@ def run(*, rows: int, memory_rows: int, smoke: bool = False) -> Report:
         walls[key], cpu[key] = wall, cpu_seconds
         loads.append(f"after {key}: {_load()}")
         report.record(
-            key, Timing((wall,)), items=rows, mode=key, **fields, cpu_s=round(cpu_seconds, 2),
+            key, Samples((wall,)), items=rows, mode=key, **fields, cpu_s=round(cpu_seconds, 2),
             cpu_per_wall_s=round(cpu_seconds / wall, 2),
         )  # fmt: skip
 
@@ -270,7 +271,7 @@ def run(*, rows: int, memory_rows: int, smoke: bool = False) -> Report:
         bare_wall = (walls["bare loop (start)"] + walls["bare loop (end)"]) / 2
         bare_cpu = (cpu["bare loop (start)"] + cpu["bare loop (end)"]) / 2
         report.record(
-            "bare loop (mean)", Timing((bare_wall,)), items=rows, mode="bare loop (mean)",
+            "bare loop (mean)", Samples((bare_wall,)), items=rows, mode="bare loop (mean)",
             database="", workers=1, cpu_s=round(bare_cpu, 2),
             cpu_per_wall_s=round(bare_cpu / bare_wall, 2),
         )  # fmt: skip

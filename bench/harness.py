@@ -24,7 +24,6 @@ import datetime
 import json
 import platform
 import resource
-import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,11 +32,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from twocats._machine import load_averages, usable_cpus
+from twocats.perf.samples import Samples
 
 __all__ = [
     "RESULTS_DIR",
     "Report",
-    "Timing",
     "children_cpu",
     "load_average",
     "load_note",
@@ -59,28 +58,6 @@ __all__ = [
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Seconds per call of each timed repetition."""
-
-    samples: tuple[float, ...]
-
-    @property
-    def median(self) -> float:
-        """The median time per call, in seconds."""
-        return statistics.median(self.samples)
-
-    @property
-    def best(self) -> float:
-        """The fastest repetition, in seconds per call."""
-        return min(self.samples)
-
-    @property
-    def spread(self) -> float:
-        """(slowest - fastest) / median: how noisy the repetitions were."""
-        return (max(self.samples) - min(self.samples)) / self.median
-
-
 def once(
     call: Callable[[], object], min_time: float, clock: Callable[[], float] = time.perf_counter
 ) -> float:
@@ -97,7 +74,7 @@ def once(
 
 def measure(
     call: Callable[[], object], *, repeats: int = 7, warmup: int = 1, min_time: float = 0.05
-) -> Timing:
+) -> Samples:
     """Time one callable after ``warmup`` untimed calls."""
     return measure_group({"call": call}, repeats=repeats, warmup=warmup, min_time=min_time)["call"]
 
@@ -108,7 +85,7 @@ def measure_group(
     repeats: int = 7,
     warmup: int = 1,
     min_time: float = 0.05,
-) -> dict[str, Timing]:
+) -> dict[str, Samples]:
     """Time several callables side by side, one repetition of each in turn."""
     for call in calls.values():
         for _ in range(warmup):
@@ -117,7 +94,7 @@ def measure_group(
     for _ in range(repeats):
         for name, call in calls.items():
             samples[name].append(once(call, min_time))
-    return {name: Timing(tuple(values)) for name, values in samples.items()}
+    return {name: Samples(tuple(values)) for name, values in samples.items()}
 
 
 def children_cpu() -> float:
@@ -304,12 +281,12 @@ class Report:
     rows: list[dict[str, Any]] = field(default_factory=list)
     ratios: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    _timings: dict[str, Timing] = field(default_factory=dict)
+    _timings: dict[str, Samples] = field(default_factory=dict)
 
     def record(
         self,
         key: str,
-        timing: Timing,
+        timing: Samples,
         *,
         items: int | None = None,
         nbytes: int | None = None,
@@ -321,9 +298,9 @@ class Report:
             "key": key,
             **fields,
             "median_s": timing.median,
-            "best_s": timing.best,
+            "best_s": timing.fastest,
             "spread": timing.spread,
-            "repeats": len(timing.samples),
+            "repeats": len(timing.values),
         }
         if items:
             row["ns_per_item"] = timing.median / items * 1e9

@@ -15,15 +15,7 @@ from fastapi_login import create_app
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-from bench.http_config import (
-    ENV_DATABASE,
-    ENV_HASHER,
-    ENV_SIZE,
-    ENV_TIMEOUT,
-    argon2_settings,
-    setting,
-    twocats_params,
-)
+from bench.http_config import argon2_settings, server_config, twocats_params
 from twocats import PasswordHasher
 from twocats.integrations.pwdlib import TwoCatsHasher
 
@@ -71,5 +63,6 @@ def password_hash(hasher: str, size: str, timeout: float) -> PasswordHash:
 
 def app() -> Echo:
     """The example app with the configuration of the environment (uvicorn's ``--factory``)."""
-    hashing = password_hash(setting(ENV_HASHER), setting(ENV_SIZE), float(setting(ENV_TIMEOUT)))
-    return Echo(create_app(hashing, database=setting(ENV_DATABASE)))
+    config = server_config()
+    hashing = password_hash(config.hasher, config.size, config.timeout)
+    return Echo(create_app(hashing, database=config.database))

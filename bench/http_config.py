@@ -25,9 +25,11 @@ __all__ = [
     "ENV_SIZE",
     "ENV_TIMEOUT",
     "HASHERS",
+    "ServerConfig",
     "argon2_settings",
     "planted_argon2",
     "planted_twocats",
+    "server_config",
     "setting",
     "twocats_params",
 ]
@@ -57,6 +59,26 @@ def setting(name: str) -> str:
     if not value:
         raise RuntimeError(f"{name} is not set: the HTTP bench starts its servers with it")
     return value
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerConfig:
+    """What a server is configured with: its hasher, size, database and login timeout."""
+
+    hasher: str
+    size: str
+    database: str
+    timeout: float
+
+
+def server_config() -> ServerConfig:
+    """Return the configuration of the environment the bench started the server with."""
+    return ServerConfig(
+        hasher=setting(ENV_HASHER),
+        size=setting(ENV_SIZE),
+        database=setting(ENV_DATABASE),
+        timeout=float(setting(ENV_TIMEOUT)),
+    )
 
 
 def twocats_params(size: str) -> Params:

@@ -14,19 +14,12 @@ from django.contrib.auth.hashers import Argon2PasswordHasher
 from django_login.settings import *  # noqa: F403
 from django_login.settings import DATABASES
 
-from bench.http_config import (
-    ENV_DATABASE,
-    ENV_HASHER,
-    ENV_SIZE,
-    ENV_TIMEOUT,
-    argon2_settings,
-    setting,
-    twocats_params,
-)
+from bench.http_config import argon2_settings, server_config, twocats_params
 from twocats.hasher import verify_limits_for
 from twocats.integrations.django import TwoCatsPasswordHasher
 
-_SIZE = setting(ENV_SIZE)
+_SERVER = server_config()
+_SIZE = _SERVER.size
 
 
 # The site has only ever used the benchmark's parameters: a stored hash may ask for at most twice
@@ -63,11 +56,11 @@ def echo(get_response: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return middleware
 
 
-DATABASES["default"]["NAME"] = setting(ENV_DATABASE)
+DATABASES["default"]["NAME"] = _SERVER.database
 PASSWORD_HASHERS = [
     "bench.http_django.BenchTwoCats"
-    if setting(ENV_HASHER) == "twocats"
+    if _SERVER.hasher == "twocats"
     else "bench.http_django.BenchArgon2"
 ]
 MIDDLEWARE = ["bench.http_django.echo"]
-LOGIN_TIMEOUT = float(setting(ENV_TIMEOUT))
+LOGIN_TIMEOUT = _SERVER.timeout

@@ -43,8 +43,9 @@ from typing import Final
 
 import numpy as np
 
-from bench.harness import Report, Timing, measure_group, print_markdown, run_suite, suite_parser
+from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
 from twocats.lanes import hash_many, hash_many_array, hash_many_fixed
+from twocats.perf.samples import Samples
 
 #: Seed of every generated file tree and message batch.
 SEED: Final = 15
@@ -184,7 +185,7 @@ def _record_runs(report: Report, tree: str, runs: dict[str, list[Run]], total: i
         best = _best(measured)
         report.record(
             f"{tree}/{label}",
-            Timing(tuple(run.wall for run in measured)),
+            Samples(tuple(run.wall for run in measured)),
             nbytes=total,
             workload=tree,
             method=label,

@@ -9,21 +9,22 @@ import pytest
 
 from bench import SUITES, harness
 from bench.__main__ import main as bench_main
-from bench.harness import Report, Timing
+from bench.harness import Report
+from twocats.perf.samples import Samples
 
 
 def test_timing_statistics() -> None:
-    """Median, best and spread of a set of samples."""
-    timing = Timing((0.4, 0.1, 0.2, 0.3, 0.5))
+    """Median, fastest, slowest and spread of a set of samples."""
+    timing = Samples((0.4, 0.1, 0.2, 0.3, 0.5))
     assert timing.median == 0.3
-    assert timing.best == 0.1
+    assert (timing.fastest, timing.slowest) == (0.1, 0.5)
     assert timing.spread == pytest.approx((0.5 - 0.1) / 0.3)
 
 
 def _report() -> Report:
     report = Report("sample", "A sample suite")
-    report.record("fast", Timing((0.001, 0.002, 0.003)), items=1000, nbytes=4_000_000, size="4 MB")
-    report.record("slow", Timing((0.004, 0.004, 0.004)), size="4 MB")
+    report.record("fast", Samples((0.001, 0.002, 0.003)), items=1000, nbytes=4_000_000, size="4 MB")
+    report.record("slow", Samples((0.004, 0.004, 0.004)), size="4 MB")
     report.notes.append("made by hand")
     return report
 

@@ -15,6 +15,7 @@ from twocats.perf.peers import (
     scrypt_call,
     time_calls,
 )
+from twocats.perf.samples import Samples
 
 
 def test_time_calls_warms_up_then_times_one_call_per_run() -> None:
@@ -22,14 +23,14 @@ def test_time_calls_warms_up_then_times_one_call_per_run() -> None:
     calls: list[int] = []
     timing = time_calls(lambda: calls.append(1), runs=4, warmup=2)
     assert len(calls) == 6
-    assert len(timing.walls) == len(timing.cpus) == 4
+    assert len(timing.wall.values) == len(timing.cpu.values) == 4
 
 
 def test_timing_figures_are_medians_and_extremes() -> None:
-    """seconds and cpu_seconds are medians, fastest and slowest the wall-clock extremes."""
-    timing = Timing(walls=(0.3, 0.1, 0.2), cpus=(0.5, 0.4, 0.6))
-    assert (timing.seconds, timing.cpu_seconds) == (0.2, 0.5)
-    assert (timing.fastest, timing.slowest) == (0.1, 0.3)
+    """The wall-clock and CPU medians, the wall-clock extremes, and the document of them."""
+    timing = Timing(wall=Samples((0.3, 0.1, 0.2)), cpu=Samples((0.5, 0.4, 0.6)))
+    assert (timing.wall.median, timing.cpu.median) == (0.2, 0.5)
+    assert (timing.wall.fastest, timing.wall.slowest) == (0.1, 0.3)
     assert timing.document() == {
         "times_s": [0.3, 0.1, 0.2], "median_s": 0.2, "min_s": 0.1, "max_s": 0.3,
         "spread": (0.3 - 0.1) / 0.2,
@@ -50,4 +51,4 @@ def test_argon2id_at_time_returns_whole_kib_and_its_timing() -> None:
     """The equal-time search answers a whole number of KiB, at least 8 per thread, with runs."""
     memory, timing = argon2id_at_time(1e-9, 1 << 20, 2, runs=2, seconds=0.01)
     assert memory == 16 * 1024
-    assert len(timing.walls) == 2
+    assert len(timing.wall.values) == 2

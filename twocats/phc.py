@@ -349,19 +349,25 @@ def _build_params(kwargs: dict[str, Any]) -> tuple[Params | None, str]:
         return None, str(exc)
 
 
+def _fields(encoded: str | bytes, what: str, form: str, count: int) -> list[str]:
+    """Return the ``count`` fields after ``$twocats$``; ``what`` and ``form`` name the string."""
+    text = _as_text(encoded)
+    if not text.startswith(_PREFIX):
+        raise InvalidHashError(f"not a {what} (it must start with $twocats$)")
+    fields = text[len(_PREFIX) :].split("$")
+    if len(fields) != count:
+        raise InvalidHashError(f"a {what} has the form {form}")
+    return fields
+
+
 def decode_params(encoded: str | bytes) -> Params:
     """Decode a PHC parameter string (``$twocats$v=...$...`` with no salt and no hash).
 
     Raises :class:`~twocats.exceptions.InvalidHashError` for anything :func:`encode_params` would
     not have produced.
     """
-    text = _as_text(encoded)
-    if not text.startswith(_PREFIX):
-        raise InvalidHashError("not a twocats parameter string (it must start with $twocats$)")
-    fields = text[len(_PREFIX) :].split("$")
-    if len(fields) != 2:
-        raise InvalidHashError("a twocats parameter string has the form $twocats$v=...$params")
-    return _parse_params(fields[0], fields[1])
+    version, segment = _fields(encoded, "twocats parameter string", "$twocats$v=...$params", 2)
+    return _parse_params(version, segment)
 
 
 def decode(encoded: str | bytes) -> PHCHash:
@@ -370,13 +376,9 @@ def decode(encoded: str | bytes) -> PHCHash:
     Raises :class:`~twocats.exceptions.InvalidHashError` (and nothing else, whatever the input) for
     anything :func:`encode` would not have produced.
     """
-    text = _as_text(encoded)
-    if not text.startswith(_PREFIX):
-        raise InvalidHashError("not a twocats hash (it must start with $twocats$)")
-    fields = text[len(_PREFIX) :].split("$")
-    if len(fields) != 4:
-        raise InvalidHashError("a twocats hash has the form $twocats$v=...$params$salt$hash")
-    version, segment, salt_text, digest_text = fields
+    version, segment, salt_text, digest_text = _fields(
+        encoded, "twocats hash", "$twocats$v=...$params$salt$hash", 4
+    )
     params = _parse_params(version, segment)
     if not _b64_chars(MIN_SALT_BYTES) <= len(salt_text) <= _b64_chars(MAX_SALT_BYTES):
         raise InvalidHashError(f"the salt must be {MIN_SALT_BYTES} to {MAX_SALT_BYTES} bytes long")

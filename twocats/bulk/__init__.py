@@ -13,16 +13,19 @@ scheduler, SQLAlchemy and cryptography), and the ``postgres`` extra for PostgreS
 
 from __future__ import annotations
 
-from twocats.bulk.job import (
-    DEFAULT_BATCH_SIZE,
-    MAX_BATCH_SIZE,
-    BulkReport,
-    DatabaseError,
-    JobAbortedError,
-    upgrade_table,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from twocats.bulk.limits import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
 from twocats.bulk.reasons import FAILURE_REASONS
 from twocats.bulk.values import OTHER_KINDS
+from twocats.exceptions import DatabaseError
+
+if TYPE_CHECKING:
+    from twocats.bulk.job import BulkReport, JobAbortedError, upgrade_table
+
+# The names of the job, loaded on first use: the job imports SQLAlchemy, its limits do not.
+_LAZY = frozenset({"BulkReport", "JobAbortedError", "upgrade_table"})
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -34,3 +37,11 @@ __all__ = [
     "JobAbortedError",
     "upgrade_table",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module("twocats.bulk.job"), name)
+    globals()[name] = value
+    return value

@@ -33,6 +33,7 @@ from sqlalchemy import exc as sa_exc
 from twocats.bulk import reasons
 from twocats.bulk import rows as kinds
 from twocats.bulk.checks import is_upgrade_of, recomputed_equal
+from twocats.bulk.limits import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
 from twocats.bulk.rows import Verdict, judge
 from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk
@@ -55,12 +56,6 @@ __all__ = [
     "JobAbortedError",
     "upgrade_table",
 ]
-
-#: Rows read, and written back in one transaction, at a time.
-DEFAULT_BATCH_SIZE: Final = 1000
-
-#: The largest batch accepted.
-MAX_BATCH_SIZE: Final = 100_000
 
 #: Pages read but not yet written back, at most: enough to keep the workers busy while this
 #: process writes one page and reads the next.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from twocats._extras import install_hint
+from twocats.bulk.limits import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
 from twocats.cli._common import (
     EXIT_ATTENTION,
     ProgressLines,
@@ -57,8 +58,8 @@ _TLS_FILE = click.Path(exists=True, dir_okay=False, readable=True)
 @params_options
 @click.option(
     "--batch-size",
-    type=click.IntRange(1, 100_000),
-    default=1000,
+    type=click.IntRange(1, MAX_BATCH_SIZE),
+    default=DEFAULT_BATCH_SIZE,
     show_default=True,
     help="Rows read, and written back in one transaction, at a time.",
 )

@@ -310,14 +310,20 @@ def client_output(
         return _bytes(_garlic(params, h, plans, fill, mem))
 
 
+def _check_output(name: str, value: bytes, params: Params) -> bytes:
+    """Check an output of ``params`` handed back in as ``name``; return it as bytes."""
+    value = check_input(name, value)
+    if len(value) != params.output_size:
+        raise InvalidParametersError(
+            f"{name} must be {params.output_size} bytes long for these parameters; "
+            f"got {len(value)}"
+        )
+    return value
+
+
 def server_output(params: Params, client: bytes) -> bytes:
     """The server half of server relief: one more hash of the client output."""
-    client = check_input("client_output", client)
-    if len(client) != params.output_size:
-        raise InvalidParametersError(
-            f"client_output must be {params.output_size} bytes long for these parameters; "
-            f"got {len(client)}"
-        )
+    client = _check_output("client_output", client, params)
     if params.variant == "2014-03":
         assert params.hash_size is not None
         buffer = bytearray(client)
@@ -354,12 +360,7 @@ def update_output(
     play no further role.
     """
     check_update(params, old_mem_cost)
-    stored = check_input("stored", stored)
-    if len(stored) != params.output_size:
-        raise InvalidParametersError(
-            f"stored must be {params.output_size} bytes long for these parameters; "
-            f"got {len(stored)}"
-        )
+    stored = _check_output("stored", stored, params)
     plans = geometry.plan(params, old_mem_cost=old_mem_cost)
     with memory(geometry.required_words(plans)) as mem:
         if params.variant == "2014-03":

@@ -201,12 +201,7 @@ def digest_list(
     threads: int = 1,
 ) -> list[bytes]:
     """Return the ``name`` digest of every message of ``batch``, in order, as bytes objects."""
-    chosen, width, workers = _settings(name, backend, lanes, threads)
-    if chosen == "reference":
-        return [reference.digest(name, bytes(message)) for message in batch]
-    if not batch:
-        return []
-    rows = _joined_rows(batch, name, chosen, width, workers)
+    rows = digest_rows(name, batch, backend=backend, lanes=lanes, threads=threads)
     # A void view turns each row into one bytes object in a single C loop.
     digests: list[bytes] = rows.view(f"V{by_name(name).digest_size}").ravel().tolist()
     return digests

@@ -54,7 +54,7 @@ class Row:
     @property
     def seconds(self) -> float:
         """Median wall-clock seconds per hash."""
-        return self.timing.seconds
+        return self.timing.wall.median
 
     @property
     def fill_rate(self) -> float:
@@ -68,9 +68,9 @@ class Row:
             "algorithm": self.algorithm,
             "parameters": self.parameters,
             "seconds": self.seconds,
-            "fastest_seconds": self.timing.fastest,
-            "slowest_seconds": self.timing.slowest,
-            "cpu_seconds": self.timing.cpu_seconds,
+            "fastest_seconds": self.timing.wall.fastest,
+            "slowest_seconds": self.timing.wall.slowest,
+            "cpu_seconds": self.timing.cpu.median,
             "memory_bytes": self.memory_bytes,
             "memory_filled_per_second": self.fill_rate,
         }
@@ -126,9 +126,9 @@ def run_comparison(
         scrypt = time_calls(scrypt_call(size), runs)
         add("equal memory", "scrypt", f"N=2^{n.bit_length() - 1},r=8,p=1", scrypt, size)
     add("equal time", "twocats", label, timing, size)
-    memory, argon = argon2id_at_time(timing.seconds, size, threads, runs)
+    memory, argon = argon2id_at_time(timing.wall.median, size, threads, runs)
     add("equal time", "argon2id", f"t=1,m={memory // 1024},p={threads}", argon, memory)
-    n, scrypt = scrypt_at_time(timing.seconds, runs)
+    n, scrypt = scrypt_at_time(timing.wall.median, runs)
     add("equal time", "scrypt", f"N=2^{n.bit_length() - 1},r=8,p=1", scrypt, 128 * SCRYPT_R * n)
     return rows
 
@@ -151,8 +151,8 @@ def format_table(rows: list[Row], runs: int) -> str:
             row.algorithm,
             row.parameters,
             f"{row.seconds * 1000:.1f}",
-            f"{row.timing.fastest * 1000:.1f}-{row.timing.slowest * 1000:.1f}",
-            f"{row.timing.cpu_seconds * 1000:.1f}",
+            f"{row.timing.wall.fastest * 1000:.1f}-{row.timing.wall.slowest * 1000:.1f}",
+            f"{row.timing.cpu.median * 1000:.1f}",
             f"{row.memory_bytes / (1 << 20):.1f}",
             f"{row.fill_rate / (1 << 30):.2f}",
         )

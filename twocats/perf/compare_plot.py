@@ -55,7 +55,7 @@ def _bars(
     ends = list(values)
     if ranges:
         for index, (position, row) in enumerate(zip(positions, rows, strict=True)):
-            low, high = row.timing.fastest * 1000, row.timing.slowest * 1000
+            low, high = row.timing.wall.fastest * 1000, row.timing.wall.slowest * 1000
             axis.plot([low, high], [position, position], color="black", linewidth=1.5)
             ends[index] = max(values[index], high)
     top = max(ends)
@@ -78,8 +78,8 @@ def plot_rows(rows: Sequence[Row], path: str, runs: int, load: float | None) -> 
         equal_memory,
         times,
         [
-            f"{row.seconds * 1000:.0f} ms\n(runs {row.timing.fastest * 1000:.0f}-"
-            f"{row.timing.slowest * 1000:.0f} ms)"
+            f"{row.seconds * 1000:.0f} ms\n(runs {row.timing.wall.fastest * 1000:.0f}-"
+            f"{row.timing.wall.slowest * 1000:.0f} ms)"
             for row in equal_memory
         ],
         ranges=True,

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any, Final
 
 from twocats._machine import load_average, usable_cpus
+from twocats.perf.samples import Samples
 
 __all__ = [
     "PASSWORD",
@@ -49,42 +49,17 @@ SALT: Final = b"twocats compare!"
 class Timing:
     """The wall-clock and CPU seconds of each timed call, in order."""
 
-    walls: tuple[float, ...]
-    cpus: tuple[float, ...]
-
-    @property
-    def seconds(self) -> float:
-        """The median wall-clock seconds per call."""
-        return statistics.median(self.walls)
-
-    @property
-    def cpu_seconds(self) -> float:
-        """The median CPU seconds per call (all threads of the process, user and system)."""
-        return statistics.median(self.cpus)
-
-    @property
-    def fastest(self) -> float:
-        """The fastest call's wall-clock seconds."""
-        return min(self.walls)
-
-    @property
-    def slowest(self) -> float:
-        """The slowest call's wall-clock seconds."""
-        return max(self.walls)
-
-    @property
-    def spread(self) -> float:
-        """(slowest - fastest) / median: how noisy the calls were."""
-        return (self.slowest - self.fastest) / self.seconds
+    wall: Samples
+    cpu: Samples
 
     def document(self) -> dict[str, Any]:
         """The wall-clock figures as a JSON-ready dict (``times_s``, ``median_s``, ...)."""
         return {
-            "times_s": list(self.walls),
-            "median_s": self.seconds,
-            "min_s": self.fastest,
-            "max_s": self.slowest,
-            "spread": self.spread,
+            "times_s": list(self.wall.values),
+            "median_s": self.wall.median,
+            "min_s": self.wall.fastest,
+            "max_s": self.wall.slowest,
+            "spread": self.wall.spread,
         }
 
 
@@ -98,7 +73,7 @@ def time_calls(call: Callable[[], object], runs: int, warmup: int = 1) -> Timing
         call()
         walls.append(time.perf_counter() - started)
         cpus.append(time.process_time() - cpu_started)
-    return Timing(tuple(walls), tuple(cpus))
+    return Timing(Samples(tuple(walls)), Samples(tuple(cpus)))
 
 
 def busy_note() -> str | None:
@@ -158,7 +133,7 @@ def argon2id_at_time(
         kib = max(8 * parallelism, int(kib * target / seconds))
     timing = time_calls(argon2id_call(kib * 1024, parallelism), runs)
     for _ in range(3):
-        scaled = max(8 * parallelism, int(kib * target / timing.seconds))
+        scaled = max(8 * parallelism, int(kib * target / timing.wall.median))
         if abs(scaled - kib) <= kib // 50:
             break
         kib = scaled
@@ -170,9 +145,9 @@ def scrypt_at_time(target: float, runs: int) -> tuple[int, Timing]:
     """Return (N, timing) for the largest power-of-two N whose scrypt time fits in ``target``."""
     n = 1 << 10
     timing = time_calls(scrypt_call(128 * SCRYPT_R * n), runs)
-    while 128 * SCRYPT_R * 2 * n <= SCRYPT_MAX_MEMORY and 2 * timing.seconds <= 1.3 * target:
+    while 128 * SCRYPT_R * 2 * n <= SCRYPT_MAX_MEMORY and 2 * timing.wall.median <= 1.3 * target:
         doubled = time_calls(scrypt_call(128 * SCRYPT_R * 2 * n), runs)
-        if doubled.seconds > target:
+        if doubled.wall.median > target:
             break
         n, timing = 2 * n, doubled
     return n, timing
