@@ -22,7 +22,6 @@ is cheap: numpy and the kernels are imported on the first call.
 
 from __future__ import annotations
 
-import importlib
 import os
 import threading
 from collections.abc import Iterable
@@ -89,8 +88,9 @@ def _check_lanes(lanes: int | None, algorithm: str) -> int:
 
 def _kernel(algorithm: str, backend: str) -> Any:
     """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend."""
-    module = importlib.import_module(f"twocats.simd._generated.{algorithm}")
-    return getattr(module, f"{algorithm}_many").get(backend)
+    from twocats.simd.scheduler import SCHEDULERS
+
+    return SCHEDULERS[algorithm].get(backend)
 
 
 def _check_threads(threads: int) -> int:
