@@ -4,8 +4,9 @@ Only the lane compressions are generated (``twocats/simd/_generated/<hash>.py``)
 ordinary kernel source, bound once per hash type with
 :meth:`~twocats.simd._jit.Variants.specialise`: its globals in capitals (the word type, byte order,
 block size, IV and parameter word) and ``lanes``, the lane compression.  numba freezes globals into
-the machine code, so each hash's build branches only where its own facts lead.  The globals given
-here are BLAKE2s's; :data:`SCHEDULERS` holds the bound kernel of every hash.
+the machine code, so each hash's build branches only where its own facts lead.  The values given
+here are BLAKE2s's and only let the unbound source read as Python; :data:`SCHEDULERS` holds the
+bound kernel of every hash, and only those run.
 
 Kernel code only: importing this module imports numba.
 """

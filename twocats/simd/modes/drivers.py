@@ -4,8 +4,8 @@ Only the unrolled rounds are generated (``twocats/simd/modes/_generated/``, from
 :mod:`twocats.simd.modes.codegen`); the drivers that feed them are ordinary kernel source.  A driver
 shared by two word sizes or lane widths reads its word type, sizes and lane kernel from module
 globals, and :meth:`~twocats.simd._jit.Variants.specialise` binds them once per hash below (numba
-freezes globals into the machine code, so a bound size is as constant as a literal).  The globals
-given here are those of the first binding.
+freezes globals into the machine code, so a bound size is as constant as a literal).  The values
+given to those globals here only let the unbound source read as Python: only bound copies run.
 
 Importing this module imports numba; the mode modules import it on first use.
 """
@@ -46,7 +46,7 @@ U8 = np.uint8
 U32 = np.uint32
 U64 = np.uint64
 
-# The globals bound per hash or width (these are the first binding's).
+# The globals bound per hash or width (placeholders: only the bound copies below run).
 #: Lanes hashed in lock-step.
 K = 4
 #: Bytes in a word, and the word type.
