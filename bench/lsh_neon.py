@@ -59,9 +59,9 @@ def _kernel_loop(family: int, backend: str) -> Callable[[Any, Any], None]:
     """A compiled loop hashing each row with the single-message kernel of ``backend``."""
     from numba import njit
 
-    from twocats.lanes.modes._generated import lsh as kernels
+    from twocats.lanes.modes import drivers
 
-    kernel = getattr(kernels, f"lsh{family}_one").get(backend)
+    kernel = getattr(drivers, f"lsh{family}_one").get(backend)
     variant = ref.LSH256 if family == 256 else ref.LSH512
     iv = lsh._iv(variant, family // 8)
 

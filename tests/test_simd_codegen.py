@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from twocats.simd import codegen
+from twocats.lanes.modes import codegen as modes_codegen
+from twocats.simd import codegen, emit, fillgen
 
 
 @pytest.mark.parametrize("name", sorted(codegen.generate_all()))
@@ -37,3 +40,32 @@ def test_unrolled_bodies_assign_every_name_once(name: str) -> None:
                 bound.append(node.id)
         duplicates = {n for n in bound if bound.count(n) > 1}
         assert not duplicates, f"{function.name} rebinds {sorted(duplicates)[:5]}"
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The ids of the docstring nodes of a module and its functions and classes."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+@pytest.mark.parametrize(
+    "module", [codegen, emit, fillgen, modes_codegen], ids=lambda m: m.__name__
+)
+def test_generators_hold_no_long_source_template(module: ModuleType) -> None:
+    """No generator keeps source in a string over 15 lines: drivers are ordinary kernel source."""
+    tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+    docstrings = _docstrings(tree)
+    long = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and node.value.count("\n") > 15
+    ]
+    assert long == [], f"{module.__name__}: string templates at lines {long}"

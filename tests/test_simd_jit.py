@@ -168,14 +168,17 @@ def test_cached_kernel_loads_without_the_registries_on_tested_numba(tmp_path: Pa
 def test_variants_resolve_callees_per_build() -> None:
     """Inside each build, a callee that is itself a variants kernel is that callee's same build."""
     from twocats.lanes._generated import blake2s
+    from twocats.lanes.scheduler import SCHEDULERS
 
-    build = blake2s.blake2s_many.get("scalar")
-    assert build.py_func.__globals__["blake2s_lanes"] is blake2s.blake2s_lanes.get("scalar")
-    assert build.py_func.__name__ == "blake2s_many__scalar"
+    # The scheduler's callee ``lanes`` is bound per hash type (Variants.specialise).
+    scheduler = SCHEDULERS["blake2s"]
+    build = scheduler.get("scalar")
+    assert build.py_func.__globals__["lanes"] is blake2s.blake2s_lanes.get("scalar")
+    assert build.py_func.__name__ == "lanes_many_blake2s__scalar"
     with pytest.raises(ValueError, match="backend must be 'simd' or 'scalar'"):
-        blake2s.blake2s_many.get("reference")
+        scheduler.get("reference")
     with pytest.raises(TypeError, match=r"call \.simd, \.scalar or \.get\(backend\)"):
-        blake2s.blake2s_many()
+        scheduler()
 
 
 def test_resolve_backend_order_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,6 @@ kernels are imported on the first call.
 
 from __future__ import annotations
 
-import importlib
 import os
 import threading
 from collections.abc import Sequence
@@ -67,8 +66,9 @@ def _check_lanes(lanes: int | None, algorithm: str) -> int:
 
 def _kernel(algorithm: str, backend: str) -> Any:
     """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend."""
-    module = importlib.import_module(f"twocats.lanes._generated.{algorithm}")
-    return getattr(module, f"{algorithm}_many").get(backend)
+    from twocats.lanes.scheduler import SCHEDULERS
+
+    return SCHEDULERS[algorithm].get(backend)
 
 
 def _check_threads(threads: int) -> int:

@@ -58,7 +58,7 @@ def _tree(
         return func(data, key, digest_size)
     import numpy as np
 
-    from twocats.lanes.modes._generated import blake2tree as kernels
+    from twocats.lanes.modes import drivers
 
     padded_key = key + bytes(v.block_bytes - len(key))
     key_words = np.frombuffer(padded_key, dtype=f"<u{v.word_bits // 8}").astype(
@@ -66,7 +66,7 @@ def _tree(
     )
     buffer = as_data(data)
     out = np.zeros(digest_size, dtype=np.uint8)
-    kernel = getattr(kernels, f"{v.name}p_hash").get(chosen)
+    kernel = getattr(drivers, f"{v.name}p_hash").get(chosen)
     kernel(buffer, len(data), _init_rows(v, digest_size, len(key)), key_words, bool(key), out)
     return out.tobytes()
 

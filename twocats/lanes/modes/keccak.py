@@ -89,8 +89,9 @@ def _compiled_sponge(
         return out
     # Longest messages first, so that each group of states holds messages of similar length.
     order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
-    kernels = _kernels()
-    kernel = kernels.keccak_sponge_x4 if count <= 4 else kernels.keccak_sponge_x8
+    from twocats.lanes.modes import drivers
+
+    kernel = drivers.keccak_sponge_x4 if count <= 4 else drivers.keccak_sponge_x8
     kernel.get(backend)(data, starts, lengths, order, rate, 24 - rounds, domain, out)
     return out
 

@@ -34,10 +34,10 @@ __all__ = ["lsh256", "lsh256_many", "lsh512", "lsh512_many"]
 
 
 def _kernels() -> Any:
-    """Import the generated LSH kernels (this imports numpy and numba)."""
-    from twocats.lanes.modes._generated import lsh as kernels
+    """Import the LSH drivers (this imports numpy and numba)."""
+    from twocats.lanes.modes import drivers
 
-    return kernels
+    return drivers
 
 
 def _iv(v: ref.LshVariant, digest_size: int) -> Any:

@@ -30,10 +30,10 @@ def sha1_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[
         return ref.sha1_many(msgs)
     import numpy as np
 
-    from twocats.lanes.modes._generated import sha1 as kernels
+    from twocats.lanes.modes import drivers
 
     out = np.zeros((len(msgs), 20), dtype=np.uint8)
-    kernel = kernels.sha1_many_x8.get(chosen)
+    kernel = drivers.sha1_many_x8.get(chosen)
     for first, end, data, starts, lengths in chunks(msgs):
         order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
         kernel(data, starts, lengths, order, out[first:end])

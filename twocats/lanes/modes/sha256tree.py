@@ -49,10 +49,10 @@ _POINTER_KERNELS: dict[str, tuple[int, tuple[int, ...], int]] = {
 
 
 def _kernels() -> Any:
-    """Import the generated SHA-2 tree drivers (this imports numpy and numba)."""
-    from twocats.lanes.modes._generated import sha256tree as kernels
+    """Import the SHA-2 tree drivers (this imports numpy and numba)."""
+    from twocats.lanes.modes import drivers
 
-    return kernels
+    return drivers
 
 
 def _buffer(data: bytes) -> Any:

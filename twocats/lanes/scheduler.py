@@ -1,0 +1,216 @@
+"""The lane scheduler of the lane hashes: many messages of any lengths on one lane kernel.
+
+Only the lane compressions are generated (``twocats/simd/_generated/<hash>.py``); this scheduler is
+ordinary kernel source, bound once per hash type with
+:meth:`~twocats.simd._jit.Variants.specialise`: its globals in capitals (the word type, byte order,
+block size, IV and parameter word) and ``lanes``, the lane compression.  numba freezes globals into
+the machine code, so each hash's build branches only where its own facts lead.  The values given
+here are BLAKE2s's and only let the unbound source read as Python; :data:`SCHEDULERS` holds the
+bound kernel of every hash, and only those run.
+
+Kernel code only: importing this module imports numba.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from twocats.hashes import HASHES, HashFacts
+from twocats.lanes._generated import blake2s
+from twocats.lanes._words import bswap32, bswap64
+from twocats.simd._jit import Variants, variants
+
+__all__ = ["SCHEDULERS"]
+
+U32 = np.uint32
+U64 = np.uint64
+
+# The globals bound per hash type (these are BLAKE2s's).
+#: Whether the hash is BLAKE2 (byte counter and final flag) rather than SHA-2 (length padding).
+BLAKE2 = True
+#: Whether message words are big-endian (SHA-2) rather than little-endian (BLAKE2).
+BIG_ENDIAN = False
+#: The word type, the bytes in a word and in a block.
+WORD = np.uint32
+WB = 4
+#: The shift of each byte of a word as loaded (in the word's byte order; WB entries are used).
+SHIFTS = (0, 8, 16, 24, 0, 0, 0, 0)
+BLOCK = 64
+#: A word with every bit set (BLAKE2's final-block flag).
+ONES = U32(0xFFFFFFFF)
+#: The initial state, and the word xored into its first word (BLAKE2's parameter block).
+IV = blake2s.BLAKE2S_IV
+PARAM = U32(0x01010020)
+#: The lane compression, and the byte swap of one word.
+lanes = blake2s.blake2s_lanes
+bswap = bswap32
+
+
+@variants(vectorize=False)  # type: ignore[arg-type]
+def lanes_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nlanes: Any) -> None:
+    """Hash ``count`` messages, up to ``nlanes`` at a time in lock-step, into ``out``.
+
+    The messages lie back to back in ``data``: message i has length lengths[i], or ``stride`` for
+    every message when ``stride`` is not negative (then ``lengths`` is not read).  out[i] (a row
+    of 8 words) receives the digest of message i in the digest's byte order.
+
+    Free lanes take the next waiting messages; a lane whose message ends is freed by moving the
+    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  Decoding, padding
+    and lane starts are spelled out here rather than called, because numba reference-counts every
+    array passed to a function that LLVM has not inlined yet.  This driver's own loops compile
+    without the vectorizers in both builds (vectorized, the decoding loop ran at half speed); the
+    simd build still calls the simd lane kernel.
+    """
+    H = np.empty((8, nlanes), dtype=WORD)
+    M = np.empty((16, nlanes), dtype=WORD)
+    T = np.zeros(nlanes, dtype=np.uint64)
+    F = np.zeros(nlanes, dtype=WORD)
+    # Per lane: message start in data, length, next block, number of blocks, message index.
+    meta = np.empty((5, nlanes), dtype=np.uint64)
+    active = 0
+    waiting = 0
+    offset = U64(0)
+    while True:
+        # Put waiting messages on the free lanes active..nlanes-1.
+        while active < nlanes and waiting < count:
+            length = U64(stride) if stride >= 0 else U64(lengths[waiting])
+            base = offset
+            offset += length
+            for i in range(8):
+                H[i, active] = IV[i]
+            H[0, active] = H[0, active] ^ PARAM
+            meta[0, active] = base
+            meta[1, active] = length
+            meta[2, active] = U64(0)
+            if BLAKE2:
+                meta[3, active] = max(U64(1), (length + U64(BLOCK - 1)) // U64(BLOCK))
+            else:
+                # The padding adds a 0x80 byte and a length of two words.
+                meta[3, active] = (length + U64(BLOCK + 2 * WB)) // U64(BLOCK)
+            meta[4, active] = U64(waiting)
+            active += 1
+            waiting += 1
+        if active == 0:
+            break
+        for lane in range(active):
+            base = meta[0, lane]
+            length = meta[1, lane]
+            start = meta[2, lane] * U64(BLOCK)
+            if start + U64(BLOCK) <= length:
+                for i in range(16):
+                    q = base + start + U64(WB * i)
+                    # Spelled out rather than looped over the bytes: as a loop the scheduler ran
+                    # about 10% slower.
+                    word = (
+                        (U64(data[q]) << U64(SHIFTS[0]))
+                        | (U64(data[q + U64(1)]) << U64(SHIFTS[1]))
+                        | (U64(data[q + U64(2)]) << U64(SHIFTS[2]))
+                        | (U64(data[q + U64(3)]) << U64(SHIFTS[3]))
+                    )
+                    if WB == 8:
+                        word = word | (
+                            (U64(data[q + U64(4)]) << U64(SHIFTS[4]))
+                            | (U64(data[q + U64(5)]) << U64(SHIFTS[5]))
+                            | (U64(data[q + U64(6)]) << U64(SHIFTS[6]))
+                            | (U64(data[q + U64(7)]) << U64(SHIFTS[7]))
+                        )
+                    M[i, lane] = WORD(word)
+            else:
+                for i in range(16):
+                    p = start + U64(WB * i)
+                    if p + U64(WB) <= length:
+                        q = base + p
+                        word = (
+                            (U64(data[q]) << U64(SHIFTS[0]))
+                            | (U64(data[q + U64(1)]) << U64(SHIFTS[1]))
+                            | (U64(data[q + U64(2)]) << U64(SHIFTS[2]))
+                            | (U64(data[q + U64(3)]) << U64(SHIFTS[3]))
+                        )
+                        if WB == 8:
+                            word = word | (
+                                (U64(data[q + U64(4)]) << U64(SHIFTS[4]))
+                                | (U64(data[q + U64(5)]) << U64(SHIFTS[5]))
+                                | (U64(data[q + U64(6)]) << U64(SHIFTS[6]))
+                                | (U64(data[q + U64(7)]) << U64(SHIFTS[7]))
+                            )
+                        M[i, lane] = WORD(word)
+                    elif p >= length:
+                        # The word lies wholly past the end of the message; SHA-2's padding
+                        # marker opens the word that starts exactly at the end.
+                        if not BLAKE2 and p == length:
+                            M[i, lane] = WORD(U64(0x80) << U64(8 * (WB - 1)))
+                        else:
+                            M[i, lane] = WORD(0)
+                    else:
+                        word = U64(0)
+                        for k in range(WB):
+                            pos = p + U64(k)
+                            byte = U64(0)
+                            if pos < length:
+                                byte = U64(data[base + pos])
+                            elif pos == length and not BLAKE2:
+                                byte = U64(0x80)
+                            shift = 8 * (WB - 1 - k) if BIG_ENDIAN else 8 * k
+                            word = word | (byte << U64(shift))
+                        M[i, lane] = WORD(word)
+            last = meta[2, lane] + U64(1) == meta[3, lane]
+            if BLAKE2:
+                T[lane] = min(start + U64(BLOCK), length)
+                F[lane] = ONES if last else WORD(0)
+            elif last:
+                # The message length in bits, big-endian in the last two words.
+                M[14, lane] = WORD(length >> U64(8 * WB - 3))
+                M[15, lane] = WORD(length << U64(3))
+        lanes(H, M, T, F, active)
+        # Retire finished lanes: store the digest and free the lane by moving the last busy lane
+        # into it (that lane has not been advanced yet, so the slot is examined again).
+        lane = 0
+        while lane < active:
+            done = meta[2, lane] + U64(1)
+            if done < meta[3, lane]:
+                meta[2, lane] = done
+                lane += 1
+                continue
+            row = meta[4, lane]
+            for i in range(8):
+                out[row, i] = bswap(H[i, lane]) if BIG_ENDIAN else H[i, lane]
+            active -= 1
+            for i in range(8):
+                H[i, lane] = H[i, active]
+            for i in range(5):
+                meta[i, lane] = meta[i, active]
+
+
+def _shifts(facts: HashFacts) -> tuple[int, ...]:
+    """The shift of each byte of a word as loaded, padded with zeros to eight entries."""
+    nbytes = facts.word_bytes
+    order = range(nbytes - 1, -1, -1) if facts.big_endian else range(nbytes)
+    return (*(8 * k for k in order), *(0,) * (8 - nbytes))
+
+
+def _bind(facts: HashFacts) -> Variants:
+    """The scheduler of one hash type, on that hash's lane compression."""
+    module = importlib.import_module(f"twocats.lanes._generated.{facts.name}")
+    word = np.uint32 if facts.word_bits == 32 else np.uint64
+    param = 0x01010000 | facts.digest_size if facts.is_blake2 else 0
+    return lanes_many.specialise(
+        facts.name,
+        BLAKE2=facts.is_blake2,
+        BIG_ENDIAN=facts.big_endian,
+        WORD=word,
+        WB=facts.word_bytes,
+        SHIFTS=_shifts(facts),
+        BLOCK=facts.block_bytes,
+        ONES=word(~word(0)),
+        IV=getattr(module, f"{facts.name.upper()}_IV"),
+        PARAM=word(param),
+        lanes=getattr(module, f"{facts.name}_lanes"),
+        bswap=bswap32 if facts.word_bits == 32 else bswap64,
+    )
+
+
+#: The bound scheduler of every lane hash, by name.
+SCHEDULERS = {facts.name: _bind(facts) for facts in HASHES}
