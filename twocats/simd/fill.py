@@ -41,7 +41,7 @@ from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
 from twocats.simd import _jit
 from twocats.simd.asm import dispatcher_asm
-from twocats.simd.fillgen import CHAINS, LANES, kernel_name, module_name
+from twocats.simd.fillgen import CHAINS, LANES, SCRATCH, kernel_name, module_name
 from twocats.simd.statehash import STATE_HASHES
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "fill_kernel",
     "get_fill_slice",
     "kernel_asm",
+    "scratch",
 ]
 
 #: The backends this module compiles (the pure-Python ``reference`` lives in ``twocats.kdf``).
@@ -94,9 +95,10 @@ def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) 
 
     ``backend`` is "scalar" or "simd"; ``variant`` 0 is the final/2014 block hash and 1 the March
     2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
-    arguments are ``(mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen,
-    parallelism, multiplies, dependent)``, and for variant 1 also ``time_cost``.  Each kernel
-    links the state hash of its own hash type only, and compiles on its first call.
+    arguments are ``(mem, states, *scratch(variant), p_first, p_step, done, per_slice, bpt,
+    blocklen, sub_blocklen, parallelism, multiplies, dependent)``, and for variant 1 also
+    ``time_cost``.  Each kernel links the state hash of its own hash type only, and compiles on its
+    first call.
     """
     _check_backend(backend)
     if lanes not in LANES:
@@ -123,8 +125,13 @@ def kernel_asm(lanes: int, backend: str) -> str:
     kernel = fill_kernel(lanes, backend)
     mem = np.zeros(64, dtype=np.uint32)
     states = np.zeros((1, 8), dtype=np.uint32)
-    kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
+    kernel(mem, states, *scratch(0), 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
     return dispatcher_asm(kernel)[0]
+
+
+def scratch(variant: int) -> tuple[npt.NDArray[Any], ...]:
+    """Return fresh scratch arrays for one call of a kernel of ``variant`` (0 or 1)."""
+    return tuple(np.empty(words, dtype) for _name, dtype, words in SCRATCH[CHAINS[variant]])
 
 
 def _check_backend(backend: str) -> None:
@@ -269,15 +276,15 @@ class _SliceFiller:
         if variant:
             tail += (job.time_cost,)
         if shares == 1:
-            _run_share(kernel, mem, states, 0, 1, tail)
+            _run_share(kernel, mem, states, variant, 0, 1, tail)
             return
         pool = _executor(shares - 1)
         futures: list[Future[None]] = [
-            pool.submit(_run_share, kernel, mem, states, share, shares, tail)
+            pool.submit(_run_share, kernel, mem, states, variant, share, shares, tail)
             for share in range(1, shares)
         ]
         try:
-            _run_share(kernel, mem, states, 0, shares, tail)
+            _run_share(kernel, mem, states, variant, 0, shares, tail)
         finally:
             # The barrier: every region finishes this slice before the call returns.
             for future in futures:
@@ -288,18 +295,20 @@ def _run_share(
     kernel: Any,
     mem: npt.NDArray[np.uint32],
     states: npt.NDArray[np.uint32],
+    variant: int,
     share: int,
     shares: int,
     tail: tuple[int, ...],
 ) -> None:
     """Fill the regions ``share, share + shares, ...`` of one slice (on the current thread)."""
+    arrays = scratch(variant)
     if not _jit.config.DISABLE_JIT:
-        kernel(mem, states, share, shares, *tail)
+        kernel(mem, states, *arrays, share, shares, *tail)
         return
     # In plain-Python runs the kernels' wrapping uint32 sums are numpy scalar operations whose
     # overflow is intended; numpy's error state is per thread.
     with np.errstate(over="ignore"):
-        kernel(mem, states, share, shares, *tail)
+        kernel(mem, states, *arrays, share, shares, *tail)
 
 
 def get_fill_slice(backend: str, *, threads: int | None = None) -> FillSlice:

@@ -105,7 +105,7 @@ def compile_kernel(kernel: Kernel) -> None:
             np.zeros((1, 64), np.uint8), _LANE_HASHES[kernel.hash_code], backend=kernel.backend
         )
         return
-    from twocats.simd.fill import fill_kernel
+    from twocats.simd.fill import fill_kernel, scratch
 
     compiled = fill_kernel(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
     words = HASHES[kernel.hash_code].state_words
@@ -114,7 +114,7 @@ def compile_kernel(kernel: Kernel) -> None:
     # Slice [1, 1) of one region: nothing is filled, but the call compiles the kernel for the
     # argument types of every real call (Python ints).
     tail = (0,) if kernel.variant else ()
-    compiled(mem, states, 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
+    compiled(mem, states, *scratch(kernel.variant), 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
 
 
 def default_jobs() -> int:
