@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
 from twocats.params import Params
+from twocats.simd import aot
 
 __all__ = [
     "COMPILED_BACKENDS",
@@ -95,7 +96,11 @@ def all_kernels(backend: str) -> list[Kernel]:
 
 
 def compile_kernel(kernel: Kernel) -> None:
-    """Compile ``kernel`` (or load it from the disk cache) by running it once on empty input."""
+    """Compile ``kernel`` (or load it from the disk cache) by running it once on empty input.
+
+    A fill kernel's ahead-of-time artefact (:mod:`twocats.simd.aot`) is built too, where one can
+    be; a failed build warns and leaves the kernel to numba.
+    """
     import numpy as np
 
     if kernel.kind == "lanes":
@@ -115,6 +120,10 @@ def compile_kernel(kernel: Kernel) -> None:
     # argument types of every real call (Python ints).
     tail = (0,) if kernel.variant else ()
     compiled(mem, states, *scratch(kernel.variant), 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
+    if aot.enabled():
+        from twocats.simd.aotbuild import try_build_fill
+
+        try_build_fill(aot.FillKey(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant))
 
 
 def default_jobs() -> int:
