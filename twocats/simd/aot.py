@@ -186,15 +186,15 @@ def kernel_sources(files: list[str]) -> dict[str, str]:
 def _sources_match(sources: Mapping[str, str]) -> bool:
     for relative, digest in sources.items():
         path = _PACKAGE / relative
-        if ".." in Path(relative).parts or not path.is_file():
+        if Path(relative).is_absolute() or ".." in Path(relative).parts or not path.is_file():
             return False
         if hashlib.sha256(path.read_bytes()).hexdigest() != digest:
             return False
     return bool(sources)
 
 
-class RefusedError(Exception):
-    """An artefact that exists but failed a check."""
+class RefusedError(BackendError):
+    """An artefact that exists but failed a check (numba's build is used instead)."""
 
 
 class _Kernel:
@@ -394,7 +394,7 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
         if kernel is None and refusal is None and enabled():
             _missing.add(key)
     if refusal is not None:
-        warn_once(f"compiled kernel refused ({refusal})")
+        warn_once(f"compiled kernel refused ({refusal}; 'twocats warmup' rebuilds it)")
     return kernel
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,11 @@ def _source_files(key: aot.FillKey) -> list[str]:
     """
     kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
     files = _jit._source_files(kernel.py_func) | {_jit.__file__, hashes.__file__, __file__}
+    # The modules of the kernel's globals too: numba's key misses intrinsics (prefetches).
+    for value in kernel.py_func.__globals__.values():
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        if module is not None and module.__name__.startswith("twocats.") and module.__file__:
+            files.add(module.__file__)
     return sorted(str(Path(path).resolve()) for path in files)
 
 
