@@ -9,7 +9,9 @@ row, so that a neighbour's load falls on all of them alike.  The commands:
 * ``twocats --help``;
 * ``twocats hash --password-stdin --json`` at the profile (default ``moderate``, the library's
   default, 256 MiB) with a warm kernel cache, and the first one in an empty cache (one run: it
-  compiles the kernels);
+  compiles the kernel, and writes its ahead-of-time artefact).  The warm cache holds the
+  artefact, so the warm hash runs without numba; the same hash with ``TWOCATS_AOT=0`` shows
+  numba's own cache beside it;
 * ``twocats verify`` of such a hash (warm);
 * ``python -c`` importing twocats and verifying that hash with ``PasswordHasher()`` (warm);
 * argon2-cffi's ``PasswordHasher().hash`` in ``python -c``, at argon2-cffi's defaults and at the
@@ -18,7 +20,8 @@ row, so that a neighbour's load falls on all of them alike.  The commands:
 The twocats command is the console script as pip writes it from the tree's ``[project.scripts]``.
 Two figures are taken run by run and reported as medians: the warm ``twocats hash`` over
 argon2-cffi's process at equal memory, and the share of the warm hash process spent in the hash
-itself (the ``seconds`` the command reports, which exclude loading the kernels).  With
+itself (the ``seconds`` the command reports, which exclude loading the kernels).  Whether the
+warm hash, verify and library processes import numba is read from ``python -X importtime``.  With
 ``--against REV`` the twocats commands of commit REV run too, taking turns with this tree's (a
 paired before and after).  The load average is recorded before and after.  ``--smoke`` runs every
 command once at the cheapest profile and writes no files.
@@ -147,6 +150,13 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+#: The label of the warm hash, after the tree's name.
+HASH = "twocats hash"
+
+#: The label of the warm hash with the ahead-of-time kernels switched off.
+HASH_NUMBA = "twocats hash, numba's cache only (TWOCATS_AOT=0)"
+
+
 def twocats_commands(
     name: str, tree: Path, cache: Path, profile: str, stored: str
 ) -> list[Command]:
@@ -154,14 +164,11 @@ def twocats_commands(
     script = console_script(tree)
     env = _env(tree, cache)
     profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
+    hash_args = (*script, "hash", *profile_args, "--password-stdin", "--json")
     return [
         Command(f"{name}: twocats --help", (*script, "--help"), env),
-        Command(
-            f"{name}: twocats hash",
-            (*script, "hash", *profile_args, "--password-stdin", "--json"),
-            env,
-            PASSWORD,
-        ),
+        Command(f"{name}: {HASH}", hash_args, env, PASSWORD),
+        Command(f"{name}: {HASH_NUMBA}", hash_args, {**env, "TWOCATS_AOT": "0"}, PASSWORD),
         Command(
             f"{name}: twocats verify",
             (*script, "verify", stored, "--password-stdin"),
@@ -248,8 +255,13 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
             for command in order:
                 samples[command.label].append(timed(command))
             _say(f"  turn {turn + 1} of {runs}")
-        numba_loaded = _numba_loaded(commands[3])
-    hash_label = f"{next(iter(trees))}: twocats hash"
+        first_tree = next(iter(trees))
+        numba_loaded = {
+            command.label[len(first_tree) + 2 :]: _imports_numba(command)
+            for command in commands
+            if command.label.startswith(f"{first_tree}: ") and "--help" not in command.label
+        }
+    hash_label = f"{first_tree}: {HASH}"
     hash_runs = samples[hash_label]
     equal_runs = samples[argon2[1].label]
     hash_seconds = [float(json.loads(run.stdout)["seconds"]) for run in hash_runs]
@@ -271,11 +283,17 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
     }
 
 
-def _numba_loaded(verify: Command) -> bool:
-    """Whether the library's verification process ``verify`` imports numba."""
-    probe = verify.args[2] + "; print('numba' in sys.modules)"
-    args = (*verify.args[:2], probe, *verify.args[3:])
-    return timed(Command(verify.label, args, verify.env, verify.stdin)).stdout.strip() == "True"
+def _imports_numba(command: Command) -> bool:
+    """Whether ``command`` (a Python process) imports numba, read from ``-X importtime``."""
+    args = (command.args[0], "-X", "importtime", *command.args[1:])
+    done = subprocess.run(
+        args, input=command.stdin, env=command.env, capture_output=True, check=True
+    )
+    return any(
+        line.rsplit(b"|", 1)[-1].strip() == b"numba"
+        for line in done.stderr.splitlines()
+        if line.startswith(b"import time:")
+    )
 
 
 def _commit(rev: str) -> str:
@@ -379,10 +397,12 @@ def markdown(document: dict[str, Any]) -> str:
             f"* The hash itself: {document['hash_itself_s']:.3f} s, **{100 * share:.0f}%** of the "
             "warm `twocats hash` process (median of the runs' shares)."
         ),
-        (
-            "* A verification through the library imports numba: "
-            f"{document['numba_on_password_path']}."
-        ),
+        "* Processes that import numba (`python -X importtime`): "
+        + "; ".join(
+            f"{label}: **{'yes' if loaded else 'no'}**"
+            for label, loaded in document["numba_on_password_path"].items()
+        )
+        + ".",
         (
             "* No platform wheel with ahead-of-time kernels exists yet, so there is no "
             "cold-with-wheel figure."
