@@ -165,10 +165,14 @@ def twocats_commands(
     env = _env(tree, cache)
     profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
     hash_args = (*script, "hash", *profile_args, "--password-stdin", "--json")
+    # An older tree may not know the switch; only this tree's hash runs both ways.
+    numba_only = [
+        Command(f"{name}: {HASH_NUMBA}", hash_args, {**env, "TWOCATS_AOT": "0"}, PASSWORD)
+    ]
     return [
         Command(f"{name}: twocats --help", (*script, "--help"), env),
         Command(f"{name}: {HASH}", hash_args, env, PASSWORD),
-        Command(f"{name}: {HASH_NUMBA}", hash_args, {**env, "TWOCATS_AOT": "0"}, PASSWORD),
+        *(numba_only if tree == REPO else []),
         Command(
             f"{name}: twocats verify",
             (*script, "verify", stored, "--password-stdin"),
@@ -331,7 +335,9 @@ def _paired_ratios(samples: dict[str, list[Run]]) -> dict[str, dict[str, float]]
     for label, runs in samples.items():
         if not label.startswith("new: "):
             continue
-        old = samples[label.replace("new: ", "old: ", 1)]
+        old = samples.get(label.replace("new: ", "old: ", 1))
+        if old is None:
+            continue
         ratios[label[len("new: ") :]] = {
             "wall": statistics.median(a.wall / b.wall for a, b in zip(runs, old, strict=True)),
             "cpu": statistics.median(a.cpu / b.cpu for a, b in zip(runs, old, strict=True)),
