@@ -98,8 +98,12 @@ class FillKey:
 
 
 def enabled() -> bool:
-    """Whether artefacts are used at all (``$TWOCATS_AOT`` is not 0)."""
-    return os.environ.get(AOT_ENV, "1") != "0"
+    """Whether artefacts are used at all: ``$TWOCATS_AOT`` is not 0, and kernels are compiled.
+
+    Under ``NUMBA_DISABLE_JIT`` (coverage runs) the kernels' Python source runs instead.
+    """
+    plain = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+    return os.environ.get(AOT_ENV, "1") != "0" and not plain
 
 
 def aot_dir() -> Path:
@@ -139,30 +143,32 @@ def cpu_key() -> str | None:
         return None
     for name in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
         found[name] = os.environ.get(name, "")
-    return hashlib.sha256(json.dumps(found, sort_keys=True).encode()).hexdigest()
+    text = "\n".join(f"{name}={value}" for name, value in sorted(found.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @functools.cache
 def _versions() -> str | None:
     """Return the installed numba and llvmlite versions, or None if either cannot be told.
 
-    They are read from the names of the packages' ``.dist-info`` folders beside them, which is
-    much cheaper than ``importlib.metadata`` and imports neither package.
+    They are read from the names of the ``.dist-info`` folders beside numba (llvmlite, its
+    dependency, is installed next to it), which is much cheaper than ``importlib.metadata`` and
+    imports neither package.
     """
+    spec = importlib.util.find_spec("numba")
+    if spec is None or not spec.origin:
+        return None
+    try:
+        entries = os.listdir(Path(spec.origin).parent.parent)
+    except OSError:
+        return None
     found: list[str] = []
     for name in ("numba", "llvmlite"):
-        spec = importlib.util.find_spec(name)
-        if spec is None or not spec.origin:
-            return None
-        folder = Path(spec.origin).parent.parent
-        try:
-            versions = [
-                entry[len(name) + 1 : -len(".dist-info")]
-                for entry in os.listdir(folder)
-                if entry.startswith(f"{name}-") and entry.endswith(".dist-info")
-            ]
-        except OSError:
-            return None
+        versions = [
+            entry[len(name) + 1 : -len(".dist-info")]
+            for entry in entries
+            if entry.startswith(f"{name}-") and entry.endswith(".dist-info")
+        ]
         if len(versions) != 1:
             return None
         found.append(f"{name}-{versions[0]}")
