@@ -243,3 +243,25 @@ def test_warmup_writes_the_artefact(tmp_path: Path) -> None:
     (entry,) = index.values()
     assert (folder / entry["file"]).is_file()
     assert next(iter(index)).startswith(KEY.name + "|")
+
+
+def test_first_numba_build_writes_the_artefact(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hash that finds no artefact builds one, uses it, and a new process finds it."""
+    folder = tmp_path / "aot"
+    monkeypatch.setenv(aot.AOT_DIR_ENV, str(folder))
+    reset()
+    try:
+        expected = _expected()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            engine = Engine("simd")
+            assert engine.derive(b"pw", b"saltsaltsalt", PARAMS) == expected
+        assert not caught
+        loaded = engine.fill_slice()._kernels  # type: ignore[attr-defined]
+        assert not hasattr(loaded[(KEY.lanes, KEY.hash_type, KEY.variant)], "py_func")
+        (entry,) = json.loads((folder / "index.json").read_text()).values()
+        assert (folder / entry["file"]).is_file()
+    finally:
+        reset()
