@@ -55,6 +55,8 @@ __all__ = [
     "AOT_DIR_ENV",
     "AOT_ENV",
     "ENTRY",
+    "LEVELS",
+    "PREBUILT_DIR",
     "FillKey",
     "aot_dir",
     "cpu_key",
@@ -79,6 +81,20 @@ _INDEX_BYTES = 1 << 20
 _ARTEFACT_BYTES = 16 << 20
 
 _PACKAGE = Path(__file__).resolve().parent.parent
+
+#: The folder of the artefacts a platform wheel carries (see :mod:`twocats.simd.aotbuild`).
+PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
+
+# The /proc/cpuinfo flags of x86-64-v3 (AVX2); "abm" is how Linux names LZCNT.
+_V3_FLAGS = ("avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave")
+
+#: The x86-64 levels that prebuilt artefacts are built for, best first, with the
+#: ``/proc/cpuinfo`` flags each needs: AVX-512, AVX2 and the x86-64 baseline (SSE2).
+LEVELS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("x86-64-v4", (*_V3_FLAGS, "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")),
+    ("x86-64-v3", _V3_FLAGS),
+    ("x86-64", ()),
+)
 
 
 @dataclass(frozen=True)
@@ -121,12 +137,8 @@ def _untrusted(folder: Path) -> str | None:
 
 
 @functools.cache
-def cpu_key() -> str | None:
-    """Return a digest of this CPU's identity and exact feature flags, or None if unknown.
-
-    Read from the first processor of ``/proc/cpuinfo`` (vendor, family, model, flags) with the
-    environment variables that change numba's target CPU; None where that file does not exist.
-    """
+def _cpuinfo() -> dict[str, str]:
+    """Return vendor, family, model and flags of the first processor of ``/proc/cpuinfo``."""
     wanted = ("vendor_id", "cpu family", "model", "flags")
     found: dict[str, str] = {}
     try:
@@ -138,13 +150,32 @@ def cpu_key() -> str | None:
                 if name.strip() in wanted:
                     found[name.strip()] = value.strip()
     except OSError:
-        return None
+        return {}
+    return found
+
+
+def cpu_key() -> str | None:
+    """Return a digest of this CPU's identity and exact feature flags, or None if unknown.
+
+    Read from the first processor of ``/proc/cpuinfo`` (vendor, family, model, flags) with the
+    environment variables that change numba's target CPU; None where that file does not exist.
+    """
+    found = dict(_cpuinfo())
     if "flags" not in found:
         return None
     for name in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
         found[name] = os.environ.get(name, "")
     text = "\n".join(f"{name}={value}" for name, value in sorted(found.items()))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def host_levels() -> list[str]:
+    """Return the x86-64 levels of :data:`LEVELS` this CPU runs, best first ([] elsewhere)."""
+    info = _cpuinfo()
+    if info.get("vendor_id") not in ("GenuineIntel", "AuthenticAMD") or "flags" not in info:
+        return []
+    flags = set(info["flags"].split())
+    return [level for level, needed in LEVELS if flags.issuperset(needed)]
 
 
 @functools.cache
@@ -289,8 +320,13 @@ def reference_check(key: FillKey) -> bytes:
 
 
 @contextlib.contextmanager
-def _open_checked(path: Path, limit: int) -> Iterator[tuple[int, bytes]]:
-    """Open ``path`` (no link), check owner and mode, read it; yield the descriptor and bytes."""
+def _open_checked(
+    path: Path, limit: int, owners: tuple[int, ...] = ()
+) -> Iterator[tuple[int, bytes]]:
+    """Open ``path`` (no link), check owner and mode, read it; yield the descriptor and bytes.
+
+    The owner must be this user or one of ``owners``.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as error:
@@ -299,7 +335,7 @@ def _open_checked(path: Path, limit: int) -> Iterator[tuple[int, bytes]]:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise RefusedError(f"{path} is not a regular file")
-        if info.st_uid != os.geteuid():
+        if info.st_uid != os.geteuid() and info.st_uid not in owners:
             raise RefusedError(f"{path} is owned by another user")
         if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
             raise RefusedError(f"{path} is writable by group or others")
@@ -317,11 +353,11 @@ def _open_checked(path: Path, limit: int) -> Iterator[tuple[int, bytes]]:
         os.close(fd)
 
 
-def _read_index(folder: Path) -> dict[str, Any]:
+def _read_index(folder: Path, owners: tuple[int, ...] = ()) -> dict[str, Any]:
     path = folder / "index.json"
     if not os.path.lexists(path):
         return {}
-    with _open_checked(path, _INDEX_BYTES) as (_fd, data):
+    with _open_checked(path, _INDEX_BYTES, owners) as (_fd, data):
         try:
             index = json.loads(data)
         except ValueError:
@@ -332,7 +368,17 @@ def _read_index(folder: Path) -> dict[str, Any]:
 
 
 def _load(key: FillKey) -> Any:
-    """Return the checked artefact of ``key``; None when there is none for these sources."""
+    """Return the checked artefact of ``key``; None when there is none for these sources.
+
+    The artefact built on this machine comes first, then the one of the best x86-64 level a
+    platform wheel carries.
+    """
+    kernel = _load_built(key)
+    return kernel if kernel is not None else _load_prebuilt(key)
+
+
+def _load_built(key: FillKey) -> Any:
+    """Load the artefact built here for this CPU and numba (the user's cache)."""
     cpu, versions = cpu_key(), _versions()
     folder = aot_dir()
     if cpu is None or versions is None or not folder.exists():
@@ -341,12 +387,41 @@ def _load(key: FillKey) -> Any:
     if reason is not None:
         raise RefusedError(reason)
     entry = _read_index(folder).get(_index_key(key, cpu, versions))
+    return _open_entry(folder, entry, key)
+
+
+def _load_prebuilt(key: FillKey) -> Any:
+    """Load the artefact the installed package carries for the best level this CPU runs.
+
+    The package's folder is trusted like the package's code: it may belong to this user or to
+    the administrator (root), and nobody else may write to it.
+    """
+    folder = PREBUILT_DIR
+    levels = host_levels()
+    if not levels or not folder.exists():
+        return None
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    if info.st_uid not in (os.geteuid(), 0) or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise RefusedError(f"{folder} is writable by others or owned by another user")
+    index = _read_index(folder, owners=(0,))
+    for level in levels:
+        entry = index.get(f"{key.name}|{level}")
+        if entry is not None:
+            return _open_entry(folder, entry, key, owners=(0,))
+    return None
+
+
+def _open_entry(folder: Path, entry: Any, key: FillKey, owners: tuple[int, ...] = ()) -> Any:
+    """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
     if not isinstance(entry, dict) or not _sources_match(entry.get("sources") or {}):
         return None
     name = str(entry.get("file", ""))
     if Path(name).name != name or not name.endswith(".so"):
         raise RefusedError(f"the index names an unexpected file {name!r}")
-    with _open_checked(folder / name, _ARTEFACT_BYTES) as (fd, data):
+    with _open_checked(folder / name, _ARTEFACT_BYTES, owners) as (fd, data):
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
             raise RefusedError(f"{folder / name} does not have its recorded SHA-256")
         # The dynamic loader knows a library by the name it was opened under and returns the
@@ -417,18 +492,32 @@ def forget(key: FillKey) -> None:
         _missing.discard(key)
 
 
-def store(key: FillKey, data: bytes, sources: dict[str, str]) -> Path:
-    """Write an artefact and its index entry (both atomically); return the artefact's path."""
+def store(
+    key: FillKey,
+    data: bytes,
+    sources: dict[str, str],
+    level: str | None = None,
+    prebuilt: Path = PREBUILT_DIR,
+) -> Path:
+    """Write an artefact and its index entry (both atomically); return the artefact's path.
+
+    Without ``level`` the artefact is this machine's, in :func:`aot_dir`, keyed on this CPU and
+    numba; with an x86-64 ``level`` of :data:`LEVELS` it goes to ``prebuilt`` for a wheel.
+    """
     import fcntl
 
-    cpu, versions = cpu_key(), _versions()
-    if cpu is None or versions is None:
-        raise RefusedError("this machine's CPU or numba version cannot be named")
-    folder = aot_dir()
-    make_private_dirs(folder)
-    reason = _untrusted(folder)
-    if reason is not None:
-        raise RefusedError(reason)
+    if level is None:
+        cpu, versions = cpu_key(), _versions()
+        if cpu is None or versions is None:
+            raise RefusedError("this machine's CPU or numba version cannot be named")
+        folder, index_key = aot_dir(), _index_key(key, cpu, versions)
+        make_private_dirs(folder)
+        reason = _untrusted(folder)
+        if reason is not None:
+            raise RefusedError(reason)
+    else:
+        folder, index_key = prebuilt, f"{key.name}|{level}"
+        folder.mkdir(mode=0o755, exist_ok=True)
     digest = hashlib.sha256(data).hexdigest()
     path = folder / f"{digest}.so"
     with open(folder / "index.lock", "a") as lock:
@@ -438,8 +527,7 @@ def store(key: FillKey, data: bytes, sources: dict[str, str]) -> Path:
             index = _read_index(folder)
         except RefusedError:
             index = {}
-        entry = {"file": path.name, "sha256": digest, "sources": sources}
-        index[_index_key(key, cpu, versions)] = entry
+        index[index_key] = {"file": path.name, "sha256": digest, "sources": sources}
         text = json.dumps(index, indent=1, sort_keys=True)
         _write_atomically(folder / "index.json", text.encode())
         # Artefacts that no entry names any more (replaced by newer builds) are removed.
