@@ -23,8 +23,10 @@ argon2-cffi's process at equal memory, and the share of the warm hash process sp
 itself (the ``seconds`` the command reports, which exclude loading the kernels).  Whether the
 warm hash, verify and library processes import numba is read from ``python -X importtime``.  With
 ``--against REV`` the twocats commands of commit REV run too, taking turns with this tree's (a
-paired before and after).  The load average is recorded before and after.  ``--smoke`` runs every
-command once at the cheapest profile and writes no files.
+paired before and after).  With ``--wheel PATH`` a platform wheel with prebuilt kernels is
+installed into a new virtual environment and its first hash, in an empty kernel cache, is timed
+each turn (cold with the wheel).  The load average is recorded before and after.  ``--smoke``
+runs every command once at the cheapest profile and writes no files.
 """
 
 from __future__ import annotations
@@ -235,7 +237,31 @@ def _medians(runs: list[Run]) -> dict[str, float]:
     }
 
 
-def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
+#: The label of the first hash after installing a platform wheel.
+WHEEL_HASH = "wheel: first twocats hash after installing, empty kernel cache"
+
+
+def wheel_command(wheel: Path, venv: Path, cache: Path, profile: str) -> Command:
+    """Install ``wheel`` into a new ``venv`` (seeing this Python's packages); its first hash.
+
+    ``cache`` is a kernel cache that does not exist: every run of the command is a first hash,
+    as long as the run writes nothing there (the report says whether one did).
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+    subprocess.run([*pip, str(wheel)], check=True)
+    script = (str(venv / "bin" / "python"), "-c", console_script(REPO)[2])
+    profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
+    # The installed package, not a checkout on PYTHONPATH.
+    env = {key: value for key, value in _env(None, cache).items() if key != "PYTHONPATH"}
+    return Command(
+        WHEEL_HASH, (*script, "hash", *profile_args, "--password-stdin", "--json"), env, PASSWORD
+    )
+
+
+def measure(
+    trees: dict[str, Path], profile: str, runs: int, wheel: Path | None = None
+) -> dict[str, Any]:
     """Time every command ``runs`` times, taking turns; return the report's figures."""
     from twocats.profiles import PROFILES
 
@@ -250,6 +276,10 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
             cold, stored = _first_hash(name, tree, cache, profile)
             first[name] = {"wall_s": cold.wall, "cpu_s": cold.cpu}
             commands += twocats_commands(name, tree, cache, profile, stored)
+        wheel_cache = Path(scratch) / "cache-wheel"
+        if wheel is not None:
+            _say(f"installing {wheel.name}")
+            commands.append(wheel_command(wheel, Path(scratch) / "venv", wheel_cache, profile))
         commands += argon2
         for command in commands:
             timed(command)  # warm-up: the page cache, and anything a first run writes
@@ -259,11 +289,14 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
             for command in order:
                 samples[command.label].append(timed(command))
             _say(f"  turn {turn + 1} of {runs}")
+        # Read before the probes below, which run the commands once more.
+        wheel_cache_written = wheel_cache.exists()
         first_tree = next(iter(trees))
         numba_loaded = {
-            command.label[len(first_tree) + 2 :]: _imports_numba(command)
+            command.label.removeprefix(f"{first_tree}: "): _imports_numba(command)
             for command in commands
-            if command.label.startswith(f"{first_tree}: ") and "--help" not in command.label
+            if command.label.startswith((f"{first_tree}: ", "wheel: "))
+            and "--help" not in command.label
         }
     hash_label = f"{first_tree}: {HASH}"
     hash_runs = samples[hash_label]
@@ -284,6 +317,8 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
         ),
         "hash_itself_s": statistics.median(hash_seconds),
         "numba_on_password_path": numba_loaded,
+        "wheel": wheel.name if wheel is not None else None,
+        "wheel_cache_written": wheel_cache_written,
     }
 
 
@@ -291,7 +326,12 @@ def _imports_numba(command: Command) -> bool:
     """Whether ``command`` (a Python process) imports numba, read from ``-X importtime``."""
     args = (command.args[0], "-X", "importtime", *command.args[1:])
     done = subprocess.run(
-        args, input=command.stdin, env=command.env, capture_output=True, check=True
+        args,
+        input=command.stdin,
+        env=command.env,
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        check=True,
     )
     return any(
         line.rsplit(b"|", 1)[-1].strip() == b"numba"
@@ -306,7 +346,7 @@ def _commit(rev: str) -> str:
     ).stdout.strip()
 
 
-def run(profile: str, runs: int, against: str | None) -> dict[str, Any]:
+def run(profile: str, runs: int, against: str | None, wheel: Path | None = None) -> dict[str, Any]:
     """Measure this tree (and commit ``against``); return the report document."""
     from bench.harness import machine
 
@@ -324,7 +364,7 @@ def run(profile: str, runs: int, against: str | None) -> dict[str, Any]:
         trees = {"new": REPO}
         if against:
             trees["old"] = _export(against, Path(old_dir))
-        document.update(measure(trees, profile, runs))
+        document.update(measure(trees, profile, runs, wheel))
     document["load_after"] = load_average()
     return document
 
@@ -410,8 +450,11 @@ def markdown(document: dict[str, Any]) -> str:
         )
         + ".",
         (
-            "* No platform wheel with ahead-of-time kernels exists yet, so there is no "
-            "cold-with-wheel figure."
+            f"* `{WHEEL_HASH}`: `{document['wheel']}` installed into a new virtual environment; "
+            "each run starts with no kernel cache, and the runs wrote "
+            f"{'to it' if document['wheel_cache_written'] else 'nothing to it'}."
+            if document.get("wheel")
+            else "* No platform wheel was given (--wheel), so there is no cold-with-wheel figure."
         ),
     ]
     return "\n".join(lines) + "\n"
@@ -424,13 +467,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--against", default=None, help="also run the twocats rows of commit REV")
     parser.add_argument("--profile", default="moderate", help="twocats profile (moderate)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
+    parser.add_argument(
+        "--wheel", type=Path, default=None, help="also time the first hash after installing WHEEL"
+    )
     parser.add_argument("--smoke", action="store_true", help="every process once, no files")
     args = parser.parse_args(list(argv or []))
     if args.smoke:
         return smoke()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    document = run(args.profile, args.runs, args.against)
+    document = run(args.profile, args.runs, args.against, args.wheel)
     write_document("startup", document, markdown(document), args.out)
     return 0
 
