@@ -9,7 +9,9 @@ row, so that a neighbour's load falls on all of them alike.  The commands:
 * ``twocats --help``;
 * ``twocats hash --password-stdin --json`` at the profile (default ``moderate``, the library's
   default, 256 MiB) with a warm kernel cache, and the first one in an empty cache (one run: it
-  compiles the kernels);
+  compiles the kernel, and writes its ahead-of-time artefact).  The warm cache holds the
+  artefact, so the warm hash runs without numba; the same hash with ``TWOCATS_AOT=0`` shows
+  numba's own cache beside it;
 * ``twocats verify`` of such a hash (warm);
 * ``python -c`` importing twocats and verifying that hash with ``PasswordHasher()`` (warm);
 * argon2-cffi's ``PasswordHasher().hash`` in ``python -c``, at argon2-cffi's defaults and at the
@@ -18,10 +20,13 @@ row, so that a neighbour's load falls on all of them alike.  The commands:
 The twocats command is the console script as pip writes it from the tree's ``[project.scripts]``.
 Two figures are taken run by run and reported as medians: the warm ``twocats hash`` over
 argon2-cffi's process at equal memory, and the share of the warm hash process spent in the hash
-itself (the ``seconds`` the command reports, which exclude loading the kernels).  With
+itself (the ``seconds`` the command reports, which exclude loading the kernels).  Whether the
+warm hash, verify and library processes import numba is read from ``python -X importtime``.  With
 ``--against REV`` the twocats commands of commit REV run too, taking turns with this tree's (a
-paired before and after).  The load average is recorded before and after.  ``--smoke`` runs every
-command once at the cheapest profile and writes no files.
+paired before and after).  With ``--wheel PATH`` a platform wheel with prebuilt kernels is
+installed into a new virtual environment and its first hash, in an empty kernel cache, is timed
+each turn (cold with the wheel).  The load average is recorded before and after.  ``--smoke``
+runs every command once at the cheapest profile and writes no files.
 """
 
 from __future__ import annotations
@@ -141,6 +146,13 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+#: The label of the warm hash, after the tree's name.
+HASH = "twocats hash"
+
+#: The label of the warm hash with the ahead-of-time kernels switched off.
+HASH_NUMBA = "twocats hash, numba's cache only (TWOCATS_AOT=0)"
+
+
 def twocats_commands(
     name: str, tree: Path, cache: Path, profile: str, stored: str
 ) -> list[Command]:
@@ -148,14 +160,15 @@ def twocats_commands(
     script = console_script(tree)
     env = _env(tree, cache)
     profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
+    hash_args = (*script, "hash", *profile_args, "--password-stdin", "--json")
+    # An older tree may not know the switch; only this tree's hash runs both ways.
+    numba_only = [
+        Command(f"{name}: {HASH_NUMBA}", hash_args, {**env, "TWOCATS_AOT": "0"}, PASSWORD)
+    ]
     return [
         Command(f"{name}: twocats --help", (*script, "--help"), env),
-        Command(
-            f"{name}: twocats hash",
-            (*script, "hash", *profile_args, "--password-stdin", "--json"),
-            env,
-            PASSWORD,
-        ),
+        Command(f"{name}: {HASH}", hash_args, env, PASSWORD),
+        *(numba_only if tree == REPO else []),
         Command(
             f"{name}: twocats verify",
             (*script, "verify", stored, "--password-stdin"),
@@ -218,7 +231,31 @@ def _medians(runs: list[Run]) -> dict[str, float]:
     }
 
 
-def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
+#: The label of the first hash after installing a platform wheel.
+WHEEL_HASH = "wheel: first twocats hash after installing, empty kernel cache"
+
+
+def wheel_command(wheel: Path, venv: Path, cache: Path, profile: str) -> Command:
+    """Install ``wheel`` into a new ``venv`` (seeing this Python's packages); its first hash.
+
+    ``cache`` is a kernel cache that does not exist: every run of the command is a first hash,
+    as long as the run writes nothing there (the report says whether one did).
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+    subprocess.run([*pip, str(wheel)], check=True)
+    script = (str(venv / "bin" / "python"), "-c", console_script(REPO)[2])
+    profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
+    # The installed package, not a checkout on PYTHONPATH.
+    env = {key: value for key, value in _env(None, cache).items() if key != "PYTHONPATH"}
+    return Command(
+        WHEEL_HASH, (*script, "hash", *profile_args, "--password-stdin", "--json"), env, PASSWORD
+    )
+
+
+def measure(
+    trees: dict[str, Path], profile: str, runs: int, wheel: Path | None = None
+) -> dict[str, Any]:
     """Time every command ``runs`` times, taking turns; return the report's figures."""
     from twocats.profiles import PROFILES
 
@@ -233,6 +270,10 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
             cold, stored = _first_hash(name, tree, cache, profile)
             first[name] = {"wall_s": cold.wall, "cpu_s": cold.cpu}
             commands += twocats_commands(name, tree, cache, profile, stored)
+        wheel_cache = Path(scratch) / "cache-wheel"
+        if wheel is not None:
+            _say(f"installing {wheel.name}")
+            commands.append(wheel_command(wheel, Path(scratch) / "venv", wheel_cache, profile))
         commands += argon2
         for command in commands:
             timed(command)  # warm-up: the page cache, and anything a first run writes
@@ -242,8 +283,16 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
             for command in order:
                 samples[command.label].append(timed(command))
             _say(f"  turn {turn + 1} of {runs}")
-        numba_loaded = _numba_loaded(commands[3])
-    hash_label = f"{next(iter(trees))}: twocats hash"
+        # Read before the probes below, which run the commands once more.
+        wheel_cache_written = wheel_cache.exists()
+        first_tree = next(iter(trees))
+        numba_loaded = {
+            command.label.removeprefix(f"{first_tree}: "): _imports_numba(command)
+            for command in commands
+            if command.label.startswith((f"{first_tree}: ", "wheel: "))
+            and "--help" not in command.label
+        }
+    hash_label = f"{first_tree}: {HASH}"
     hash_runs = samples[hash_label]
     equal_runs = samples[argon2[1].label]
     hash_seconds = [float(json.loads(run.stdout)["seconds"]) for run in hash_runs]
@@ -262,14 +311,27 @@ def measure(trees: dict[str, Path], profile: str, runs: int) -> dict[str, Any]:
         ),
         "hash_itself_s": statistics.median(hash_seconds),
         "numba_on_password_path": numba_loaded,
+        "wheel": wheel.name if wheel is not None else None,
+        "wheel_cache_written": wheel_cache_written,
     }
 
 
-def _numba_loaded(verify: Command) -> bool:
-    """Whether the library's verification process ``verify`` imports numba."""
-    probe = verify.args[2] + "; print('numba' in sys.modules)"
-    args = (*verify.args[:2], probe, *verify.args[3:])
-    return timed(Command(verify.label, args, verify.env, verify.stdin)).stdout.strip() == "True"
+def _imports_numba(command: Command) -> bool:
+    """Whether ``command`` (a Python process) imports numba, read from ``-X importtime``."""
+    args = (command.args[0], "-X", "importtime", *command.args[1:])
+    done = subprocess.run(
+        args,
+        input=command.stdin,
+        env=command.env,
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        check=True,
+    )
+    return any(
+        line.rsplit(b"|", 1)[-1].strip() == b"numba"
+        for line in done.stderr.splitlines()
+        if line.startswith(b"import time:")
+    )
 
 
 def _commit(rev: str) -> str:
@@ -278,7 +340,7 @@ def _commit(rev: str) -> str:
     ).stdout.strip()
 
 
-def run(profile: str, runs: int, against: str | None) -> dict[str, Any]:
+def run(profile: str, runs: int, against: str | None, wheel: Path | None = None) -> dict[str, Any]:
     """Measure this tree (and commit ``against``); return the report document."""
     from bench.harness import machine
 
@@ -296,7 +358,7 @@ def run(profile: str, runs: int, against: str | None) -> dict[str, Any]:
         trees = {"new": REPO}
         if against:
             trees["old"] = _export(against, Path(old_dir))
-        document.update(measure(trees, profile, runs))
+        document.update(measure(trees, profile, runs, wheel))
     document["load_after"] = load_average()
     return document
 
@@ -307,7 +369,9 @@ def _paired_ratios(samples: dict[str, list[Run]]) -> dict[str, dict[str, float]]
     for label, runs in samples.items():
         if not label.startswith("new: "):
             continue
-        old = samples[label.replace("new: ", "old: ", 1)]
+        old = samples.get(label.replace("new: ", "old: ", 1))
+        if old is None:
+            continue
         ratios[label[len("new: ") :]] = {
             "wall": statistics.median(a.wall / b.wall for a, b in zip(runs, old, strict=True)),
             "cpu": statistics.median(a.cpu / b.cpu for a, b in zip(runs, old, strict=True)),
@@ -373,13 +437,18 @@ def markdown(document: dict[str, Any]) -> str:
             f"* The hash itself: {document['hash_itself_s']:.3f} s, **{100 * share:.0f}%** of the "
             "warm `twocats hash` process (median of the runs' shares)."
         ),
+        "* Processes that import numba (`python -X importtime`): "
+        + "; ".join(
+            f"{label}: **{'yes' if loaded else 'no'}**"
+            for label, loaded in document["numba_on_password_path"].items()
+        )
+        + ".",
         (
-            "* A verification through the library imports numba: "
-            f"{document['numba_on_password_path']}."
-        ),
-        (
-            "* No platform wheel with ahead-of-time kernels exists yet, so there is no "
-            "cold-with-wheel figure."
+            f"* `{WHEEL_HASH}`: `{document['wheel']}` installed into a new virtual environment; "
+            "each run starts with no kernel cache, and the runs wrote "
+            f"{'to it' if document['wheel_cache_written'] else 'nothing to it'}."
+            if document.get("wheel")
+            else "* No platform wheel was given (--wheel), so there is no cold-with-wheel figure."
         ),
     ]
     return "\n".join(lines) + "\n"
@@ -392,13 +461,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--against", default=None, help="also run the twocats rows of commit REV")
     parser.add_argument("--profile", default="moderate", help="twocats profile (moderate)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
+    parser.add_argument(
+        "--wheel", type=Path, default=None, help="also time the first hash after installing WHEEL"
+    )
     parser.add_argument("--smoke", action="store_true", help="every process once, no files")
     args = parser.parse_args(list(argv or []))
     if args.smoke:
         return smoke()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    document = run(args.profile, args.runs, args.against)
+    document = run(args.profile, args.runs, args.against, args.wheel)
     write_document("startup", document, markdown(document), args.out)
     return 0
 

@@ -8,6 +8,7 @@ skips because something is missing (see ``environment.py``) fails instead.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ from hypothesis import settings
 
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, load_vectors
+
+# Tests run numba's builds and do not write ahead-of-time kernels on every first compile (each
+# costs seconds); the tests of twocats.simd.aot build theirs into folders of their own.
+os.environ.setdefault("TWOCATS_AOT", "0")
 
 #: The project's own vector files (copies of the shared TwoCats files, see vectors/README.md).
 VECTORS_DIR = Path(__file__).resolve().parent / "vectors"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["HASHES", "HASH_TYPES", "SIGMA", "HashFacts", "by_name"]
+__all__ = ["HASHES", "HASH_TYPES", "SCRATCH_WORDS", "SIGMA", "HashFacts", "by_name"]
 
 
 def _primes(count: int) -> list[int]:
@@ -48,6 +48,10 @@ def _fraction_bits(p: int, root: int, bits: int) -> int:
 
 
 _PRIMES = _primes(80)
+
+#: Words of each scratch array of a compiled state hash: chaining value (8), message block (16),
+#: BLAKE2 work vector (16).
+SCRATCH_WORDS = 40
 
 #: The BLAKE2 message permutations; BLAKE2b's rounds 10 and 11 reuse rows 0 and 1.
 SIGMA: tuple[tuple[int, ...], ...] = (

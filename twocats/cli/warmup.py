@@ -1,5 +1,8 @@
 """``twocats warmup``: compile the kernels this machine will use into the kernel cache.
 
+Each fill kernel also gets an ahead-of-time artefact (:mod:`twocats.simd.aot`) where a C compiler
+and a tested numba release are present, so that later processes hash without importing numba.
+
 With no option it compiles what the default profile uses; ``--profile``, ``--params`` and the
 parameter options name another parameter set, and ``--all`` compiles every fill kernel and lane
 hash.  The cache is ``$TWOCATS_CACHE_DIR`` (default ``~/.cache/twocats``); a kernel already there is
@@ -64,6 +67,7 @@ def warmup_command(
     else:
         seconds.update((kernel.label, took) for kernel, took in done)
     total = time.perf_counter() - started
+    usable = _usable_artefacts(kernels)
     if as_json:
         emit_json(
             {
@@ -71,8 +75,24 @@ def warmup_command(
                 "cache": str(cache_root()),
                 "kernels": seconds,
                 "seconds": total,
+                "ahead_of_time": usable,
             }
         )
         return
     plural = "s" if len(kernels) != 1 else ""
     info(f"{len(kernels)} kernel{plural} ready in {cache_root()} ({total:.1f} s)")
+    fills = sum(kernel.kind == "fill" for kernel in kernels)
+    info(f"{len(usable)} of {fills} fill kernel{'s' if fills != 1 else ''} ahead of time")
+
+
+def _usable_artefacts(kernels: list[Any]) -> list[str]:
+    """Return the labels of the fill kernels whose ahead-of-time artefact loads and checks."""
+    from twocats.simd import aot
+
+    return [
+        kernel.label
+        for kernel in kernels
+        if kernel.kind == "fill"
+        and aot.load_fill(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
+        is not None
+    ]

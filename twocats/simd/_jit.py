@@ -81,7 +81,7 @@ from numba.core.registry import CPUDispatcher, cpu_target
 from numba.core.runtime.nrt import rtsys
 
 from twocats.simd.asm import library_asm
-from twocats.simd.cache import cache_root
+from twocats.simd.cache import cache_root, make_private_dirs, untrusted_reason
 
 __all__ = [
     "BUILDS",
@@ -230,6 +230,11 @@ class _Locator(caching._CacheLocator):
     def get_cache_path(self) -> str:
         return self._cache_path
 
+    def ensure_cache_path(self) -> None:
+        # Folders are created private, so that the trust check below accepts them.
+        make_private_dirs(Path(self._cache_path))
+        super().ensure_cache_path()  # type: ignore[no-untyped-call]
+
     def get_source_stamp(self) -> str:
         return _source_stamp(self._py_func)
 
@@ -259,6 +264,10 @@ class _CacheImpl(caching.CompileResultCacheImpl):
 LIGHT_LOAD_NUMBA = frozenset({"0.68.1"})
 
 
+# Whether a refused cache folder was warned about in this process.
+_refused = [False]
+
+
 class _KernelCache(caching.Cache):
     """A per-kernel disk cache whose source stamp is computed on first use, not at import time."""
 
@@ -283,7 +292,19 @@ class _KernelCache(caching.Cache):
             )
         return self._index
 
+    def _trusted(self) -> bool:
+        """Whether the cache folder may be used (see twocats.simd.cache); warns once if not."""
+        path = Path(self._cache_path)
+        reason = untrusted_reason(path, below=cache_root()) if path.exists() else None
+        if reason is not None and not _refused[0]:
+            _refused[0] = True
+            message = f"twocats kernel cache refused ({reason}); kernels will compile"
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+        return reason is None
+
     def load_overload(self, sig: Any, target_context: Any) -> Any:
+        if not self._trusted():
+            return None
         if numba.__version__ not in LIGHT_LOAD_NUMBA:
             return super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
         # A miss compiles, and numba's compiler refreshes the target context itself.
@@ -292,6 +313,8 @@ class _KernelCache(caching.Cache):
             return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
 
     def _save_overload(self, sig: Any, data: Any) -> None:
+        if not self._trusted():
+            return
         try:
             super()._save_overload(sig, data)  # type: ignore[no-untyped-call]
         except OSError as exc:

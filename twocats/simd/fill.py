@@ -20,7 +20,9 @@ barrier).  Regions never read each other's blocks of the current slice, so the r
 depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
 cost more than it saves.
 
-The module imports numba; import it lazily.
+Importing the module imports no numba: a kernel comes from an ahead-of-time artefact
+(:mod:`twocats.simd.aot`) when one was built for this machine and source, and otherwise from numba,
+which is then imported and compiles or loads the kernel from its cache.
 """
 
 from __future__ import annotations
@@ -40,10 +42,8 @@ from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
-from twocats.simd import _jit
-from twocats.simd.asm import dispatcher_asm
-from twocats.simd.fillgen import CHAINS, LANES, kernel_name, module_name
-from twocats.simd.statehash import STATE_HASHES
+from twocats.simd import aot
+from twocats.simd.fillgen import CHAINS, LANES, SCRATCH, kernel_name, module_name
 
 __all__ = [
     "FILL_BACKENDS",
@@ -51,6 +51,7 @@ __all__ = [
     "fill_kernel",
     "get_fill_slice",
     "kernel_asm",
+    "scratch",
 ]
 
 #: The backends this module compiles (the pure-Python ``reference`` lives in ``twocats.kdf``).
@@ -88,13 +89,14 @@ def default_threads() -> int:
 
 
 def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) -> Any:
-    """Return the compiled region kernel for ``lanes``, ``backend``, hash code and ``variant``.
+    """Return the numba region kernel for ``lanes``, ``backend``, hash code and ``variant``.
 
     ``backend`` is "scalar" or "simd"; ``variant`` 0 is the final/2014 block hash and 1 the March
     2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
-    arguments are ``(mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen,
-    parallelism, multiplies, dependent)``, and for variant 1 also ``time_cost``.  Each kernel
-    links the state hash of its own hash type only, and compiles on its first call.
+    arguments are ``(mem, states, *scratch(variant), p_first, p_step, done, per_slice, bpt,
+    blocklen, sub_blocklen, parallelism, multiplies, dependent)``, and for variant 1 also
+    ``time_cost``.  Each kernel links the state hash of its own hash type only, and compiles on its
+    first call.  Calling this imports numba.
     """
     _check_backend(backend)
     if lanes not in LANES:
@@ -103,6 +105,8 @@ def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) 
         raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
     if variant not in (0, 1):
         raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
+    from twocats.simd.statehash import STATE_HASHES
+
     module = importlib.import_module(f"twocats.simd._generated.{module_name(lanes)}")
     facts = HASHES[hash_type]
     source = getattr(module, kernel_name(CHAINS[variant], lanes))
@@ -121,8 +125,15 @@ def kernel_asm(lanes: int, backend: str) -> str:
     kernel = fill_kernel(lanes, backend)
     mem = np.zeros(64, dtype=np.uint32)
     states = np.zeros((1, 8), dtype=np.uint32)
-    kernel(mem, states, 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
+    from twocats.simd.asm import dispatcher_asm
+
+    kernel(mem, states, *scratch(0), 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
     return dispatcher_asm(kernel)[0]
+
+
+def scratch(variant: int) -> tuple[npt.NDArray[Any], ...]:
+    """Return fresh scratch arrays for one call of a kernel of ``variant`` (0 or 1)."""
+    return tuple(np.empty(words, dtype) for _name, dtype, words in SCRATCH[CHAINS[variant]])
 
 
 def _check_backend(backend: str) -> None:
@@ -249,7 +260,7 @@ class _SliceFiller:
         key = (lanes, hash_type, variant)
         kernel = self._kernels.get(key)
         if kernel is None:
-            kernel = self._kernels[key] = fill_kernel(lanes, self.backend, hash_type, variant)
+            kernel = self._kernels[key] = _load_kernel(lanes, self.backend, hash_type, variant)
         shares = 1
         if parallelism > 1 and parallelism * per_slice * blocklen >= _INLINE_WORDS:
             threads = self.threads if self.threads is not None else default_threads()
@@ -267,37 +278,70 @@ class _SliceFiller:
         if variant:
             tail += (job.time_cost,)
         if shares == 1:
-            _run_share(kernel, mem, states, 0, 1, tail)
+            _run_share(kernel, mem, states, variant, 0, 1, tail)
             return
         pool = _executor(shares - 1)
         futures: list[Future[None]] = [
-            pool.submit(_run_share, kernel, mem, states, share, shares, tail)
+            pool.submit(_run_share, kernel, mem, states, variant, share, shares, tail)
             for share in range(1, shares)
         ]
         try:
-            _run_share(kernel, mem, states, 0, shares, tail)
+            _run_share(kernel, mem, states, variant, 0, shares, tail)
         finally:
             # The barrier: every region finishes this slice before the call returns.
             for future in futures:
                 future.result()
 
 
+def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
+    """Return the kernel of one fill: its ahead-of-time artefact if usable, else numba's build.
+
+    A numba build also writes the artefact for the next process when :mod:`twocats.simd.aot` can
+    build one here.
+    """
+    kernel = aot.load_fill(lanes, backend, hash_type, variant)
+    if kernel is not None:
+        return kernel
+    from twocats.simd import _jit
+
+    compiled = fill_kernel(lanes, backend, hash_type, variant)
+    if _jit.config.DISABLE_JIT:
+        return _PlainKernel(compiled)
+    key = aot.FillKey(lanes, backend, hash_type, variant)
+    if aot.missing(key):
+        from twocats.simd.aotbuild import try_build_fill
+
+        if try_build_fill(key) is not None:
+            aot.forget(key)
+            kernel = aot.load_fill(lanes, backend, hash_type, variant)
+            if kernel is not None:
+                return kernel
+    return compiled
+
+
+class _PlainKernel:
+    """A kernel run as plain Python (``NUMBA_DISABLE_JIT``), whose uint32 sums wrap on purpose."""
+
+    def __init__(self, kernel: Any) -> None:
+        self._kernel = kernel
+
+    def __call__(self, *args: Any) -> None:
+        # numpy's error state is per thread.
+        with np.errstate(over="ignore"):
+            self._kernel(*args)
+
+
 def _run_share(
     kernel: Any,
     mem: npt.NDArray[np.uint32],
     states: npt.NDArray[np.uint32],
+    variant: int,
     share: int,
     shares: int,
     tail: tuple[int, ...],
 ) -> None:
     """Fill the regions ``share, share + shares, ...`` of one slice (on the current thread)."""
-    if not _jit.config.DISABLE_JIT:
-        kernel(mem, states, share, shares, *tail)
-        return
-    # In plain-Python runs the kernels' wrapping uint32 sums are numpy scalar operations whose
-    # overflow is intended; numpy's error state is per thread.
-    with np.errstate(over="ignore"):
-        kernel(mem, states, share, shares, *tail)
+    kernel(mem, states, *scratch(variant), share, shares, *tail)
 
 
 def get_fill_slice(backend: str, *, threads: int | None = None) -> FillSlice:

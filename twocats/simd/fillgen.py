@@ -23,16 +23,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from twocats.hashes import SCRATCH_WORDS
 from twocats.simd.emit import HEADER, Emitter
 
 __all__ = [
     "CHAINS",
     "LANES",
+    "SCRATCH",
     "generated_dir",
     "kernel_name",
     "module_name",
     "render_all",
     "render_module",
+    "scratch_args",
 ]
 
 #: The lane counts that get a kernel (the powers of two the parameters allow).
@@ -64,7 +67,6 @@ import numpy as np
 from twocats.simd._jit import variants
 from twocats.simd.addressing import source_block
 from twocats.simd.intrinsics import prefetch_read, prefetch_write
-from twocats.simd.statehash import SCRATCH_WORDS
 
 """
 
@@ -225,13 +227,31 @@ def kernel_name(chain: str, lanes: int) -> str:
     return f"fill_{chain}_l{lanes}"
 
 
+#: The scratch arrays a kernel takes after ``mem`` and ``states``: (name, dtype, words) per array.
+#: The caller allocates them, so that the compiled code allocates nothing itself.
+SCRATCH: dict[str, tuple[tuple[str, str, int], ...]] = {
+    "final": (("w32", "uint32", SCRATCH_WORDS), ("w64", "uint64", SCRATCH_WORDS)),
+    "march": (
+        ("w32", "uint32", SCRATCH_WORDS),
+        ("w64", "uint64", SCRATCH_WORDS),
+        ("odd", "uint64", 8),
+    ),
+}
+
+
+def scratch_args(march: bool) -> str:
+    """Return the kernel's scratch parameter names, comma-separated."""
+    return ", ".join(name for name, _dtype, _words in SCRATCH["march" if march else "final"])
+
+
 def _emit_kernel(w: Emitter, lanes: int, chain: str) -> None:
     """Emit the region kernel of one block hash (``chain``) for ``lanes`` lanes."""
     march = chain == "march"
     w.emit(0, "@variants(slp=True)")
     w.emit(0, f"def {kernel_name(chain, lanes)}(")
-    w.emit(1, "mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen,")
-    w.emit(1, "parallelism, multiplies, dependent," + (" time_cost," if march else ""))
+    w.emit(1, "mem, states, " + scratch_args(march) + ", p_first, p_step, done, per_slice, bpt,")
+    tail = " time_cost," if march else ""
+    w.emit(1, "blocklen, sub_blocklen, parallelism, multiplies, dependent," + tail)
     w.emit(0, "):")
     what = "March 2014 block hash" if march else "final/2014 block hash"
     w.emit(1, '"""Fill blocks [done, done + per_slice) of regions p_first, p_first + p_step, ...')
@@ -270,13 +290,7 @@ def _emit_kernel(w: Emitter, lanes: int, chain: str) -> None:
             f"SHORT_SUB = np.uint64({_SHORT_SUB_WORDS})",
             "short_steps = (SHORT_SUB // n_lanes) * n_mul",
         ]
-    lines += [
-        "n_words = np.uint64(N_WORDS)",
-        "w32 = np.empty(SCRATCH_WORDS, np.uint32)",
-        "w64 = np.empty(SCRATCH_WORDS, np.uint64)",
-    ]
-    if march:
-        lines.append("odd = np.empty(8, np.uint64)")
+    lines.append("n_words = np.uint64(N_WORDS)")
     for line in lines:
         w.emit(1, line)
     w.emit(1, "for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):")

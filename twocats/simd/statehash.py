@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from twocats.hashes import HASHES, SIGMA
+from twocats.hashes import HASHES, SCRATCH_WORDS, SIGMA
 from twocats.simd._jit import jit
 
 __all__ = [
@@ -38,8 +38,6 @@ __all__ = [
     "sha512_compress",
 ]
 
-#: Words of each scratch array: chaining value (8), message block (16), BLAKE2 work vector (16).
-SCRATCH_WORDS = 40
 
 U32 = np.uint32
 U64 = np.uint64

@@ -24,6 +24,7 @@ from twocats._machine import usable_cpus
 from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
 from twocats.params import Params
+from twocats.simd import aot
 
 __all__ = [
     "COMPILED_BACKENDS",
@@ -95,7 +96,11 @@ def all_kernels(backend: str) -> list[Kernel]:
 
 
 def compile_kernel(kernel: Kernel) -> None:
-    """Compile ``kernel`` (or load it from the disk cache) by running it once on empty input."""
+    """Compile ``kernel`` (or load it from the disk cache) by running it once on empty input.
+
+    A fill kernel's ahead-of-time artefact (:mod:`twocats.simd.aot`) is built too, where one can
+    be; a failed build warns and leaves the kernel to numba.
+    """
     import numpy as np
 
     if kernel.kind == "lanes":
@@ -105,7 +110,7 @@ def compile_kernel(kernel: Kernel) -> None:
             np.zeros((1, 64), np.uint8), _LANE_HASHES[kernel.hash_code], backend=kernel.backend
         )
         return
-    from twocats.simd.fill import fill_kernel
+    from twocats.simd.fill import fill_kernel, scratch
 
     compiled = fill_kernel(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
     words = HASHES[kernel.hash_code].state_words
@@ -114,7 +119,11 @@ def compile_kernel(kernel: Kernel) -> None:
     # Slice [1, 1) of one region: nothing is filled, but the call compiles the kernel for the
     # argument types of every real call (Python ints).
     tail = (0,) if kernel.variant else ()
-    compiled(mem, states, 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
+    compiled(mem, states, *scratch(kernel.variant), 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
+    if aot.enabled():
+        from twocats.simd.aotbuild import try_build_fill
+
+        try_build_fill(aot.FillKey(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant))
 
 
 def default_jobs() -> int:

@@ -11,13 +11,12 @@ import numpy as np
 from twocats.simd._jit import variants
 from twocats.simd.addressing import source_block
 from twocats.simd.intrinsics import prefetch_read, prefetch_write
-from twocats.simd.statehash import SCRATCH_WORDS
 
 
 @variants(slp=True)
 def fill_final_l4(
-    mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen,
-    parallelism, multiplies, dependent,
+    mem, states, w32, w64, p_first, p_step, done, per_slice, bpt,
+    blocklen, sub_blocklen, parallelism, multiplies, dependent,
 ):
     """Fill blocks [done, done + per_slice) of regions p_first, p_first + p_step, ...
 
@@ -65,8 +64,6 @@ def fill_final_l4(
     SHORT_SUB = np.uint64(16)
     short_steps = (SHORT_SUB // n_lanes) * n_mul
     n_words = np.uint64(N_WORDS)
-    w32 = np.empty(SCRATCH_WORDS, np.uint32)
-    w64 = np.empty(SCRATCH_WORDS, np.uint64)
     for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):
         base = p * u_bpt * bl
         first = u_done
@@ -226,8 +223,8 @@ def fill_final_l4(
 
 @variants(slp=True)
 def fill_march_l4(
-    mem, states, p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen,
-    parallelism, multiplies, dependent, time_cost,
+    mem, states, w32, w64, odd, p_first, p_step, done, per_slice, bpt,
+    blocklen, sub_blocklen, parallelism, multiplies, dependent, time_cost,
 ):
     """Fill blocks [done, done + per_slice) of regions p_first, p_first + p_step, ...
 
@@ -261,9 +258,6 @@ def fill_march_l4(
     chunk = min(rows, CHUNK_ROWS)
     n_chunks = rows // chunk
     n_words = np.uint64(N_WORDS)
-    w32 = np.empty(SCRATCH_WORDS, np.uint32)
-    w64 = np.empty(SCRATCH_WORDS, np.uint64)
-    odd = np.empty(8, np.uint64)
     for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):
         base = p * u_bpt * bl
         first = u_done

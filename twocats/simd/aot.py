@@ -1,0 +1,552 @@
+"""Ahead-of-time fill kernels: find, check and load them without numba or llvmlite.
+
+Usage::
+
+    from twocats.simd import aot
+
+    kernel = aot.load_fill(8, "simd", 0, 0)     # None: no usable artefact, use numba's build
+    if kernel is not None:
+        kernel(mem, states, *scratch, p_first, p_step, done, per_slice, ...)
+
+An artefact is a shared object built by :mod:`twocats.simd.aotbuild` (``twocats warmup`` and the
+first numba build of a kernel write one) with a single C entry point, :data:`ENTRY`.  Artefacts
+live in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of
+a kernel is keyed on the kernel, the numba and llvmlite versions and this machine's CPU (its
+``/proc/cpuinfo`` identity and feature flags, see :func:`cpu_key`); it records the SHA-256 of the
+shared object and of every source file the kernel was built from.
+
+Before a kernel is used: the cache folders must be this user's and writable by nobody else; the
+index and the file must be this user's regular files, not writable by others; the file read through
+the opened descriptor must have the recorded SHA-256, and the same descriptor is what the dynamic
+loader opens (``/proc/self/fd/N``), so the checked file cannot be swapped; finally the kernel must
+fill a small known slice exactly like the pure-Python reference.
+
+An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
+used (numba compiles, and writes a new artefact): that is the normal first run, not a fault.  An
+artefact that exists but fails a check is refused with one :class:`RuntimeWarning` per process and
+numba's build is used instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import stat
+import threading
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from twocats.exceptions import BackendError
+from twocats.hashes import HASHES
+from twocats.simd.cache import cache_root, make_private_dirs, untrusted_reason
+from twocats.simd.fillgen import CHAINS, SCRATCH, kernel_name
+
+__all__ = [
+    "AOT_DIR_ENV",
+    "AOT_ENV",
+    "ENTRY",
+    "LEVELS",
+    "PREBUILT_DIR",
+    "FillKey",
+    "aot_dir",
+    "cpu_key",
+    "kernel_sources",
+    "load_fill",
+    "open_kernel",
+    "run_check",
+    "store",
+]
+
+#: The C symbol of every artefact's kernel.
+ENTRY = "twocats_fill"
+
+#: Set to 0 to use numba's builds only (no artefact is read or written).
+AOT_ENV = "TWOCATS_AOT"
+
+#: Moves the artefacts out of the kernel cache root.
+AOT_DIR_ENV = "TWOCATS_AOT_DIR"
+
+# Upper bounds on what is read: the index and one shared object.
+_INDEX_BYTES = 1 << 20
+_ARTEFACT_BYTES = 16 << 20
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+#: The folder of the artefacts a platform wheel carries (see :mod:`twocats.simd.aotbuild`).
+PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
+
+# The /proc/cpuinfo flags of x86-64-v3 (AVX2); "abm" is how Linux names LZCNT.
+_V3_FLAGS = ("avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave")
+
+#: The x86-64 levels that prebuilt artefacts are built for, best first, with the
+#: ``/proc/cpuinfo`` flags each needs: AVX-512, AVX2 and the x86-64 baseline (SSE2).
+LEVELS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("x86-64-v4", (*_V3_FLAGS, "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")),
+    ("x86-64-v3", _V3_FLAGS),
+    ("x86-64", ()),
+)
+
+
+@dataclass(frozen=True)
+class FillKey:
+    """One fill kernel: lane count, backend, hash code and block-hash variant."""
+
+    lanes: int
+    backend: str
+    hash_type: int
+    variant: int
+
+    @property
+    def name(self) -> str:
+        """The kernel's name, e.g. ``fill_final_l8_blake2s__simd``."""
+        base = kernel_name(CHAINS[self.variant], self.lanes)
+        return f"{base}_{HASHES[self.hash_type].name}__{self.backend}"
+
+
+def enabled() -> bool:
+    """Whether artefacts are used at all: ``$TWOCATS_AOT`` is not 0, and kernels are compiled.
+
+    Under ``NUMBA_DISABLE_JIT`` (coverage runs) the kernels' Python source runs instead.
+    """
+    plain = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+    return os.environ.get(AOT_ENV, "1") != "0" and not plain
+
+
+def aot_dir() -> Path:
+    """Return the folder of the artefacts: ``$TWOCATS_AOT_DIR``, else ``aot`` in the cache root."""
+    configured = os.environ.get(AOT_DIR_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return cache_root() / "aot"
+
+
+def _untrusted(folder: Path) -> str | None:
+    """Return why ``folder`` is not trusted (the cache root down to it, by default), or None."""
+    below = None if os.environ.get(AOT_DIR_ENV) else cache_root()
+    return untrusted_reason(folder, below=below)
+
+
+@functools.cache
+def _cpuinfo() -> dict[str, str]:
+    """Return vendor, family, model and flags of the first processor of ``/proc/cpuinfo``."""
+    wanted = ("vendor_id", "cpu family", "model", "flags")
+    found: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if not line.strip():
+                    break
+                name, _, value = line.partition(":")
+                if name.strip() in wanted:
+                    found[name.strip()] = value.strip()
+    except OSError:
+        return {}
+    return found
+
+
+def cpu_key() -> str | None:
+    """Return a digest of this CPU's identity and exact feature flags, or None if unknown.
+
+    Read from the first processor of ``/proc/cpuinfo`` (vendor, family, model, flags) with the
+    environment variables that change numba's target CPU; None where that file does not exist.
+    """
+    found = dict(_cpuinfo())
+    if "flags" not in found:
+        return None
+    for name in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES"):
+        found[name] = os.environ.get(name, "")
+    text = "\n".join(f"{name}={value}" for name, value in sorted(found.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def host_levels() -> list[str]:
+    """Return the x86-64 levels of :data:`LEVELS` this CPU runs, best first ([] elsewhere)."""
+    info = _cpuinfo()
+    if info.get("vendor_id") not in ("GenuineIntel", "AuthenticAMD") or "flags" not in info:
+        return []
+    flags = set(info["flags"].split())
+    return [level for level, needed in LEVELS if flags.issuperset(needed)]
+
+
+@functools.cache
+def _versions() -> str | None:
+    """Return the installed numba and llvmlite versions, or None if either cannot be told.
+
+    They are read from the names of the ``.dist-info`` folders beside numba (llvmlite, its
+    dependency, is installed next to it), which is much cheaper than ``importlib.metadata`` and
+    imports neither package.
+    """
+    spec = importlib.util.find_spec("numba")
+    if spec is None or not spec.origin:
+        return None
+    try:
+        entries = os.listdir(Path(spec.origin).parent.parent)
+    except OSError:
+        return None
+    found: list[str] = []
+    for name in ("numba", "llvmlite"):
+        versions = [
+            entry[len(name) + 1 : -len(".dist-info")]
+            for entry in entries
+            if entry.startswith(f"{name}-") and entry.endswith(".dist-info")
+        ]
+        if len(versions) != 1:
+            return None
+        found.append(f"{name}-{versions[0]}")
+    return "+".join(found)
+
+
+def _index_key(key: FillKey, cpu: str, versions: str) -> str:
+    return f"{key.name}|{versions}|cpu-{cpu}"
+
+
+def kernel_sources(files: list[str]) -> dict[str, str]:
+    """Return ``{path relative to the package: SHA-256}`` of the source files a kernel needs."""
+    sources: dict[str, str] = {}
+    for name in files:
+        path = Path(name).resolve()
+        relative = path.relative_to(_PACKAGE).as_posix()
+        sources[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return sources
+
+
+def _sources_match(sources: Mapping[str, str]) -> bool:
+    for relative, digest in sources.items():
+        path = _PACKAGE / relative
+        if Path(relative).is_absolute() or ".." in Path(relative).parts or not path.is_file():
+            return False
+        if hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            return False
+    return bool(sources)
+
+
+class RefusedError(BackendError):
+    """An artefact that exists but failed a check (numba's build is used instead)."""
+
+
+class _Kernel:
+    """A loaded artefact, called like numba's build of the same kernel.
+
+    The arguments are checked by the caller (:mod:`twocats.simd.fill` validates every slice), as
+    for numba's build; ctypes releases the GIL during the call.
+    """
+
+    def __init__(self, library: ctypes.CDLL, variant: int) -> None:
+        self._library = library
+        function = getattr(library, ENTRY)
+        self._scratch = len(SCRATCH[CHAINS[variant]])
+        # numba's calling convention: a status is returned, and a result and an exception are
+        # stored through the first two pointers (the kernel returns nothing and raises nothing).
+        function.argtypes = (
+            [ctypes.c_void_p, ctypes.c_void_p]
+            + [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+            + [ctypes.c_void_p] * self._scratch
+            + [ctypes.c_int64] * (10 + variant)
+        )
+        function.restype = ctypes.c_int32
+        self._function = function
+
+    def __call__(self, mem: np.ndarray, states: np.ndarray, *args: Any) -> None:
+        scratch, ints = args[: self._scratch], args[self._scratch :]
+        rows, words = states.shape
+        result, failure = ctypes.c_void_p(), ctypes.c_void_p()
+        status = self._function(
+            ctypes.byref(result),
+            ctypes.byref(failure),
+            mem.ctypes.data,
+            mem.size,
+            states.ctypes.data,
+            rows,
+            words,
+            *(array.ctypes.data for array in scratch),
+            *ints,
+        )
+        if status:
+            raise BackendError(f"the compiled fill kernel failed (status {status})")
+
+
+def open_kernel(path: Path, variant: int) -> Any:
+    """Load the shared object at ``path`` without any check (for a file just built)."""
+    return _Kernel(ctypes.CDLL(str(path)), variant)
+
+
+def run_check(kernel: Any, key: FillKey) -> bytes:
+    """Fill a small known job with ``kernel`` and return the digest of memory and states.
+
+    Two slices of two regions, the first data-independent and the second password-dependent with
+    64-byte sub-blocks, so that every path of the kernel runs.
+    """
+    from twocats.simd.fill import scratch
+
+    words = HASHES[key.hash_type].state_words
+    blocklen = max(32, 2 * key.lanes)
+    parallelism, bpt = 2, 4
+    mem = np.zeros(parallelism * bpt * blocklen, np.uint32)
+    states = (np.arange(parallelism * words, dtype=np.uint32) * np.uint32(0x9E3779B1)).reshape(
+        parallelism, words
+    )
+    time_cost = (1,) if key.variant else ()
+    with np.errstate(over="ignore"):
+        for done, dependent in ((0, 0), (2, 1)):
+            sub = 16 if dependent else blocklen
+            kernel(mem, states, *scratch(key.variant), 0, 1, done, 2, bpt, blocklen, sub,
+                   parallelism, 2, dependent, *time_cost)  # fmt: skip
+    return hashlib.sha256(mem.tobytes() + states.tobytes()).digest()
+
+
+def reference_check(key: FillKey) -> bytes:
+    """Return :func:`run_check`'s digest computed by the pure-Python reference fill."""
+    from twocats.kdf.geometry import SliceJob
+    from twocats.kdf.reference import fill_slice
+
+    def kernel(mem: np.ndarray, states: np.ndarray, *args: Any) -> None:
+        ints = args[len(SCRATCH[CHAINS[key.variant]]) :]
+        _first, _step, done, per_slice, bpt, blocklen, sub, par, mult, dep, *rest = ints
+        job = SliceJob(done, per_slice, bpt, blocklen, sub, par, key.lanes, mult, bool(dep),
+                       key.hash_type, key.variant, rest[0] if rest else 0)  # fmt: skip
+        fill_slice(mem, states, job)
+
+    return run_check(kernel, key)
+
+
+@contextlib.contextmanager
+def _open_checked(
+    path: Path, limit: int, owners: tuple[int, ...] = ()
+) -> Iterator[tuple[int, bytes]]:
+    """Open ``path`` (no link), check owner and mode, read it; yield the descriptor and bytes.
+
+    The owner must be this user or one of ``owners``.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        raise RefusedError(f"{path} cannot be opened ({error.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RefusedError(f"{path} is not a regular file")
+        if info.st_uid != os.geteuid() and info.st_uid not in owners:
+            raise RefusedError(f"{path} is owned by another user")
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            raise RefusedError(f"{path} is writable by group or others")
+        if info.st_size > limit:
+            raise RefusedError(f"{path} is larger than {limit} bytes")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise RefusedError(f"{path} is larger than {limit} bytes")
+        yield fd, b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _read_index(folder: Path, owners: tuple[int, ...] = ()) -> dict[str, Any]:
+    path = folder / "index.json"
+    if not os.path.lexists(path):
+        return {}
+    with _open_checked(path, _INDEX_BYTES, owners) as (_fd, data):
+        try:
+            index = json.loads(data)
+        except ValueError:
+            raise RefusedError(f"{path} is not a valid index") from None
+    if not isinstance(index, dict):
+        raise RefusedError(f"{path} is not a valid index")
+    return index
+
+
+def _load(key: FillKey) -> Any:
+    """Return the checked artefact of ``key``; None when there is none for these sources.
+
+    The artefact built on this machine comes first, then the one of the best x86-64 level a
+    platform wheel carries.
+    """
+    kernel = _load_built(key)
+    return kernel if kernel is not None else _load_prebuilt(key)
+
+
+def _load_built(key: FillKey) -> Any:
+    """Load the artefact built here for this CPU and numba (the user's cache)."""
+    cpu, versions = cpu_key(), _versions()
+    folder = aot_dir()
+    if cpu is None or versions is None or not folder.exists():
+        return None
+    reason = _untrusted(folder)
+    if reason is not None:
+        raise RefusedError(reason)
+    entry = _read_index(folder).get(_index_key(key, cpu, versions))
+    return _open_entry(folder, entry, key)
+
+
+def _load_prebuilt(key: FillKey) -> Any:
+    """Load the artefact the installed package carries for the best level this CPU runs.
+
+    The package's folder is trusted like the package's code: it may belong to this user or to
+    the administrator (root), and nobody else may write to it.
+    """
+    folder = PREBUILT_DIR
+    levels = host_levels()
+    if not levels or not folder.exists():
+        return None
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    if info.st_uid not in (os.geteuid(), 0) or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise RefusedError(f"{folder} is writable by others or owned by another user")
+    index = _read_index(folder, owners=(0,))
+    for level in levels:
+        entry = index.get(f"{key.name}|{level}")
+        if entry is not None:
+            return _open_entry(folder, entry, key, owners=(0,))
+    return None
+
+
+def _open_entry(folder: Path, entry: Any, key: FillKey, owners: tuple[int, ...] = ()) -> Any:
+    """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
+    if not isinstance(entry, dict) or not _sources_match(entry.get("sources") or {}):
+        return None
+    name = str(entry.get("file", ""))
+    if Path(name).name != name or not name.endswith(".so"):
+        raise RefusedError(f"the index names an unexpected file {name!r}")
+    with _open_checked(folder / name, _ARTEFACT_BYTES, owners) as (fd, data):
+        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            raise RefusedError(f"{folder / name} does not have its recorded SHA-256")
+        # The dynamic loader knows a library by the name it was opened under and returns the
+        # library already loaded under a name seen before: the descriptor stays open as long as
+        # the process lives, so that no other file is ever opened under the same name.
+        kept = os.dup(fd)
+        try:
+            kernel = _Kernel(ctypes.CDLL(f"/proc/self/fd/{kept}"), key.variant)
+        except (OSError, AttributeError) as error:
+            os.close(kept)
+            raise RefusedError(f"{folder / name} cannot be loaded ({error})") from None
+    if run_check(kernel, key) != reference_check(key):
+        raise RefusedError(f"{folder / name} fails its known-answer check")
+    return kernel
+
+
+_lock = threading.Lock()
+_loaded: dict[FillKey, Any] = {}
+_missing: set[FillKey] = set()
+_warned = [False]
+
+
+def warn_once(message: str) -> None:
+    """Warn that an artefact was refused or not built, once per process."""
+    with _lock:
+        if _warned[0]:
+            return
+        _warned[0] = True
+    warnings.warn(f"twocats: {message}; using numba's build", RuntimeWarning, stacklevel=3)
+
+
+def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
+    """Return the checked artefact of one fill kernel, or None to use numba's build.
+
+    A refused artefact warns once per process; a missing or outdated one does not warn (see
+    :func:`missing`).  The answer is kept for the process, until :func:`forget`.
+    """
+    key = FillKey(lanes, backend, hash_type, variant)
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+    kernel = None
+    refusal = None
+    if enabled():
+        try:
+            kernel = _load(key)
+        except RefusedError as error:
+            refusal = str(error)
+    with _lock:
+        _loaded[key] = kernel
+        if kernel is None and refusal is None and enabled():
+            _missing.add(key)
+    if refusal is not None:
+        warn_once(f"compiled kernel refused ({refusal}; 'twocats warmup' rebuilds it)")
+    return kernel
+
+
+def missing(key: FillKey) -> bool:
+    """Whether the last :func:`load_fill` of ``key`` found no artefact for these sources."""
+    with _lock:
+        return key in _missing
+
+
+def forget(key: FillKey) -> None:
+    """Drop what :func:`load_fill` remembers of ``key``, so that the next call looks again."""
+    with _lock:
+        _loaded.pop(key, None)
+        _missing.discard(key)
+
+
+def store(
+    key: FillKey,
+    data: bytes,
+    sources: dict[str, str],
+    level: str | None = None,
+    prebuilt: Path = PREBUILT_DIR,
+) -> Path:
+    """Write an artefact and its index entry (both atomically); return the artefact's path.
+
+    Without ``level`` the artefact is this machine's, in :func:`aot_dir`, keyed on this CPU and
+    numba; with an x86-64 ``level`` of :data:`LEVELS` it goes to ``prebuilt`` for a wheel.
+    """
+    import fcntl
+
+    if level is None:
+        cpu, versions = cpu_key(), _versions()
+        if cpu is None or versions is None:
+            raise RefusedError("this machine's CPU or numba version cannot be named")
+        folder, index_key = aot_dir(), _index_key(key, cpu, versions)
+        make_private_dirs(folder)
+        reason = _untrusted(folder)
+        if reason is not None:
+            raise RefusedError(reason)
+    else:
+        folder, index_key = prebuilt, f"{key.name}|{level}"
+        folder.mkdir(mode=0o755, exist_ok=True)
+    digest = hashlib.sha256(data).hexdigest()
+    path = folder / f"{digest}.so"
+    with open(folder / "index.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _write_atomically(path, data)
+        try:
+            index = _read_index(folder)
+        except RefusedError:
+            index = {}
+        index[index_key] = {"file": path.name, "sha256": digest, "sources": sources}
+        text = json.dumps(index, indent=1, sort_keys=True)
+        _write_atomically(folder / "index.json", text.encode())
+        # Artefacts that no entry names any more (replaced by newer builds) are removed.
+        named = {str(value.get("file")) for value in index.values() if isinstance(value, dict)}
+        for stale in folder.glob("*.so"):
+            if stale.name not in named:
+                stale.unlink(missing_ok=True)
+    return path
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        os.fchmod(fd, 0o644)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
