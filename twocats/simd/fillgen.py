@@ -15,7 +15,7 @@ locals, every index is ``np.uint64``, each row of ``L`` words does all its loads
 the lanes, a short chunk of rows ahead, so that its latency hides under the memory traffic.  The
 unrolled lane code uses a fresh name for every temporary, which keeps numba's SSA pass cheap.
 
-``python -m twocats.simd.codegen`` rewrites the committed modules (with every other generated file),
+``python -m twocats.codegen`` rewrites the committed modules (with every other generated file),
 and a test checks that they equal the output of :func:`render_all`.
 """
 

@@ -7,7 +7,7 @@ lane loop: a constant width lets LLVM prove that the rows of the state never ove
 loop vectorizes without runtime alias checks, and looping over rounds instead of unrolling them all
 keeps each kernel's compile time near a second.
 
-``python -m twocats.simd.codegen`` rewrites the committed files (with every other generated file of
+``python -m twocats.codegen`` rewrites the committed files (with every other generated file of
 the project), and its ``--check``, which a test runs, reports any that differ from this output.
 """
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from twocats.hashes import HASHES
+from twocats.lanes import codegen as hash_codegen
 from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.lanes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.lanes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
 from twocats.lanes.reference.lsh import SIGMA as LSH_SIGMA
 from twocats.lanes.reference.lsh import TAU as LSH_TAU
-from twocats.simd import codegen as hash_codegen
 from twocats.simd.emit import HEADER, Emitter
 
 __all__ = ["GENERATED", "KECCAK_WIDTHS", "generate_all", "keccak_module"]

@@ -4,15 +4,12 @@ The compression functions are emitted as straight-line code in which every assig
 name.  numba's SSA reconstruction is quadratic in the number of re-definitions of a name inside one
 basic block, so single-assignment code compiles about three times faster (numba-simd.md §5.1).
 
-``python -m twocats.simd.codegen`` is the project's one generator entry point: it rewrites these
-files, the fill kernels (:mod:`twocats.simd.fillgen`) and the lane modes
-(:mod:`twocats.lanes.modes.codegen`); with ``--check`` it only reports the files that differ, and a
-test runs that check.
+``python -m twocats.codegen`` (:mod:`twocats.codegen`) rewrites these files with every other
+generated file of the project.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from twocats.hashes import HASHES as _HASHES
@@ -21,9 +18,9 @@ from twocats.hashes import HashFacts
 from twocats.simd.emit import HEADER
 from twocats.simd.emit import Emitter as BaseEmitter
 
-__all__ = ["HASHES", "SIGMA", "generate_all", "generated_files", "main"]
+__all__ = ["GENERATED", "HASHES", "SIGMA", "generate_all"]
 
-GENERATED = Path(__file__).resolve().parent.parent / "lanes" / "_generated"
+GENERATED = Path(__file__).resolve().parent / "_generated"
 
 
 #: The hash facts the kernels are generated from (one table for the whole project).
@@ -253,37 +250,3 @@ def hash_module(spec: HashFacts) -> str:
 def generate_all() -> dict[str, str]:
     """Return every generated file's name and content."""
     return {f"{spec.name}.py": hash_module(spec) for spec in HASHES}
-
-
-def generated_files() -> dict[Path, str]:
-    """Return every generated file of the project (lane hashes, fills, lane modes) with its text."""
-    from twocats.lanes.modes import codegen as modes_codegen
-    from twocats.simd import fillgen
-
-    files = {GENERATED / name: text for name, text in generate_all().items()}
-    files.update({fillgen.generated_dir() / name: t for name, t in fillgen.render_all().items()})
-    files.update(
-        {modes_codegen.GENERATED / name: t for name, t in modes_codegen.generate_all().items()}
-    )
-    return files
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write every generated file, or with ``--check`` report those that are not up to date."""
-    args = sys.argv[1:] if argv is None else argv
-    check = "--check" in args
-    stale = []
-    for path, text in generated_files().items():
-        if check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.name)
-        else:
-            path.write_text(text, encoding="utf-8")
-    if stale:
-        print("stale generated files: " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
