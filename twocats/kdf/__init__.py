@@ -34,9 +34,9 @@ reference's convenience APIs in :mod:`twocats.kdf.compat`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from twocats._lazy import lazy_attributes
 from twocats.kdf.api import client, default_engine, derive, memory_required, server, update
 from twocats.kdf.compat import full, full_params, phs, phs_params, simple, simple_params
 
@@ -60,9 +60,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Engine":
-        value = importlib.import_module("twocats.kdf.engine").Engine
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'twocats.kdf' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, {"Engine": "twocats.kdf.engine"})

@@ -17,8 +17,9 @@ and ``check_file`` (the file engines of ``twocats sum``).  The compiled kernels 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from twocats._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from twocats.lanes import reference
@@ -32,6 +33,7 @@ _LAZY = {
     "hash_many": "twocats.lanes.many",
     "hash_many_array": "twocats.lanes.many",
     "hash_many_fixed": "twocats.lanes.many",
+    "reference": "twocats.lanes.reference",
 }
 
 __all__ = [
@@ -45,12 +47,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "reference":
-        return importlib.import_module("twocats.lanes.reference")
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'twocats.lanes' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)

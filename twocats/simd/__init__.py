@@ -12,9 +12,10 @@ described in CONTRIBUTING.md.  Lane hashing (``hash_many`` and the lane modes) i
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
+
+from twocats._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from twocats.simd.registry import (
@@ -67,6 +68,8 @@ __all__ = [
     "simd_isa",
 ]
 
+_load = lazy_attributes(__name__, _LAZY)
+
 
 def __getattr__(name: str) -> Any:
     instead = _MOVED.get(name)
@@ -75,9 +78,4 @@ def __getattr__(name: str) -> Any:
             f"twocats.simd.{name} is deprecated: use {instead}", DeprecationWarning, stacklevel=2
         )
         return _moved(name)
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'twocats.simd' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _load(name)
