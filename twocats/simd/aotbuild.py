@@ -39,7 +39,7 @@ from twocats import hashes
 from twocats.exceptions import BackendError
 from twocats.hashes import SCRATCH_WORDS
 from twocats.simd import _jit, aot
-from twocats.simd.fill import fill_kernel
+from twocats.simd.fillkernels import fill_kernel
 
 __all__ = ["BUILD_NUMBA", "build_fill", "compiler", "try_build_fill"]
 

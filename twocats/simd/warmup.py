@@ -110,7 +110,7 @@ def compile_kernel(kernel: Kernel) -> None:
             np.zeros((1, 64), np.uint8), _LANE_HASHES[kernel.hash_code], backend=kernel.backend
         )
         return
-    from twocats.simd.fill import fill_kernel, scratch
+    from twocats.simd.fillkernels import fill_kernel, scratch
 
     compiled = fill_kernel(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
     words = HASHES[kernel.hash_code].state_words
