@@ -8,7 +8,7 @@ Usage::
     if kernel is not None:
         kernel(mem, states, *scratch, p_first, p_step, done, per_slice, ...)
 
-An artefact is a shared object built by :mod:`twocats.simd.aotbuild` (``twocats warmup`` and the
+An artefact is a shared object built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the
 first numba build of a kernel write one) with a single C entry point, :data:`ENTRY`.  Artefacts
 live in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of
 a kernel is keyed on the kernel, the numba and llvmlite versions and this machine's CPU (its

@@ -268,7 +268,7 @@ def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
         return _PlainKernel(compiled)
     key = aot.FillKey(lanes, backend, hash_type, variant)
     if aot.missing(key):
-        from twocats.simd.aotbuild import try_build_fill
+        from twocats.simd.aotcompile import try_build_fill
 
         if try_build_fill(key) is not None:
             aot.forget(key)
