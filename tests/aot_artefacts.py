@@ -23,7 +23,7 @@ def artefacts_in(folder: Path, keys: Sequence[aot.FillKey] = KEYS) -> Iterator[P
         pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
     import numba
 
-    from twocats.simd.aotbuild import BUILD_NUMBA, build_fill, compiler
+    from twocats.simd.aotcompile import BUILD_NUMBA, build_fill, compiler
 
     if compiler() is None:
         need("a C compiler (cc) to link ahead-of-time kernels")

@@ -8,7 +8,7 @@ Usage::
     if kernel is not None:
         kernel(mem, states, *scratch, p_first, p_step, done, per_slice, ...)
 
-An artefact is a shared object built by :mod:`twocats.simd.aotbuild` (``twocats warmup`` and the
+An artefact is a shared object built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the
 first numba build of a kernel write one) with a single C entry point, :data:`ENTRY`.  Artefacts
 live in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of
 a kernel is keyed on the kernel, the numba and llvmlite versions and this machine's CPU (its
@@ -50,6 +50,7 @@ from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
 from twocats.simd.cache import cache_root, make_private_dirs, untrusted_reason
 from twocats.simd.fillgen import CHAINS, SCRATCH, kernel_name
+from twocats.simd.fillkernels import scratch
 
 __all__ = [
     "AOT_DIR_ENV",
@@ -286,8 +287,6 @@ def run_check(kernel: Any, key: FillKey) -> bytes:
     Two slices of two regions, the first data-independent and the second password-dependent with
     64-byte sub-blocks, so that every path of the kernel runs.
     """
-    from twocats.simd.fill import scratch
-
     words = HASHES[key.hash_type].state_words
     blocklen = max(32, 2 * key.lanes)
     parallelism, bpt = 2, 4

@@ -28,7 +28,6 @@ which is then imported and compiles or loads the kernel from its cache.
 from __future__ import annotations
 
 import atexit
-import importlib
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -38,12 +37,13 @@ import numpy as np
 import numpy.typing as npt
 
 from twocats._machine import usable_cpus
-from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
 from twocats.simd import aot
-from twocats.simd.fillgen import CHAINS, LANES, SCRATCH, kernel_name, module_name
+from twocats.simd.fillgen import LANES
+from twocats.simd.fillkernels import FILL_BACKENDS, check_backend, fill_kernel, scratch
 
 __all__ = [
     "FILL_BACKENDS",
@@ -53,9 +53,6 @@ __all__ = [
     "kernel_asm",
     "scratch",
 ]
-
-#: The backends this module compiles (the pure-Python ``reference`` lives in ``twocats.kdf``).
-FILL_BACKENDS = ("scalar", "simd")
 
 #: Environment variable that caps the number of fill threads (default: the usable CPUs).
 THREADS_ENV = "TWOCATS_THREADS"
@@ -88,34 +85,6 @@ def default_threads() -> int:
     return usable_cpus()
 
 
-def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) -> Any:
-    """Return the numba region kernel for ``lanes``, ``backend``, hash code and ``variant``.
-
-    ``backend`` is "scalar" or "simd"; ``variant`` 0 is the final/2014 block hash and 1 the March
-    2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
-    arguments are ``(mem, states, *scratch(variant), p_first, p_step, done, per_slice, bpt,
-    blocklen, sub_blocklen, parallelism, multiplies, dependent)``, and for variant 1 also
-    ``time_cost``.  Each kernel links the state hash of its own hash type only, and compiles on its
-    first call.  Calling this imports numba.
-    """
-    _check_backend(backend)
-    if lanes not in LANES:
-        raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
-    if not 0 <= hash_type < len(HASHES):
-        raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
-    if variant not in (0, 1):
-        raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
-    from twocats.simd.statehash import STATE_HASHES
-
-    module = importlib.import_module(f"twocats.simd._generated.{module_name(lanes)}")
-    facts = HASHES[hash_type]
-    source = getattr(module, kernel_name(CHAINS[variant], lanes))
-    kernel = source.specialise(
-        facts.name, state_hash=STATE_HASHES[hash_type], N_WORDS=facts.state_words
-    )
-    return kernel.get(backend)
-
-
 def kernel_asm(lanes: int, backend: str) -> str:
     """Return the assembly text of the compiled final/2014 blake2s kernel for ``lanes``.
 
@@ -129,16 +98,6 @@ def kernel_asm(lanes: int, backend: str) -> str:
 
     kernel(mem, states, *scratch(0), 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
     return dispatcher_asm(kernel)[0]
-
-
-def scratch(variant: int) -> tuple[npt.NDArray[Any], ...]:
-    """Return fresh scratch arrays for one call of a kernel of ``variant`` (0 or 1)."""
-    return tuple(np.empty(words, dtype) for _name, dtype, words in SCRATCH[CHAINS[variant]])
-
-
-def _check_backend(backend: str) -> None:
-    if backend not in FILL_BACKENDS:
-        raise BackendError(f"backend must be one of {', '.join(FILL_BACKENDS)}, not {backend!r}")
 
 
 _pool_lock = threading.Lock()
@@ -309,7 +268,7 @@ def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
         return _PlainKernel(compiled)
     key = aot.FillKey(lanes, backend, hash_type, variant)
     if aot.missing(key):
-        from twocats.simd.aotbuild import try_build_fill
+        from twocats.simd.aotcompile import try_build_fill
 
         if try_build_fill(key) is not None:
             aot.forget(key)
@@ -350,7 +309,7 @@ def get_fill_slice(backend: str, *, threads: int | None = None) -> FillSlice:
     ``threads`` caps the threads that fill regions in parallel (default: :func:`default_threads`,
     read at each call); the result never depends on it.  Kernels compile lazily on first use.
     """
-    _check_backend(backend)
+    check_backend(backend)
     if threads is not None and threads < 1:
         raise InvalidParametersError("threads must be >= 1")
     return _SliceFiller(backend, threads)

@@ -110,7 +110,7 @@ def compile_kernel(kernel: Kernel) -> None:
             np.zeros((1, 64), np.uint8), _LANE_HASHES[kernel.hash_code], backend=kernel.backend
         )
         return
-    from twocats.simd.fill import fill_kernel, scratch
+    from twocats.simd.fillkernels import fill_kernel, scratch
 
     compiled = fill_kernel(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
     words = HASHES[kernel.hash_code].state_words
@@ -121,7 +121,7 @@ def compile_kernel(kernel: Kernel) -> None:
     tail = (0,) if kernel.variant else ()
     compiled(mem, states, *scratch(kernel.variant), 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
     if aot.enabled():
-        from twocats.simd.aotbuild import try_build_fill
+        from twocats.simd.aotcompile import try_build_fill
 
         try_build_fill(aot.FillKey(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant))
 

@@ -1,0 +1,243 @@
+"""Build the ahead-of-time artefact of a fill kernel (imports numba; only builds use it).
+
+Usage::
+
+    from twocats.simd.aotcompile import build_fill
+
+    path = build_fill(8, "simd", 0, 0)   # the stored shared object, or None if none can be built
+
+numba compiles the kernel (or loads it from its cache) behind a C entry point
+(:data:`twocats.simd.aot.ENTRY`), under the kernel's own vectorizer mode.  The linked LLVM module of
+that entry is reduced to the entry and what it calls, emitted as position-independent code for
+numba's target CPU and features, linked by the C compiler into a shared object, checked against the
+numba build, and stored by :func:`twocats.simd.aot.store`.  The scratch arrays are arguments, so
+the code calls nothing of numba's runtime; a module that would still need any symbol but a few of
+the C library's is refused.
+
+The build reads private attributes of numba (a compiled C function's code library), so it runs only
+on the numba releases in :data:`BUILD_NUMBA`; elsewhere kernels stay with numba's JIT.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import llvmlite.binding as llvm
+import numba
+from numba import cfunc, types
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import cpu_target
+from numba.np.numpy_support import carray
+
+from twocats import hashes
+from twocats.exceptions import BackendError
+from twocats.hashes import SCRATCH_WORDS
+from twocats.simd import _jit, aot
+from twocats.simd.fillkernels import fill_kernel
+
+__all__ = ["BUILD_NUMBA", "build_fill", "compiler", "try_build_fill"]
+
+#: numba releases whose private code-library attributes the build is tested with.
+BUILD_NUMBA = frozenset({"0.68.1"})
+
+#: Symbols the emitted code may leave to the C library (LLVM lowers some loops to them).
+_LIBC_SYMBOLS = frozenset({"memcpy", "memmove", "memset"})
+
+# The prefix numba gives the C wrapper of a compiled function.
+_WRAPPER_PREFIX = "cfunc."
+
+_U32P: Any = types.CPointer(types.uint32)  # type: ignore[no-untyped-call]
+_U64P: Any = types.CPointer(types.uint64)  # type: ignore[no-untyped-call]
+_I64 = types.int64
+
+
+def compiler() -> str | None:
+    """Return the C compiler that links artefacts (``$CC``, else ``cc``), or None if absent."""
+    return shutil.which(os.environ.get("CC") or "cc")
+
+
+def _entry_final(kernel: Any) -> Any:
+    """Wrap a final/2014 kernel in the C entry's argument list (pointers and lengths)."""
+    words = SCRATCH_WORDS
+
+    def entry(  # type: ignore[no-untyped-def]
+        mem_p, mem_n, st_p, st_rows, st_words, w32_p, w64_p, p_first, p_step, done,
+        per_slice, bpt, blocklen, sub_blocklen, parallelism, multiplies, dependent,
+    ):  # fmt: skip
+        kernel(
+            carray(mem_p, (mem_n,)), carray(st_p, (st_rows, st_words)),
+            carray(w32_p, (words,)), carray(w64_p, (words,)),
+            p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen, parallelism,
+            multiplies, dependent,
+        )  # fmt: skip
+
+    return entry
+
+
+def _entry_march(kernel: Any) -> Any:
+    """Wrap a March 2014 kernel in the C entry's argument list (pointers and lengths)."""
+    words = SCRATCH_WORDS
+
+    def entry(  # type: ignore[no-untyped-def]
+        mem_p, mem_n, st_p, st_rows, st_words, w32_p, w64_p, odd_p, p_first, p_step,
+        done, per_slice, bpt, blocklen, sub_blocklen, parallelism, multiplies, dependent,
+        time_cost,
+    ):  # fmt: skip
+        kernel(
+            carray(mem_p, (mem_n,)), carray(st_p, (st_rows, st_words)),
+            carray(w32_p, (words,)), carray(w64_p, (words,)), carray(odd_p, (8,)),
+            p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen, parallelism,
+            multiplies, dependent, time_cost,
+        )  # fmt: skip
+
+    return entry
+
+
+def _signature(variant: int) -> Any:
+    scratch = [_U32P, _U64P] + ([_U64P] if variant else [])
+    ints = 10 + variant
+    return types.void(_U32P, _I64, _U32P, _I64, _I64, *scratch, *([_I64] * ints))
+
+
+def _entry_ir(lanes: int, backend: str, hash_type: int, variant: int) -> tuple[str, str]:
+    """Compile the C entry of one kernel; return its linked LLVM IR and its symbol name."""
+    kernel = fill_kernel(lanes, backend, hash_type, variant)
+    wrap = _entry_march if variant else _entry_final
+    with global_compiler_lock, _jit._vectorizers(kernel.twocats_mode):
+        compiled = cfunc(_signature(variant), error_model="numpy")(wrap(kernel))
+    # The C wrapper numba puts around the entry turns a failure into a Python exception through
+    # numba's helpers; the artefact exports the function inside it, which only returns a status.
+    wrapper = compiled.native_name
+    if not wrapper.startswith(_WRAPPER_PREFIX):
+        raise BackendError(f"unexpected name of numba's C wrapper: {wrapper!r}")
+    library: Any = compiled._library  # type: ignore[attr-defined]
+    return library.get_llvm_str(), wrapper.removeprefix(_WRAPPER_PREFIX)
+
+
+def _target_machine() -> Any:
+    triple, cpu_name, features = cpu_target.target_context.codegen().magic_tuple()
+    target = llvm.Target.from_triple(triple)
+    return target.create_target_machine(
+        cpu=cpu_name, features=features, opt=3, reloc="pic", codemodel="default"
+    )
+
+
+def _reduce(ir: str, entry: str, machine: Any) -> Any:
+    """Parse ``ir``, keep only ``entry`` (renamed) and what it reaches, and check its imports."""
+    module = llvm.parse_assembly(ir)
+    for function in module.functions:
+        if function.name == entry:
+            function.name = aot.ENTRY
+        elif not function.is_declaration:
+            function.linkage = "internal"
+    for variable in module.global_variables:
+        if not variable.is_declaration:
+            variable.linkage = "internal"
+    # With everything internal, interprocedural constant propagation sees that the arrays carry
+    # no runtime object and that the kernel never fails, so numba's reference counting and error
+    # paths are dead code; the vectorizers stay off, so the kernel's vectorizer mode is kept.
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_ipsccp_pass()
+    passes.add_global_opt_pass()
+    passes.add_dead_arg_elimination_pass()
+    passes.add_instruction_combine_pass()
+    passes.add_simplify_cfg_pass()
+    passes.add_aggressive_dce_pass()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.add_strip_dead_prototype_pass()
+    passes.run(module, llvm.create_pass_builder(machine, llvm.PipelineTuningOptions()))
+    module.verify()
+    imports = {
+        f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")
+    }
+    imports |= {v.name for v in module.global_variables if v.is_declaration}
+    if imports - _LIBC_SYMBOLS:
+        raise BackendError(f"the kernel's code still needs {sorted(imports - _LIBC_SYMBOLS)}")
+    return module
+
+
+def build_fill(
+    lanes: int,
+    backend: str,
+    hash_type: int,
+    variant: int,
+    level: str | None = None,
+    prebuilt: Path = aot.PREBUILT_DIR,
+) -> Path | None:
+    """Build and store the artefact of one fill kernel; return its path.
+
+    Returns None, building nothing, where no artefact can be used or built: an untested numba
+    release, no C compiler, or a machine whose CPU cannot be named without numba.  Raises
+    :class:`~twocats.exceptions.BackendError` if the built code differs from numba's build.
+    With ``level`` (a process whose numba targets that x86-64 level, see
+    :func:`twocats.simd.aotbuild.main`) the artefact is stored in ``prebuilt`` for a platform
+    wheel instead of this machine's cache.
+    """
+    cc = compiler()
+    cpu = aot.cpu_key()
+    if numba.__version__ not in BUILD_NUMBA or cc is None or cpu is None:
+        return None
+    ir, entry = _entry_ir(lanes, backend, hash_type, variant)
+    machine = _target_machine()
+    module = _reduce(ir, entry, machine)
+    obj = machine.emit_object(module)
+    with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
+        source, shared = Path(work) / "kernel.o", Path(work) / "kernel.so"
+        source.write_bytes(obj)
+        subprocess.run(
+            [cc, "-shared", "-Wl,-z,now", "-Wl,-z,noexecstack", "-o", str(shared), str(source)],
+            check=True,
+            capture_output=True,
+        )
+        data = shared.read_bytes()
+    key = aot.FillKey(lanes, backend, hash_type, variant)
+    sources = aot.kernel_sources(_source_files(key))
+    _check_against_numba(key, data)
+    return aot.store(key, data, sources, level, prebuilt)
+
+
+def try_build_fill(key: aot.FillKey) -> Path | None:
+    """Build the artefact of ``key`` like :func:`build_fill`, but warn once instead of raising.
+
+    A kernel without an artefact keeps running on numba's build, so a failed build costs speed,
+    never a result.
+    """
+    try:
+        return build_fill(key.lanes, key.backend, key.hash_type, key.variant)
+    except (BackendError, aot.RefusedError, OSError, subprocess.CalledProcessError) as error:
+        detail = getattr(error, "stderr", None) or error
+        aot.warn_once(f"could not build the compiled kernel {key.name} ({detail!s:.300})")
+        return None
+
+
+def _source_files(key: aot.FillKey) -> list[str]:
+    """Return the project files the kernel's machine code depends on.
+
+    Those numba's cache is keyed on (the kernel's and its callees' files and the JIT settings),
+    the hash constants, and the entry point's wrapper here.
+    """
+    kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    files = _jit._source_files(kernel.py_func) | {_jit.__file__, hashes.__file__, __file__}
+    # The modules of the kernel's globals too: numba's key misses intrinsics (prefetches).
+    for value in kernel.py_func.__globals__.values():
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        if module is not None and module.__name__.startswith("twocats.") and module.__file__:
+            files.add(module.__file__)
+    return sorted(str(Path(path).resolve()) for path in files)
+
+
+def _check_against_numba(key: aot.FillKey, data: bytes) -> None:
+    """Run the built code and numba's build on the check job; refuse the code if they differ."""
+    numba_kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
+        path = Path(work) / "check.so"
+        path.write_bytes(data)
+        built = aot.open_kernel(path, key.variant)
+        if aot.run_check(built, key) != aot.run_check(numba_kernel, key):
+            raise BackendError(f"the ahead-of-time build of {key.name} differs from numba's")

@@ -1,0 +1,68 @@
+"""The numba fill kernel of one lane count, backend, hash type and block hash, and its scratch.
+
+Usage::
+
+    from twocats.simd.fillkernels import fill_kernel, scratch
+
+    kernel = fill_kernel(8, "simd", 0, 0)       # imports numba; compiles on the first call
+    kernel(mem, states, *scratch(0), p_first, p_step, done, per_slice, ...)
+
+Importing the module imports no numba (the ahead-of-time loader :mod:`twocats.simd.aot` uses
+:func:`scratch`); :func:`fill_kernel` does.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.hashes import HASHES
+from twocats.simd.fillgen import CHAINS, LANES, SCRATCH, kernel_name, module_name
+
+__all__ = ["FILL_BACKENDS", "check_backend", "fill_kernel", "scratch"]
+
+#: The backends with compiled fill kernels (the pure-Python ``reference`` lives in ``twocats.kdf``).
+FILL_BACKENDS = ("scalar", "simd")
+
+
+def check_backend(backend: str) -> None:
+    """Raise :class:`~twocats.exceptions.BackendError` unless ``backend`` has fill kernels."""
+    if backend not in FILL_BACKENDS:
+        raise BackendError(f"backend must be one of {', '.join(FILL_BACKENDS)}, not {backend!r}")
+
+
+def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) -> Any:
+    """Return the numba region kernel for ``lanes``, ``backend``, hash code and ``variant``.
+
+    ``backend`` is "scalar" or "simd"; ``variant`` 0 is the final/2014 block hash and 1 the March
+    2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
+    arguments are ``(mem, states, *scratch(variant), p_first, p_step, done, per_slice, bpt,
+    blocklen, sub_blocklen, parallelism, multiplies, dependent)``, and for variant 1 also
+    ``time_cost``.  Each kernel links the state hash of its own hash type only, and compiles on its
+    first call.  Calling this imports numba.
+    """
+    check_backend(backend)
+    if lanes not in LANES:
+        raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
+    if not 0 <= hash_type < len(HASHES):
+        raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
+    if variant not in (0, 1):
+        raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
+    from twocats.simd.statehash import STATE_HASHES
+
+    module = importlib.import_module(f"twocats.simd._generated.{module_name(lanes)}")
+    facts = HASHES[hash_type]
+    source = getattr(module, kernel_name(CHAINS[variant], lanes))
+    kernel = source.specialise(
+        facts.name, state_hash=STATE_HASHES[hash_type], N_WORDS=facts.state_words
+    )
+    return kernel.get(backend)
+
+
+def scratch(variant: int) -> tuple[npt.NDArray[Any], ...]:
+    """Return fresh scratch arrays for one call of a kernel of ``variant`` (0 or 1)."""
+    return tuple(np.empty(words, dtype) for _name, dtype, words in SCRATCH[CHAINS[variant]])
