@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import warnings
@@ -265,3 +266,53 @@ def test_first_numba_build_writes_the_artefact(
         assert (folder / entry["file"]).is_file()
     finally:
         reset()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"sources": []}, {"sources": {"x.py": 1}}, {"file": "\x00.so"}, {"file": 5}, {"file": "a.so"}],
+    ids=["sources-list", "digest-int", "file-nul", "file-int", "file-not-a-digest"],
+)
+def test_malformed_index_entry_is_refused_with_one_warning(
+    spoiled: Path, change: dict[str, object]
+) -> None:
+    """A malformed index entry is a refusal (one warning, numba's build), never an exception."""
+    expected = _expected()
+    index_path = spoiled / "index.json"
+    index = json.loads(index_path.read_text())
+    for entry in index.values():
+        entry.update(change)
+    index_path.write_text(json.dumps(index))
+    output, warned = _derive_twice_counting_warnings()
+    assert output == expected
+    assert warned == 1
+
+
+def test_missing_artefact_is_claimed_for_building_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing artefact is built at most once per process, even if that build fails."""
+    monkeypatch.setenv(aot.AOT_DIR_ENV, str(tmp_path))
+    reset()
+    try:
+        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert aot.claim_build(KEY)
+        assert not aot.claim_build(KEY)
+        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert not aot.claim_build(KEY)
+    finally:
+        reset()
+
+
+def test_package_kernels_are_trusted_like_the_package_code() -> None:
+    """A prebuilt kernel may be group-writable only where the package's own code is too."""
+    own = os.stat(aot.__file__)
+
+    def file(mode: int, uid: int = own.st_uid) -> os.stat_result:
+        return os.stat_result((stat.S_IFREG | mode, 0, 0, 1, uid, own.st_gid, 0, 0, 0, 0))
+
+    assert aot._as_safe_as_package(file(0o644))
+    assert aot._as_safe_as_package(file(0o664)) == bool(own.st_mode & stat.S_IWGRP)
+    assert aot._as_safe_as_package(file(0o666)) == bool(own.st_mode & stat.S_IWOTH)
+    stranger = 54321 if own.st_uid != 54321 else 54322
+    assert not aot._as_safe_as_package(file(0o644, uid=stranger))

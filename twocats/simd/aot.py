@@ -36,6 +36,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import stat
 import threading
 import warnings
@@ -59,13 +60,19 @@ __all__ = [
     "LEVELS",
     "PREBUILT_DIR",
     "FillKey",
+    "RefusedError",
     "aot_dir",
+    "claim_build",
     "cpu_key",
+    "enabled",
+    "forget",
+    "host_levels",
     "kernel_sources",
     "load_fill",
     "open_kernel",
     "run_check",
     "store",
+    "warn_once",
 ]
 
 #: The C symbol of every artefact's kernel.
@@ -80,6 +87,9 @@ AOT_DIR_ENV = "TWOCATS_AOT_DIR"
 # Upper bounds on what is read: the index and one shared object.
 _INDEX_BYTES = 1 << 20
 _ARTEFACT_BYTES = 16 << 20
+
+# The name of every artefact: the SHA-256 of its bytes.
+_ARTEFACT_NAME = re.compile(r"[0-9a-f]{64}\.so")
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -319,12 +329,11 @@ def reference_check(key: FillKey) -> bytes:
 
 
 @contextlib.contextmanager
-def _open_checked(
-    path: Path, limit: int, owners: tuple[int, ...] = ()
-) -> Iterator[tuple[int, bytes]]:
+def _open_checked(path: Path, limit: int, *, package: bool = False) -> Iterator[tuple[int, bytes]]:
     """Open ``path`` (no link), check owner and mode, read it; yield the descriptor and bytes.
 
-    The owner must be this user or one of ``owners``.
+    The file must be this user's and writable by no one else; one of the package's prebuilt
+    kernels (``package``) must be as safe as the package's code instead.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -334,9 +343,12 @@ def _open_checked(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise RefusedError(f"{path} is not a regular file")
-        if info.st_uid != os.geteuid() and info.st_uid not in owners:
+        if package:
+            if not _as_safe_as_package(info):
+                raise RefusedError(f"{path} may be changed by users who cannot change the package")
+        elif info.st_uid != os.geteuid():
             raise RefusedError(f"{path} is owned by another user")
-        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
             raise RefusedError(f"{path} is writable by group or others")
         if info.st_size > limit:
             raise RefusedError(f"{path} is larger than {limit} bytes")
@@ -352,11 +364,11 @@ def _open_checked(
         os.close(fd)
 
 
-def _read_index(folder: Path, owners: tuple[int, ...] = ()) -> dict[str, Any]:
+def _read_index(folder: Path, *, package: bool = False) -> dict[str, Any]:
     path = folder / "index.json"
     if not os.path.lexists(path):
         return {}
-    with _open_checked(path, _INDEX_BYTES, owners) as (_fd, data):
+    with _open_checked(path, _INDEX_BYTES, package=package) as (_fd, data):
         try:
             index = json.loads(data)
         except ValueError:
@@ -392,8 +404,7 @@ def _load_built(key: FillKey) -> Any:
 def _load_prebuilt(key: FillKey) -> Any:
     """Load the artefact the installed package carries for the best level this CPU runs.
 
-    The package's folder is trusted like the package's code: it may belong to this user or to
-    the administrator (root), and nobody else may write to it.
+    The package's kernels are trusted like the package's code (see :func:`_as_safe_as_package`).
     """
     folder = PREBUILT_DIR
     levels = host_levels()
@@ -403,24 +414,47 @@ def _load_prebuilt(key: FillKey) -> Any:
         info = os.lstat(folder)
     except OSError:
         return None
-    if info.st_uid not in (os.geteuid(), 0) or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise RefusedError(f"{folder} is writable by others or owned by another user")
-    index = _read_index(folder, owners=(0,))
+    if not stat.S_ISDIR(info.st_mode) or not _as_safe_as_package(info):
+        raise RefusedError(f"{folder} may be changed by users who cannot change the package")
+    index = _read_index(folder, package=True)
     for level in levels:
         entry = index.get(f"{key.name}|{level}")
         if entry is not None:
-            return _open_entry(folder, entry, key, owners=(0,))
+            return _open_entry(folder, entry, key, package=True)
     return None
 
 
-def _open_entry(folder: Path, entry: Any, key: FillKey, owners: tuple[int, ...] = ()) -> Any:
+def _as_safe_as_package(info: os.stat_result) -> bool:
+    """Whether a file of the package's prebuilt kernels is no easier to change than its code.
+
+    Its owner must be this user, the administrator or the owner of this module, and it may be
+    writable by a group or by others only where this module is too (pip honours the umask, so an
+    installation by a user with umask 002 leaves both group-writable).
+    """
+    own = os.stat(__file__)
+    if info.st_uid not in (os.geteuid(), 0, own.st_uid):
+        return False
+    if info.st_mode & stat.S_IWOTH and not own.st_mode & stat.S_IWOTH:
+        return False
+    group_writable = info.st_mode & stat.S_IWGRP
+    return not group_writable or bool(own.st_mode & stat.S_IWGRP and info.st_gid == own.st_gid)
+
+
+def _open_entry(folder: Path, entry: Any, key: FillKey, *, package: bool = False) -> Any:
     """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
-    if not isinstance(entry, dict) or not _sources_match(entry.get("sources") or {}):
+    if not isinstance(entry, dict):
         return None
-    name = str(entry.get("file", ""))
-    if Path(name).name != name or not name.endswith(".so"):
-        raise RefusedError(f"the index names an unexpected file {name!r}")
-    with _open_checked(folder / name, _ARTEFACT_BYTES, owners) as (fd, data):
+    sources = entry.get("sources")
+    if not isinstance(sources, dict) or not all(
+        isinstance(path, str) and isinstance(digest, str) for path, digest in sources.items()
+    ):
+        raise RefusedError("the index holds a malformed entry")
+    if not _sources_match(sources):
+        return None
+    name = entry.get("file")
+    if not isinstance(name, str) or not _ARTEFACT_NAME.fullmatch(name):
+        raise RefusedError(f"the index names an unexpected file {str(name)[:80]!r}")
+    with _open_checked(folder / name, _ARTEFACT_BYTES, package=package) as (fd, data):
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
             raise RefusedError(f"{folder / name} does not have its recorded SHA-256")
         # The dynamic loader knows a library by the name it was opened under and returns the
@@ -428,10 +462,14 @@ def _open_entry(folder: Path, entry: Any, key: FillKey, owners: tuple[int, ...] 
         # the process lives, so that no other file is ever opened under the same name.
         kept = os.dup(fd)
         try:
-            kernel = _Kernel(ctypes.CDLL(f"/proc/self/fd/{kept}"), key.variant)
-        except (OSError, AttributeError) as error:
+            library = ctypes.CDLL(f"/proc/self/fd/{kept}")
+        except OSError as error:
             os.close(kept)
             raise RefusedError(f"{folder / name} cannot be loaded ({error})") from None
+        try:
+            kernel = _Kernel(library, key.variant)
+        except AttributeError:
+            raise RefusedError(f"{folder / name} has no fill entry point") from None
     if run_check(kernel, key) != reference_check(key):
         raise RefusedError(f"{folder / name} fails its known-answer check")
     return kernel
@@ -456,7 +494,7 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     """Return the checked artefact of one fill kernel, or None to use numba's build.
 
     A refused artefact warns once per process; a missing or outdated one does not warn (see
-    :func:`missing`).  The answer is kept for the process, until :func:`forget`.
+    :func:`claim_build`).  The answer is kept for the process, until :func:`forget`.
     """
     key = FillKey(lanes, backend, hash_type, variant)
     with _lock:
@@ -469,19 +507,25 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
             kernel = _load(key)
         except RefusedError as error:
             refusal = str(error)
+        except (OSError, ValueError, TypeError, AttributeError) as error:
+            refusal = f"a malformed index or artefact ({type(error).__name__})"
     with _lock:
         _loaded[key] = kernel
         if kernel is None and refusal is None and enabled():
             _missing.add(key)
     if refusal is not None:
-        warn_once(f"compiled kernel refused ({refusal}; 'twocats warmup' rebuilds it)")
+        warn_once(f"compiled kernel refused ({refusal})")
     return kernel
 
 
-def missing(key: FillKey) -> bool:
-    """Whether the last :func:`load_fill` of ``key`` found no artefact for these sources."""
+def claim_build(key: FillKey) -> bool:
+    """Whether the caller should build ``key``'s artefact: :func:`load_fill` found none for these
+    sources and no one in this process has tried yet (a failed build is not tried again)."""
     with _lock:
-        return key in _missing
+        if key not in _missing:
+            return False
+        _missing.discard(key)
+        return True
 
 
 def forget(key: FillKey) -> None:
@@ -532,7 +576,7 @@ def store(
         # Artefacts that no entry names any more (replaced by newer builds) are removed.
         named = {str(value.get("file")) for value in index.values() if isinstance(value, dict)}
         for stale in folder.glob("*.so"):
-            if stale.name not in named:
+            if _ARTEFACT_NAME.fullmatch(stale.name) and stale.name not in named:
                 stale.unlink(missing_ok=True)
     return path
 

@@ -267,7 +267,7 @@ def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     if _jit.config.DISABLE_JIT:
         return _PlainKernel(compiled)
     key = aot.FillKey(lanes, backend, hash_type, variant)
-    if aot.missing(key):
+    if aot.claim_build(key):
         from twocats.simd.aotcompile import try_build_fill
 
         if try_build_fill(key) is not None:
