@@ -12,6 +12,7 @@ described in CONTRIBUTING.md.  Lane hashing (``hash_many`` and the lane modes) i
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,9 @@ def _moved(name: str) -> Any:
     """The value an old name stands for, from its new home."""
     import twocats.lanes
 
+    if name == "reference":
+        # The old module, whose ALGORITHMS the new one calls FUNCTIONS.
+        return importlib.import_module("twocats.simd.reference")
     if name == "ALGORITHMS":
         return twocats.lanes.PRIMITIVES
     if name == "DIGEST_SIZES":
