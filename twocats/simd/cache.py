@@ -53,7 +53,7 @@ def untrusted_reason(path: Path, *, below: Path | None = None) -> str | None:
         if info.st_uid != os.geteuid():
             return f"{folder} is owned by another user"
         if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            return f"{folder} is writable by group or others"
+            return f"{folder} is writable by group or others ('chmod go-w' it to use it)"
     return None
 
 
