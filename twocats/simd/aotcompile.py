@@ -49,6 +49,9 @@ BUILD_NUMBA = frozenset({"0.68.1"})
 #: Symbols the emitted code may leave to the C library (LLVM lowers some loops to them).
 _LIBC_SYMBOLS = frozenset({"memcpy", "memmove", "memset"})
 
+# The longest a link may take: a compiler that hangs must not hang the hash that started it.
+_LINK_SECONDS = 120
+
 # The prefix numba gives the C wrapper of a compiled function.
 _WRAPPER_PREFIX = "cfunc."
 
@@ -194,6 +197,7 @@ def build_fill(
             [cc, "-shared", "-Wl,-z,now", "-Wl,-z,noexecstack", "-o", str(shared), str(source)],
             check=True,
             capture_output=True,
+            timeout=_LINK_SECONDS,
         )
         data = shared.read_bytes()
     key = aot.FillKey(lanes, backend, hash_type, variant)
@@ -210,8 +214,10 @@ def try_build_fill(key: aot.FillKey) -> Path | None:
     """
     try:
         return build_fill(key.lanes, key.backend, key.hash_type, key.variant)
-    except (BackendError, aot.RefusedError, OSError, subprocess.CalledProcessError) as error:
-        detail = getattr(error, "stderr", None) or error
+    except (BackendError, aot.RefusedError, OSError, subprocess.SubprocessError) as error:
+        stderr = getattr(error, "stderr", None)
+        detail = stderr.decode(errors="replace").strip() if isinstance(stderr, bytes) else ""
+        detail = detail or str(error)
         aot.warn_once(f"could not build the compiled kernel {key.name} ({detail!s:.300})")
         return None
 
