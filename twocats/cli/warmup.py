@@ -83,6 +83,24 @@ def warmup_command(
     info(f"{len(kernels)} kernel{plural} ready in {cache_root()} ({total:.1f} s)")
     fills = sum(kernel.kind == "fill" for kernel in kernels)
     info(f"{len(usable)} of {fills} fill kernel{'s' if fills != 1 else ''} ahead of time")
+    if len(usable) < fills:
+        info(f"Note: the others run through numba's cache ({_why_not_ahead_of_time()}).")
+
+
+def _why_not_ahead_of_time() -> str:
+    """Why fill kernels were not built ahead of time, as far as this process can tell."""
+    import numba
+
+    from twocats.simd import aot
+    from twocats.simd.aotcompile import BUILD_NUMBA, compiler
+
+    if not aot.enabled():
+        return f"{aot.AOT_ENV}=0 or NUMBA_DISABLE_JIT turns them off"
+    if compiler() is None:
+        return "no C compiler: install cc or set CC"
+    if numba.__version__ not in BUILD_NUMBA:
+        return f"they are built with numba {', '.join(sorted(BUILD_NUMBA))} only"
+    return "a build or a check failed; an earlier warning says which"
 
 
 def _usable_artefacts(kernels: list[Any]) -> list[str]:
