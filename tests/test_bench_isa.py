@@ -168,6 +168,7 @@ def test_recipes_follow_the_spec() -> None:
     assert none["NUMBA_LOOP_VECTORIZE"] == "0"
     assert "NUMBA_CPU_FEATURES" not in none
     assert none["TWOCATS_CACHE_DIR"] == "/c"
+    assert all(env["TWOCATS_AOT"] == "0" for env in (avx2, sse2, none))
     assert features_tier("znver4", avx2["NUMBA_CPU_FEATURES"]) == "AVX2"
     assert features_tier("znver4", sse42) == "SSE4.2"
     assert features_tier("x86-64", "") == "SSE2"

@@ -187,8 +187,16 @@ def level_env(level: IsaLevel, host_features: str, cache_dir: Path) -> dict[str,
     """Return the environment variables that put a child process at ``level``.
 
     ``cache_dir`` becomes the child's kernel cache (``TWOCATS_CACHE_DIR`` and ``NUMBA_CACHE_DIR``).
+    The child compiles with numba and never loads an ahead-of-time artefact, whose machine code
+    was built for the host and has no assembly to check.
     """
-    env = {"TWOCATS_CACHE_DIR": str(cache_dir), "NUMBA_CACHE_DIR": str(cache_dir / "numba")}
+    from twocats.simd.aot import AOT_ENV
+
+    env = {
+        "TWOCATS_CACHE_DIR": str(cache_dir),
+        "NUMBA_CACHE_DIR": str(cache_dir / "numba"),
+        AOT_ENV: "0",
+    }
     key = level.key
     if key == "avx512-zmm":
         env["NUMBA_CPU_FEATURES"] = host_features + ",-prefer-256-bit"
