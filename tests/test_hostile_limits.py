@@ -559,4 +559,4 @@ def test_hasher_wipe_zeroes_the_kept_work_memory(wipe: bool) -> None:
     (engine,) = hasher._pool._free
     buffer = engine._buffer
     assert buffer is not None
-    assert (not buffer.any()) is wipe
+    assert (not any(buffer)) is wipe

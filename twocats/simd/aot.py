@@ -6,7 +6,7 @@ Usage::
 
     kernel = aot.load_fill(8, "simd", 0, 0)     # None: no usable artefact, use numba's build
     if kernel is not None:
-        kernel(mem, states, *scratch, p_first, p_step, done, per_slice, ...)
+        kernel(mem, states, p_first, p_step, done, per_slice, ...)
 
 An artefact is a shared object built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the
 first numba build of a kernel write one) with a single C entry point, :data:`ENTRY`.  Artefacts
@@ -45,13 +45,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
+from twocats.kdf import words
 from twocats.simd.cache import cache_root, make_private_dirs, untrusted_reason
 from twocats.simd.fillgen import CHAINS, SCRATCH, kernel_name
-from twocats.simd.fillkernels import scratch
 
 __all__ = [
     "AOT_DIR_ENV",
@@ -245,43 +243,54 @@ class RefusedError(BackendError):
     """An artefact that exists but failed a check (numba's build is used instead)."""
 
 
-class _Kernel:
-    """A loaded artefact, called like numba's build of the same kernel.
+#: The C type of each scratch array's element type.
+_SCRATCH_TYPES = {"uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64}
 
-    The arguments are checked by the caller (:mod:`twocats.simd.fill` validates every slice), as
-    for numba's build; ctypes releases the GIL during the call.
+
+class _Kernel:
+    """A loaded artefact, called like :class:`twocats.simd.fillkernels.NumbaFill`.
+
+    ``mem`` and ``states`` are words of :mod:`twocats.kdf.words`; the scratch arrays are made
+    for each call and zeroed after it.  The arguments are checked by the caller
+    (:mod:`twocats.simd.fill` validates every slice), as for numba's build; ctypes releases the
+    GIL during the call.
     """
 
     def __init__(self, library: ctypes.CDLL, variant: int) -> None:
         self._library = library
         function = getattr(library, ENTRY)
-        self._scratch = len(SCRATCH[CHAINS[variant]])
+        chain = SCRATCH[CHAINS[variant]]
+        self._scratch = [_SCRATCH_TYPES[kind] * count for _name, kind, count in chain]
         # numba's calling convention: a status is returned, and a result and an exception are
         # stored through the first two pointers (the kernel returns nothing and raises nothing).
         function.argtypes = (
             [ctypes.c_void_p, ctypes.c_void_p]
             + [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
-            + [ctypes.c_void_p] * self._scratch
+            + [ctypes.c_void_p] * len(self._scratch)
             + [ctypes.c_int64] * (10 + variant)
         )
         function.restype = ctypes.c_int32
         self._function = function
 
-    def __call__(self, mem: np.ndarray, states: np.ndarray, *args: Any) -> None:
-        scratch, ints = args[: self._scratch], args[self._scratch :]
-        rows, words = states.shape
+    def __call__(self, mem: words.Words, states: words.Words, *ints: int) -> None:
+        # The caller checked that states has two dimensions.
+        rows, width = words.as_view(states).shape or (0, 0)
+        scratch = [kind() for kind in self._scratch]
         result, failure = ctypes.c_void_p(), ctypes.c_void_p()
         status = self._function(
             ctypes.byref(result),
             ctypes.byref(failure),
-            mem.ctypes.data,
-            mem.size,
-            states.ctypes.data,
+            words.address(mem),
+            words.as_view(mem).nbytes // 4,
+            words.address(states),
             rows,
-            words,
-            *(array.ctypes.data for array in scratch),
+            width,
+            *(ctypes.addressof(array) for array in scratch),
             *ints,
         )
+        # The scratch held words derived from the password.
+        for array in scratch:
+            ctypes.memset(array, 0, ctypes.sizeof(array))
         if status:
             raise BackendError(f"the compiled fill kernel failed (status {status})")
 
@@ -297,19 +306,19 @@ def run_check(kernel: Any, key: FillKey) -> bytes:
     Two slices of two regions, the first data-independent and the second password-dependent with
     64-byte sub-blocks, so that every path of the kernel runs.
     """
-    words = HASHES[key.hash_type].state_words
+    width = HASHES[key.hash_type].state_words
     blocklen = max(32, 2 * key.lanes)
     parallelism, bpt = 2, 4
-    mem = np.zeros(parallelism * bpt * blocklen, np.uint32)
-    states = (np.arange(parallelism * words, dtype=np.uint32) * np.uint32(0x9E3779B1)).reshape(
-        parallelism, words
-    )
+    mem = words.allocate(parallelism * bpt * blocklen)
+    states = words.rows(
+        [[(i * 0x9E3779B1) & 0xFFFFFFFF for i in range(p * width, (p + 1) * width)]
+         for p in range(parallelism)]
+    )  # fmt: skip
     time_cost = (1,) if key.variant else ()
-    with np.errstate(over="ignore"):
-        for done, dependent in ((0, 0), (2, 1)):
-            sub = 16 if dependent else blocklen
-            kernel(mem, states, *scratch(key.variant), 0, 1, done, 2, bpt, blocklen, sub,
-                   parallelism, 2, dependent, *time_cost)  # fmt: skip
+    for done, dependent in ((0, 0), (2, 1)):
+        sub = 16 if dependent else blocklen
+        kernel(mem, states, 0, 1, done, 2, bpt, blocklen, sub, parallelism, 2, dependent,
+               *time_cost)  # fmt: skip
     return hashlib.sha256(mem.tobytes() + states.tobytes()).digest()
 
 
@@ -318,8 +327,7 @@ def reference_check(key: FillKey) -> bytes:
     from twocats.kdf.geometry import SliceJob
     from twocats.kdf.reference import fill_slice
 
-    def kernel(mem: np.ndarray, states: np.ndarray, *args: Any) -> None:
-        ints = args[len(SCRATCH[CHAINS[key.variant]]) :]
+    def kernel(mem: words.Words, states: words.Words, *ints: int) -> None:
         _first, _step, done, per_slice, bpt, blocklen, sub, par, mult, dep, *rest = ints
         job = SliceJob(done, per_slice, bpt, blocklen, sub, par, key.lanes, mult, bool(dep),
                        key.hash_type, key.variant, rest[0] if rest else 0)  # fmt: skip

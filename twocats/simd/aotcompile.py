@@ -39,7 +39,7 @@ from twocats import hashes
 from twocats.exceptions import BackendError
 from twocats.hashes import SCRATCH_WORDS
 from twocats.simd import _jit, aot
-from twocats.simd.fillkernels import fill_kernel
+from twocats.simd.fillkernels import NumbaFill, fill_kernel
 
 __all__ = ["BUILD_NUMBA", "build_fill", "compiler", "try_build_fill"]
 
@@ -240,7 +240,8 @@ def _source_files(key: aot.FillKey) -> list[str]:
 
 def _check_against_numba(key: aot.FillKey, data: bytes) -> None:
     """Run the built code and numba's build on the check job; refuse the code if they differ."""
-    numba_kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    compiled = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    numba_kernel = NumbaFill(compiled, key.variant)
     with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
         path = Path(work) / "check.so"
         path.write_bytes(data)
