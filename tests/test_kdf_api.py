@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import mmap
+import os
 import subprocess
 import sys
 import threading
@@ -298,10 +301,10 @@ def test_wipe_zeroes_the_work_memory(wipe: bool, monkeypatch: pytest.MonkeyPatch
 def test_allocation_failure_is_a_hashing_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """When the work memory cannot be had the engine raises HashingError, not MemoryError."""
 
-    def fail(*args: Any, **kwargs: Any) -> memoryview:
-        raise MemoryError
+    def fail(*args: Any, **kwargs: Any) -> mmap.mmap:
+        raise OSError(errno.ENOMEM, os.strerror(errno.ENOMEM))
 
-    monkeypatch.setattr(engine_module.words, "allocate", fail)
+    monkeypatch.setattr(mmap, "mmap", fail)
     with pytest.raises(HashingError) as caught:
         Engine("reference").derive(PASSWORD, SALT, _small("2015"))
     assert str(caught.value) == (
