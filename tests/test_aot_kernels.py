@@ -1,8 +1,9 @@
 """Ahead-of-time fill kernels equal numba's builds and the reference bit for bit.
 
-Two artefacts are built once for the module (the default profile's kernel on the simd backend and
-a March 2014 kernel on the scalar backend) into a folder of their own, then compared with numba's
-builds on the vectors of their geometry and on random slices, and with the pure-Python reference.
+Two artefacts are built (the default profile's kernel on the simd backend and a March 2014 kernel
+on the scalar backend) into a folder of their own, once as shared objects and once as objects for
+MCJIT, then compared with numba's builds on the vectors of their geometry and on random slices, and
+with the pure-Python reference.
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ from twocats.simd.fillkernels import NumbaFill
 _VECTOR_MEMORY = 4 << 20
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The folder holding the artefacts of KEYS, enabled for the module."""
-    with artefacts_in(tmp_path_factory.mktemp("aot")) as folder:
+@pytest.fixture(scope="module", params=["shared", "object"])
+def built(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    """The folder holding the artefacts of KEYS, enabled for the module: shared objects linked by
+    the C compiler, then objects loaded by MCJIT (built as where no C compiler exists)."""
+    linked = request.param == "shared"
+    with artefacts_in(tmp_path_factory.mktemp("aot"), linked=linked) as folder:
         yield folder
 
 

@@ -3,7 +3,8 @@
 A refused artefact (changed byte, folder others may write, index naming another file) warns once
 and the hash is still right through numba; an artefact built from other sources is a silent
 miss.  With artefacts present, ``twocats hash``, ``twocats verify`` and the library's
-``PasswordHasher().verify`` import neither numba nor llvmlite.
+``PasswordHasher().verify`` import neither numba, llvmlite nor numpy (llvmlite only for an object
+built where no C compiler exists).
 """
 
 from __future__ import annotations
@@ -204,6 +205,19 @@ def test_hash_and_verify_commands_import_no_numba_with_artefacts(built: Path) ->
     )
     assert "twocats.simd.aot" in modules.split()
     assert not {"numba", "llvmlite", "numpy"} & set(modules.split())
+
+
+def test_hash_without_a_c_compiler_runs_on_mcjit_without_numba(tmp_path: Path) -> None:
+    """Built where no C compiler exists, the artefact is an object that ``twocats hash`` loads
+    through llvmlite's MCJIT: llvmlite is imported, numba and numpy are not."""
+    with artefacts_in(tmp_path / "aot", [KEY], linked=False) as folder:
+        assert [path.suffix for path in folder.glob("*.o")] == [aot.OBJECT]
+        stored, modules = _imports_of(
+            ["-m", "twocats.cli", "hash", "--password-stdin", *_SMALL], "pw\n", folder
+        )
+    assert stored.startswith("$twocats$")
+    assert "llvmlite" in modules.split()
+    assert not {"numba", "numpy"} & set(modules.split())
 
 
 def test_library_verify_imports_no_numba_with_artefacts(built: Path) -> None:
