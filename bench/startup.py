@@ -20,13 +20,14 @@ row, so that a neighbour's load falls on all of them alike.  The commands:
 The twocats command is the console script as pip writes it from the tree's ``[project.scripts]``.
 Two figures are taken run by run and reported as medians: the warm ``twocats hash`` over
 argon2-cffi's process at equal memory, and the share of the warm hash process spent in the hash
-itself (the ``seconds`` the command reports, which exclude loading the kernels).  Whether the
-warm hash, verify and library processes import numba is read from ``python -X importtime``.  With
+itself (the ``seconds`` the command reports, which exclude loading the kernels). Whether the warm
+hash, verify and library processes import numba or numpy is read from ``python -X importtime``. With
 ``--against REV`` the twocats commands of commit REV run too, taking turns with this tree's (a
-paired before and after).  With ``--wheel PATH`` a platform wheel with prebuilt kernels is
-installed into a new virtual environment and its first hash, in an empty kernel cache, is timed
-each turn (cold with the wheel).  The load average is recorded before and after.  ``--smoke``
-runs every command once at the cheapest profile and writes no files.
+paired before and after). The children keep their compiled bytecode (``PYTHONDONTWRITEBYTECODE`` is
+dropped), as an installed package does. With ``--wheel PATH`` a platform wheel with prebuilt kernels
+is installed into a new virtual environment and its first hash, in an empty kernel cache, is timed
+each turn (cold with the wheel). The load average is recorded before and after. ``--smoke`` runs
+every command once at the cheapest profile and writes no files.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: Processes timed for each warm figure (the median is reported).
 RUNS = 11
+
+#: The modules whose import the report looks for: what the password path should do without.
+HEAVY = ("numba", "numpy")
 
 #: The password every process hashes or verifies, given on standard input.
 PASSWORD = b"correct horse battery staple\n"
@@ -123,7 +127,12 @@ def console_script(tree: Path) -> tuple[str, ...]:
 
 
 def _env(tree: Path | None, cache: Path | None) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TWOCATS_")}
+    # Children keep their compiled bytecode, as an installed package does.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("TWOCATS_") and key != "PYTHONDONTWRITEBYTECODE"
+    }
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     if cache is not None:
@@ -286,8 +295,8 @@ def measure(
         # Read before the probes below, which run the commands once more.
         wheel_cache_written = wheel_cache.exists()
         first_tree = next(iter(trees))
-        numba_loaded = {
-            command.label.removeprefix(f"{first_tree}: "): _imports_numba(command)
+        heavy_imports = {
+            command.label.removeprefix(f"{first_tree}: "): _heavy_imports(command)
             for command in commands
             if command.label.startswith((f"{first_tree}: ", "wheel: "))
             and "--help" not in command.label
@@ -310,14 +319,14 @@ def measure(
             seconds / run.wall for seconds, run in zip(hash_seconds, hash_runs, strict=True)
         ),
         "hash_itself_s": statistics.median(hash_seconds),
-        "numba_on_password_path": numba_loaded,
+        "heavy_imports": heavy_imports,
         "wheel": wheel.name if wheel is not None else None,
         "wheel_cache_written": wheel_cache_written,
     }
 
 
-def _imports_numba(command: Command) -> bool:
-    """Whether ``command`` (a Python process) imports numba, read from ``-X importtime``."""
+def _heavy_imports(command: Command) -> list[str]:
+    """Which of numba and numpy ``command`` (a Python process) imports, from ``-X importtime``."""
     args = (command.args[0], "-X", "importtime", *command.args[1:])
     done = subprocess.run(
         args,
@@ -327,11 +336,12 @@ def _imports_numba(command: Command) -> bool:
         capture_output=True,
         check=True,
     )
-    return any(
-        line.rsplit(b"|", 1)[-1].strip() == b"numba"
+    imported = {
+        line.rsplit(b"|", 1)[-1].strip().decode()
         for line in done.stderr.splitlines()
         if line.startswith(b"import time:")
-    )
+    }
+    return [name for name in HEAVY if name in imported]
 
 
 def _commit(rev: str) -> str:
@@ -437,10 +447,10 @@ def markdown(document: dict[str, Any]) -> str:
             f"* The hash itself: {document['hash_itself_s']:.3f} s, **{100 * share:.0f}%** of the "
             "warm `twocats hash` process (median of the runs' shares)."
         ),
-        "* Processes that import numba (`python -X importtime`): "
+        "* What each process imports of numba and numpy (`python -X importtime`): "
         + "; ".join(
-            f"{label}: **{'yes' if loaded else 'no'}**"
-            for label, loaded in document["numba_on_password_path"].items()
+            f"{label}: **{', '.join(names) or 'neither'}**"
+            for label, names in document["heavy_imports"].items()
         )
         + ".",
         (

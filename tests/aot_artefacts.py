@@ -17,23 +17,34 @@ KEYS = (aot.FillKey(8, "simd", 0, 0), aot.FillKey(8, "scalar", 0, 1))
 
 
 @contextmanager
-def artefacts_in(folder: Path, keys: Sequence[aot.FillKey] = KEYS) -> Iterator[Path]:
-    """Build ``keys`` into ``folder`` (``$TWOCATS_AOT_DIR``), enabled for the block's duration."""
+def artefacts_in(
+    folder: Path, keys: Sequence[aot.FillKey] = KEYS, *, linked: bool = True
+) -> Iterator[Path]:
+    """Build ``keys`` into ``folder`` (``$TWOCATS_AOT_DIR``), enabled for the block's duration.
+
+    ``linked``: shared objects linked by the C compiler; otherwise the build sees no C compiler
+    and writes objects for MCJIT.
+    """
     if _jit.config.DISABLE_JIT:
         pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
     import numba
 
     from twocats.simd.aotcompile import BUILD_NUMBA, build_fill, compiler
 
-    if compiler() is None:
+    if linked and compiler() is None:
         need("a C compiler (cc) to link ahead-of-time kernels")
     if numba.__version__ not in BUILD_NUMBA:
         pytest.skip(f"ahead-of-time kernels are built on numba {sorted(BUILD_NUMBA)} only")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(aot.AOT_DIR_ENV, str(folder))
         patch.setenv(aot.AOT_ENV, "1")
-        for key in keys:
-            assert build_fill(key.lanes, key.backend, key.hash_type, key.variant) is not None
+        with pytest.MonkeyPatch.context() as build:
+            if not linked:
+                build.setenv("CC", str(folder / "no-such-compiler"))
+            for key in keys:
+                built = build_fill(key.lanes, key.backend, key.hash_type, key.variant)
+                assert built is not None
+                assert built.suffix == (aot.SHARED if linked else aot.OBJECT)
         reset()
         try:
             yield folder

@@ -1,8 +1,9 @@
 """Ahead-of-time fill kernels equal numba's builds and the reference bit for bit.
 
-Two artefacts are built once for the module (the default profile's kernel on the simd backend and
-a March 2014 kernel on the scalar backend) into a folder of their own, then compared with numba's
-builds on the vectors of their geometry and on random slices, and with the pure-Python reference.
+Two artefacts are built (the default profile's kernel on the simd backend and a March 2014 kernel
+on the scalar backend) into a folder of their own, once as shared objects and once as objects for
+MCJIT, then compared with numba's builds on the vectors of their geometry and on random slices, and
+with the pure-Python reference.
 """
 
 from __future__ import annotations
@@ -20,17 +21,23 @@ from hypothesis import strategies as st
 from twocats.hashes import HASHES
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector
-from twocats.simd import aot
-from twocats.simd.fill import fill_kernel, scratch
+from twocats.simd import aot, fillkernels
+from twocats.simd.fill import fill_kernel
+from twocats.simd.fillgen import CHAINS, SCRATCH
+from twocats.simd.fillkernels import NumbaFill
 
 #: Vectors up to this much work memory run through the artefacts.
 _VECTOR_MEMORY = 4 << 20
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The folder holding the artefacts of KEYS, enabled for the module."""
-    with artefacts_in(tmp_path_factory.mktemp("aot")) as folder:
+@pytest.fixture(scope="module", params=["shared", "object"])
+def built(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Path]:
+    """The folder holding the artefacts of KEYS, enabled for the module: shared objects linked by
+    the C compiler, then objects loaded by MCJIT (built as where no C compiler exists)."""
+    linked = request.param == "shared"
+    with artefacts_in(tmp_path_factory.mktemp("aot"), linked=linked) as folder:
         yield folder
 
 
@@ -46,10 +53,39 @@ def test_artefact_fills_the_check_job_like_numba_and_the_reference(
     built: Path, key: aot.FillKey
 ) -> None:
     """The artefact's check job equals numba's build and the pure-Python reference."""
-    numba_kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    numba_kernel = NumbaFill(
+        fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
+    )
     digest = aot.run_check(_artefact(key), key)
     assert digest == aot.run_check(numba_kernel, key)
     assert digest == aot.reference_check(key)
+
+
+@pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
+def test_scratch_is_zero_after_a_call(
+    built: Path, key: aot.FillKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither build leaves words derived from the password in its scratch after a call."""
+    made: list[Any] = []
+
+    def recorded(make: Callable[[int], Any]) -> Callable[..., Any]:
+        def make_and_record(*args: int) -> Any:
+            made.append(result := make(*args))
+            return result
+
+        return make_and_record
+
+    monkeypatch.setattr(fillkernels, "scratch", recorded(fillkernels.scratch))
+    artefact = _artefact(key)
+    monkeypatch.setattr(artefact, "_scratch", [recorded(kind) for kind in artefact._scratch])
+    numba_kernel = NumbaFill(
+        fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
+    )
+    aot.run_check(artefact, key)
+    aot.run_check(numba_kernel, key)
+    arrays = [array for item in made for array in (item if isinstance(item, tuple) else [item])]
+    assert len(arrays) == 4 * len(SCRATCH[CHAINS[key.variant]])
+    assert not any(any(bytes(memoryview(array))) for array in arrays)
 
 
 def _vectors_of(key: aot.FillKey, vectors: dict[str, Vector]) -> list[Vector]:
@@ -84,7 +120,7 @@ def test_vectors_of_the_geometry_pass_through_the_artefact(
 
 @st.composite
 def _slices(draw: st.DrawFn, key: aot.FillKey) -> tuple[Any, ...]:
-    """A random geometry for ``key``: both slices' arguments after the scratch arrays."""
+    """A random geometry for ``key``: both slices' arguments after ``mem`` and ``states``."""
     blocklen = draw(st.sampled_from([b for b in (8, 16, 32, 64, 128) if b >= key.lanes]))
     sub = draw(st.sampled_from([s for s in (8, 16, 32, 64, 128) if key.lanes <= s <= blocklen]))
     parallelism = draw(st.integers(1, 3))
@@ -104,7 +140,7 @@ def _run(kernel: Callable[..., None], key: aot.FillKey, case: tuple[Any, ...]) -
     states = rng.integers(0, 2**32, size=(parallelism, words), dtype=np.uint32)
     mem = np.zeros(parallelism * bpt * blocklen, np.uint32)
     for done, per_slice, dependent in ((0, first, 0), (first, bpt - first, 1)):
-        kernel(mem, states, *scratch(key.variant), 0, 1, done, per_slice, bpt, blocklen, sub,
+        kernel(mem, states, 0, 1, done, per_slice, bpt, blocklen, sub,
                parallelism, multiplies, dependent, *time_cost)  # fmt: skip
     return mem.tobytes() + states.tobytes()
 
@@ -113,7 +149,9 @@ def _run(kernel: Callable[..., None], key: aot.FillKey, case: tuple[Any, ...]) -
 def test_artefact_equals_numba_on_random_slices(built: Path, key: aot.FillKey) -> None:
     """On random geometries, states and multiplies the artefact fills exactly like numba."""
     artefact = _artefact(key)
-    numba_kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    numba_kernel = NumbaFill(
+        fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
+    )
 
     @settings(max_examples=60)
     @given(case=_slices(key))

@@ -3,7 +3,8 @@
 A refused artefact (changed byte, folder others may write, index naming another file) warns once
 and the hash is still right through numba; an artefact built from other sources is a silent
 miss.  With artefacts present, ``twocats hash``, ``twocats verify`` and the library's
-``PasswordHasher().verify`` import neither numba nor llvmlite.
+``PasswordHasher().verify`` import neither numba, llvmlite nor numpy (llvmlite only for an object
+built where no C compiler exists).
 """
 
 from __future__ import annotations
@@ -192,31 +193,43 @@ def _imports_of(command: list[str], stdin: str, folder: Path) -> tuple[str, str]
 
 
 def test_hash_and_verify_commands_import_no_numba_with_artefacts(built: Path) -> None:
-    """``twocats hash`` and ``twocats verify`` run on the artefact: no numba, no llvmlite."""
+    """``twocats hash`` and ``twocats verify`` run on the artefact: no numba, llvmlite or numpy."""
     stored, modules = _imports_of(
         ["-m", "twocats.cli", "hash", "--password-stdin", *_SMALL], "pw\n", built
     )
     assert stored.startswith("$twocats$")
-    assert "numpy" in modules.split()
-    assert "numba" not in modules.split()
-    assert "llvmlite" not in modules.split()
+    assert "twocats.simd.aot" in modules.split()
+    assert not {"numba", "llvmlite", "numpy"} & set(modules.split())
     _output, modules = _imports_of(
         ["-m", "twocats.cli", "verify", "--password-stdin", stored.strip()], "pw\n", built
     )
     assert "twocats.simd.aot" in modules.split()
-    assert "numba" not in modules.split()
-    assert "llvmlite" not in modules.split()
+    assert not {"numba", "llvmlite", "numpy"} & set(modules.split())
+
+
+def test_hash_without_a_c_compiler_runs_on_mcjit_without_numba(tmp_path: Path) -> None:
+    """Built where no C compiler exists, the artefact is an object that ``twocats hash`` loads
+    through llvmlite's MCJIT: llvmlite is imported, numba and numpy are not."""
+    with artefacts_in(tmp_path / "aot", [KEY], linked=False) as folder:
+        assert [path.suffix for path in folder.glob("*.o")] == [aot.OBJECT]
+        stored, modules = _imports_of(
+            ["-m", "twocats.cli", "hash", "--password-stdin", *_SMALL], "pw\n", folder
+        )
+    assert stored.startswith("$twocats$")
+    assert "llvmlite" in modules.split()
+    assert not {"numba", "numpy"} & set(modules.split())
 
 
 def test_library_verify_imports_no_numba_with_artefacts(built: Path) -> None:
-    """``PasswordHasher().verify`` on a stored hash loads the artefact and no numba."""
+    """``PasswordHasher().verify`` on a stored hash loads the artefact and no numba or numpy."""
     script = (
         "import sys\n"
         "from twocats import PasswordHasher\n"
         "hasher = PasswordHasher(mem_cost=10, multiplies=2)\n"
         "stored = hasher.hash('pw')\n"
         "assert hasher.verify(stored, 'pw') is True\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite')))\n"
+        "heavy = ('numba', 'llvmlite', 'numpy')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],

@@ -325,13 +325,13 @@ def test_a_dropped_hasher_frees_its_memory_without_the_collector() -> None:
         hasher.hash(PASSWORD)
         (engine,) = hasher._pool._free
         assert engine._buffer is not None
-        buffer = weakref.ref(engine._buffer)
+        buffer = weakref.ref(engine._buffer.obj)
         del engine, hasher
         assert buffer() is None
         engine = kdf.Engine()
         engine.derive(PASSWORD, SALT, params)
         assert engine._buffer is not None
-        buffer = weakref.ref(engine._buffer)
+        buffer = weakref.ref(engine._buffer.obj)
         del engine
         assert buffer() is None
     finally:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
+import mmap
 import os
 import select
 import signal
@@ -29,7 +31,6 @@ from twocats.exceptions import (
     VerifyMismatchError,
 )
 from twocats.hasher import PasswordHasher
-from twocats.kdf import engine as engine_module
 from twocats.kdf import limits
 from twocats.kdf.engine import Engine
 from twocats.params import Params
@@ -321,10 +322,12 @@ def test_100_megabyte_inputs_work() -> None:
 
 
 def _fail_allocation(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(*args: Any, **kwargs: Any) -> np.ndarray:
-        raise MemoryError
+    """The system refuses to map the work memory, as when it is out of memory."""
 
-    monkeypatch.setattr(engine_module.np, "zeros", fail)
+    def fail(*args: Any, **kwargs: Any) -> mmap.mmap:
+        raise OSError(errno.ENOMEM, os.strerror(errno.ENOMEM))
+
+    monkeypatch.setattr(mmap, "mmap", fail)
 
 
 def test_allocation_failure_is_a_hashing_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -559,4 +562,4 @@ def test_hasher_wipe_zeroes_the_kept_work_memory(wipe: bool) -> None:
     (engine,) = hasher._pool._free
     buffer = engine._buffer
     assert buffer is not None
-    assert (not buffer.any()) is wipe
+    assert (not any(buffer)) is wipe

@@ -9,13 +9,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
 import pytest
 
 from twocats import kdf
 from twocats.exceptions import VerifyMismatchError
 from twocats.hasher import PasswordHasher
 from twocats.kdf.engine import Engine
+from twocats.kdf.words import address as address_of
 from twocats.lanes import PRIMITIVES, hash_many
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
@@ -72,12 +72,12 @@ def _spy_on_buffers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     @contextmanager
     def spying(
         self: Engine, words: int, params: Params, limit: int | None, name: str
-    ) -> Iterator[np.ndarray]:
+    ) -> Iterator[memoryview]:
         with original(self, words, params, limit, name) as mem:
-            if mem.size == 0:
+            if len(mem) == 0:
                 yield mem
                 return
-            address = mem.__array_interface__["data"][0]
+            address = address_of(mem)
             with lock:
                 if address in active:
                     clashes.append(f"buffer {address:#x} held by two derivations")

@@ -92,12 +92,10 @@ def _why_not_ahead_of_time() -> str:
     import numba
 
     from twocats.simd import aot
-    from twocats.simd.aotcompile import BUILD_NUMBA, compiler
+    from twocats.simd.aotcompile import BUILD_NUMBA
 
     if not aot.enabled():
         return f"{aot.AOT_ENV}=0 or NUMBA_DISABLE_JIT turns them off"
-    if compiler() is None:
-        return "no C compiler: install cc or set CC"
     if numba.__version__ not in BUILD_NUMBA:
         return f"they are built with numba {', '.join(sorted(BUILD_NUMBA))} only"
     return "a build or a check failed; an earlier warning says which"

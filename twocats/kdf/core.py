@@ -27,11 +27,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TypeAlias
 
-import numpy as np
-import numpy.typing as npt
-
 from twocats.exceptions import InvalidParametersError
-from twocats.kdf import geometry
+from twocats.kdf import geometry, words
 from twocats.kdf.geometry import FillSlice, LevelPlan, SliceJob
 from twocats.kdf.reference import MASK, expand, hash_bytes, hash_parts, state_hash
 from twocats.params import Params, check_update
@@ -56,9 +53,9 @@ _BYTE = 256
 
 
 #: Supplies the work area: called with the number of words needed (after every parameter and input
-#: has been validated), it returns a context manager that yields a uint32 array of at least that
-#: many words and takes it back afterwards.
-Memory: TypeAlias = Callable[[int], AbstractContextManager[npt.NDArray[np.uint32]]]
+#: has been validated), it returns a context manager that yields at least that many words
+#: (:data:`twocats.kdf.words.Words`) and takes them back afterwards.
+Memory: TypeAlias = Callable[[int], AbstractContextManager[words.Words]]
 
 
 # -- small helpers ---------------------------------------------------------------------------------
@@ -107,18 +104,17 @@ def required_words(params: Params, *, old_mem_cost: int | None = None) -> int:
 
 def _region_states(
     hash_code: int, seed: list[int], parallelism: int, big_endian: bool
-) -> npt.NDArray[np.uint32]:
+) -> memoryview:
     """The initial state of every region: ``Hv(seed, p)`` for p = 0 .. parallelism - 1."""
-    rows = [state_hash(hash_code, seed, p, big_endian) for p in range(parallelism)]
-    return np.array(rows, dtype=np.uint32)
+    return words.rows([state_hash(hash_code, seed, p, big_endian) for p in range(parallelism)])
 
 
 def _fill_level(
     params: Params,
     plan: LevelPlan,
-    states: npt.NDArray[np.uint32],
+    states: memoryview,
     fill: FillSlice,
-    mem: npt.NDArray[np.uint32],
+    mem: words.Words,
 ) -> None:
     """Run the four slices of one level, each as one call of the seam."""
     march = params.variant == "2014-03"
@@ -193,7 +189,7 @@ def _garlic(
     h: list[int],
     plans: tuple[LevelPlan, ...],
     fill: FillSlice,
-    mem: npt.NDArray[np.uint32],
+    mem: words.Words,
 ) -> list[int]:
     """The 2015/2014 garlic loop over the active levels; returns the client key."""
     code = params.hash_code
@@ -201,10 +197,10 @@ def _garlic(
         if plan.fills:
             states = _region_states(code, h, plan.parallelism, big_endian=False)
             _fill_level(params, plan, states, fill, mem)
-            sums = states.astype(np.uint64).sum(axis=0).tolist()
+            sums = [sum(column) for column in zip(*states.tolist(), strict=True)]
             # The region states are derived from the password: leave no copy behind.
-            states.fill(0)
-            summed = [(word + int(total)) & MASK for word, total in zip(h, sums, strict=True)]
+            words.zero(states)
+            summed = [(word + total) & MASK for word, total in zip(h, sums, strict=True)]
             h = _scramble(code, summed)
         if plan.mem_cost != params.mem_cost:
             h = _scramble(code, h)
@@ -263,7 +259,7 @@ def _garlic_2014_03(
     buffer: bytearray,
     plans: tuple[LevelPlan, ...],
     fill: FillSlice,
-    mem: npt.NDArray[np.uint32],
+    mem: words.Words,
 ) -> None:
     """The March 2014 garlic loop, rewriting ``buffer`` (the client output) in place."""
     assert params.hash_size is not None
@@ -278,8 +274,8 @@ def _garlic_2014_03(
         for p in range(plan.parallelism):
             end = (p + 1) * region_words
             tail = mem[end - width : end].tolist()
-            h = [(word + int(extra)) & MASK for word, extra in zip(h, tail, strict=True)]
-        states.fill(0)
+            h = [(word + extra) & MASK for word, extra in zip(h, tail, strict=True)]
+        words.zero(states)
         buffer[:short] = _expand_2014_03(code, h, short)
         if plan.mem_cost != params.mem_cost:
             _scramble_2014_03(code, buffer, params.hash_size)
@@ -315,8 +311,7 @@ def _check_output(name: str, value: bytes, params: Params) -> bytes:
     value = check_input(name, value)
     if len(value) != params.output_size:
         raise InvalidParametersError(
-            f"{name} must be {params.output_size} bytes long for these parameters; "
-            f"got {len(value)}"
+            f"{name} must be {params.output_size} bytes long for these parameters; got {len(value)}"
         )
     return value
 

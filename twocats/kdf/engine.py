@@ -1,6 +1,7 @@
 """The memory owner: runs derivations on one backend over a reusable work buffer.
 
-An :class:`Engine` keeps one numpy ``uint32`` buffer and grows it as needed.  A call takes the
+An :class:`Engine` keeps one buffer of 32-bit words (:mod:`twocats.kdf.words`) and grows it as
+needed.  A call takes the
 buffer out of the engine for its whole duration and puts it back afterwards, so two derivations
 running at the same time on one engine never share memory: the second one simply allocates its own
 buffer (and the larger of the two is kept for later calls).  A call that fails or is interrupted
@@ -18,11 +19,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
-import numpy as np
-import numpy.typing as npt
-
 from twocats.exceptions import BackendError, HashingError
-from twocats.kdf import core, limits
+from twocats.kdf import core, limits, words
 from twocats.params import Params, check_int
 from twocats.simd.registry import resolve_backend
 
@@ -70,12 +68,12 @@ class Engine:
 
     ``wipe`` zeroes the used work memory after every call (and the kept buffer on
     :meth:`release`), so the blocks derived from a password do not outlive the call; the small
-    region states are zeroed after every level in any case.  It costs one single-threaded write
-    pass over the work memory per call, about a quarter to a third more time per hash: measured
-    on the project machine (2 cores, shared with other jobs), a 256 MiB hash took 285 ms without
-    and 375 ms with wiping (121 and 154 ms of CPU), a 1 GiB one 488 and 612 ms.  Python's
-    immutable copies of the inputs and the few small intermediate keys cannot be wiped by any
-    Python library.
+    region states and the kernels' scratch are zeroed after every level and slice in any case.
+    It costs one single-threaded write pass over the work memory per call, about a quarter to a
+    third more time per hash: measured on the project machine (2 cores, shared with other jobs), a
+    256 MiB hash took 285 ms without and 375 ms with wiping (121 and 154 ms of CPU), a 1 GiB one
+    488 and 612 ms.  Python's immutable copies of the inputs and the few small intermediate keys
+    cannot be wiped by any Python library.
 
     One engine may be shared by many threads: concurrent calls never share a buffer.
     """
@@ -88,7 +86,7 @@ class Engine:
         self._wipe = bool(wipe)
         self._fill: core.FillSlice | None = None
         self._lock = threading.Lock()
-        self._buffer: npt.NDArray[np.uint32] | None = None
+        self._buffer: memoryview | None = None
 
     def __repr__(self) -> str:
         return (
@@ -152,7 +150,7 @@ class Engine:
         with self._lock:
             buffer, self._buffer = self._buffer, None
         if buffer is not None and self._wipe:
-            buffer.fill(0)
+            words.zero(buffer)
 
     # -- derivations -------------------------------------------------------------------------------
 
@@ -240,50 +238,50 @@ class Engine:
         """Bind the memory provider to ``params`` and the call's limit, so errors name both."""
         limit, name = self._limit(max_memory)
 
-        def provide(words: int) -> AbstractContextManager[npt.NDArray[np.uint32]]:
-            return self._lease(words, params, limit, name)
+        def provide(count: int) -> AbstractContextManager[memoryview]:
+            return self._lease(count, params, limit, name)
 
         return provide
 
     @contextmanager
     def _lease(
-        self, words: int, params: Params, limit: int | None, limit_name: str
-    ) -> Iterator[npt.NDArray[np.uint32]]:
-        """Lend at least ``words`` words of work memory for the duration of one derivation."""
-        needed = 4 * words
+        self, count: int, params: Params, limit: int | None, limit_name: str
+    ) -> Iterator[memoryview]:
+        """Lend ``count`` words of work memory for the duration of one derivation."""
+        needed = 4 * count
         if limit is not None and needed > limit:
             raise limits.memory_limit_error(params.mem_cost, needed, limit, limit_name)
         with self._lock:
             buffer, self._buffer = self._buffer, None
-        if buffer is None or buffer.size < words:
+        if buffer is None or len(buffer) < count:
             # Let go of a buffer that is too small before allocating, so that both never coexist.
             buffer = None
-            buffer = self._allocate(words, params)
+            buffer = self._allocate(count, params)
         try:
-            yield buffer[:words]
+            yield buffer[:count]
         except BaseException as error:
             # The buffer is dropped, not kept, so that it never serves another call.  The fill
             # joins its region threads before an error leaves the slice, so the wipe below comes
             # after their last write; only a second interrupt during that join can cut it short.
             if self._wipe:
-                buffer[:words].fill(0)
+                words.zero(buffer[:count])
             if isinstance(error, MemoryError):
                 raise HashingError(
                     f"ran out of memory during the derivation (mem_cost={params.mem_cost})"
                 ) from error
             raise
         if self._wipe:
-            buffer[:words].fill(0)
+            words.zero(buffer[:count])
         with self._lock:
-            if self._buffer is None or self._buffer.size < buffer.size:
+            if self._buffer is None or len(self._buffer) < len(buffer):
                 self._buffer = buffer
 
     @staticmethod
-    def _allocate(words: int, params: Params) -> npt.NDArray[np.uint32]:
+    def _allocate(count: int, params: Params) -> memoryview:
         try:
-            return np.zeros(words, dtype=np.uint32)
-        except (MemoryError, ValueError) as error:
-            size = 4 * words
+            return words.allocate(count)
+        except MemoryError as error:
+            size = 4 * count
             raise HashingError(
                 f"could not allocate {limits.format_size(size)} of work memory ({size} bytes) "
                 f"for mem_cost={params.mem_cost}: the system is out of memory"

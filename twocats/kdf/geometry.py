@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from twocats.params import resize_2014_03
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
+    from twocats.kdf.words import Words
 
 __all__ = [
     "FillSlice",
@@ -72,14 +71,13 @@ class SliceJob:
 class FillSlice(Protocol):
     """The seam between the orchestration and a backend: fill one slice of every region.
 
-    ``mem`` is the work area, a 1-D C-contiguous ``uint32`` array; ``states`` is a ``uint32`` array
-    of shape ``(parallelism, W)`` whose row ``p`` is region ``p``'s state, updated in place.  The
-    call returns when every region has finished the slice (the barrier).
+    ``mem`` is the work area, 1-D C-contiguous 32-bit words (:data:`twocats.kdf.words.Words`: a
+    memoryview of format "I" or a numpy ``uint32`` array); ``states`` holds words of shape
+    ``(parallelism, W)`` whose row ``p`` is region ``p``'s state, updated in place.  The call
+    returns when every region has finished the slice (the barrier).
     """
 
-    def __call__(
-        self, mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob
-    ) -> None: ...
+    def __call__(self, mem: Words, states: Words, job: SliceJob) -> None: ...
 
 
 class PlanParams(Protocol):

@@ -9,7 +9,7 @@ This module implements the seam ``fill_slice`` (see ``twocats.kdf.core``) for bo
   big-endian ``Hv``.
 
 The words of the work area are copied into a Python list for the duration of one call (indexing a
-list is much faster than indexing a numpy array element by element), and the blocks the slice wrote
+list is much faster than indexing a buffer element by element), and the blocks the slice wrote
 are copied back at the end.  Hashes come from :mod:`hashlib`.
 """
 
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from array import array
 
-import numpy as np
-import numpy.typing as npt
-
+from twocats.kdf import words as _words
 from twocats.kdf.geometry import SliceJob
 from twocats.params import HASH_TYPES
 
@@ -169,8 +168,9 @@ def block_hash_2014_03(
     state[:] = state_hash(hash_code, state, lo, big_endian=True)
 
 
-def fill_slice(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob) -> None:
+def fill_slice(mem: _words.Words, states: _words.Words, job: SliceJob) -> None:
     """Fill one slice of every region: the seam :class:`twocats.kdf.geometry.FillSlice`."""
+    work, flat_states = _words.flat(mem), _words.flat(states)
     done, per_slice, bpt, blocklen = job.done, job.per_slice, job.bpt, job.blocklen
     sub_blocklen, parallelism, lanes, multiplies = (
         job.sub_blocklen, job.parallelism, job.lanes, job.multiplies,
@@ -179,10 +179,11 @@ def fill_slice(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job:
         job.dependent, job.hash_type, job.variant, job.time_cost,
     )  # fmt: skip
     used = parallelism * bpt * blocklen
-    words: list[int] = mem[:used].tolist()
+    words: list[int] = work[:used].tolist()
+    width = len(flat_states) // parallelism
     march = variant == 1
     for p in range(parallelism):
-        state: list[int] = states[p].tolist()
+        state: list[int] = flat_states[p * width : (p + 1) * width].tolist()
         base = p * bpt * blocklen
         first = done
         if not dependent and done == 0:
@@ -219,7 +220,7 @@ def fill_slice(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job:
                 block_hash(
                     words, state, src, prev, dst, blocklen, sub, lanes, multiplies, hash_type
                 )
-        states[p] = state
+        flat_states[p * width : (p + 1) * width] = array(_words.WORD, state)
         start = base + done * blocklen
         stop = base + (done + per_slice) * blocklen
-        mem[start:stop] = words[start:stop]
+        work[start:stop] = array(_words.WORD, words[start:stop])

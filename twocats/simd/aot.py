@@ -6,10 +6,13 @@ Usage::
 
     kernel = aot.load_fill(8, "simd", 0, 0)     # None: no usable artefact, use numba's build
     if kernel is not None:
-        kernel(mem, states, *scratch, p_first, p_step, done, per_slice, ...)
+        kernel(mem, states, p_first, p_step, done, per_slice, ...)
 
-An artefact is a shared object built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the
-first numba build of a kernel write one) with a single C entry point, :data:`ENTRY`.  Artefacts
+An artefact is built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the first numba
+build of a kernel write one) with a single C entry point, :data:`ENTRY`: a shared object
+(``.so``) where a C compiler links one, loaded by the dynamic loader, and otherwise a relocatable
+object (``.o``) that llvmlite's MCJIT loads from the checked bytes (this imports llvmlite, never
+numba).  Artefacts
 live in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of
 a kernel is keyed on the kernel, the numba and llvmlite versions and this machine's CPU (its
 ``/proc/cpuinfo`` identity and feature flags, see :func:`cpu_key`); it records the SHA-256 of the
@@ -18,7 +21,8 @@ shared object and of every source file the kernel was built from.
 Before a kernel is used: the cache folders must be this user's and writable by nobody else; the
 index and the file must be this user's regular files, not writable by others; the file read through
 the opened descriptor must have the recorded SHA-256, and the same descriptor is what the dynamic
-loader opens (``/proc/self/fd/N``), so the checked file cannot be swapped; finally the kernel must
+loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot be
+swapped; finally the kernel must
 fill a small known slice exactly like the pure-Python reference.
 
 An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
@@ -45,20 +49,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
+from twocats.kdf import words
 from twocats.simd.cache import cache_root, make_private_dirs, untrusted_reason
 from twocats.simd.fillgen import CHAINS, SCRATCH, kernel_name
-from twocats.simd.fillkernels import scratch
 
 __all__ = [
     "AOT_DIR_ENV",
     "AOT_ENV",
     "ENTRY",
     "LEVELS",
+    "LIBC_SYMBOLS",
+    "OBJECT",
     "PREBUILT_DIR",
+    "SHARED",
     "FillKey",
     "RefusedError",
     "aot_dir",
@@ -84,12 +89,18 @@ AOT_ENV = "TWOCATS_AOT"
 #: Moves the artefacts out of the kernel cache root.
 AOT_DIR_ENV = "TWOCATS_AOT_DIR"
 
-# Upper bounds on what is read: the index and one shared object.
+# Upper bounds on what is read: the index and one artefact.
 _INDEX_BYTES = 1 << 20
 _ARTEFACT_BYTES = 16 << 20
 
-# The name of every artefact: the SHA-256 of its bytes.
-_ARTEFACT_NAME = re.compile(r"[0-9a-f]{64}\.so")
+# The name of every artefact: the SHA-256 of its bytes, and its kind.
+_ARTEFACT_NAME = re.compile(r"[0-9a-f]{64}\.(so|o)")
+
+#: The suffixes of a shared object and of an object for MCJIT.
+SHARED, OBJECT = ".so", ".o"
+
+#: Symbols an artefact's code may leave to the C library (LLVM lowers some loops to them).
+LIBC_SYMBOLS = frozenset({"memcpy", "memmove", "memset"})
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -245,50 +256,100 @@ class RefusedError(BackendError):
     """An artefact that exists but failed a check (numba's build is used instead)."""
 
 
-class _Kernel:
-    """A loaded artefact, called like numba's build of the same kernel.
+#: The C type of each scratch array's element type.
+_SCRATCH_TYPES = {"uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64}
 
-    The arguments are checked by the caller (:mod:`twocats.simd.fill` validates every slice), as
-    for numba's build; ctypes releases the GIL during the call.
+
+class _Kernel:
+    """A loaded artefact, called like :class:`twocats.simd.fillkernels.NumbaFill`.
+
+    ``mem`` and ``states`` are words of :mod:`twocats.kdf.words`; the scratch arrays are made
+    for each call and zeroed after it.  The arguments are checked by the caller
+    (:mod:`twocats.simd.fill` validates every slice), as for numba's build; ctypes releases the
+    GIL during the call.
     """
 
-    def __init__(self, library: ctypes.CDLL, variant: int) -> None:
-        self._library = library
-        function = getattr(library, ENTRY)
-        self._scratch = len(SCRATCH[CHAINS[variant]])
+    def __init__(self, address: int, owner: object, variant: int) -> None:
+        # ``owner`` holds the code: the loaded library or the MCJIT engine.
+        self._owner = owner
+        chain = SCRATCH[CHAINS[variant]]
+        self._scratch = [_SCRATCH_TYPES[kind] * count for _name, kind, count in chain]
         # numba's calling convention: a status is returned, and a result and an exception are
         # stored through the first two pointers (the kernel returns nothing and raises nothing).
-        function.argtypes = (
-            [ctypes.c_void_p, ctypes.c_void_p]
-            + [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
-            + [ctypes.c_void_p] * self._scratch
-            + [ctypes.c_int64] * (10 + variant)
+        prototype = ctypes.CFUNCTYPE(
+            ctypes.c_int32,
+            *[ctypes.c_void_p, ctypes.c_void_p],
+            *[ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64],
+            *[ctypes.c_void_p] * len(self._scratch),
+            *[ctypes.c_int64] * (10 + variant),
         )
-        function.restype = ctypes.c_int32
-        self._function = function
+        self._function = prototype(address)
 
-    def __call__(self, mem: np.ndarray, states: np.ndarray, *args: Any) -> None:
-        scratch, ints = args[: self._scratch], args[self._scratch :]
-        rows, words = states.shape
+    def __call__(self, mem: words.Words, states: words.Words, *ints: int) -> None:
+        # The caller checked that states has two dimensions.
+        rows, width = words.as_view(states).shape or (0, 0)
+        scratch = [kind() for kind in self._scratch]
         result, failure = ctypes.c_void_p(), ctypes.c_void_p()
         status = self._function(
             ctypes.byref(result),
             ctypes.byref(failure),
-            mem.ctypes.data,
-            mem.size,
-            states.ctypes.data,
+            words.address(mem),
+            words.as_view(mem).nbytes // 4,
+            words.address(states),
             rows,
-            words,
-            *(array.ctypes.data for array in scratch),
+            width,
+            *(ctypes.addressof(array) for array in scratch),
             *ints,
         )
+        # The scratch held words derived from the password.
+        for array in scratch:
+            ctypes.memset(array, 0, ctypes.sizeof(array))
         if status:
             raise BackendError(f"the compiled fill kernel failed (status {status})")
 
 
 def open_kernel(path: Path, variant: int) -> Any:
-    """Load the shared object at ``path`` without any check (for a file just built)."""
-    return _Kernel(ctypes.CDLL(str(path)), variant)
+    """Load the artefact at ``path`` without any check (for a file just built)."""
+    if path.suffix == OBJECT:
+        return _Kernel(*_load_object(path.read_bytes()), variant)
+    return _Kernel(*_load_shared(str(path)), variant)
+
+
+def _load_shared(name: str) -> tuple[int, object]:
+    """Load a shared object; return its entry's address and the library."""
+    library = ctypes.CDLL(name)
+    function = getattr(library, ENTRY)
+    address = ctypes.cast(function, ctypes.c_void_p).value
+    assert address is not None
+    return address, library
+
+
+_mcjit_lock = threading.Lock()
+
+
+def _load_object(data: bytes) -> tuple[int, object]:
+    """Load a relocatable object with llvmlite's MCJIT; return its entry's address and engine.
+
+    The code may call the C library's :data:`LIBC_SYMBOLS` only (the build checked that).
+    Raises :class:`AttributeError` when the object has no entry point.
+    """
+    import llvmlite.binding as llvm
+
+    with _mcjit_lock:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        libc = ctypes.CDLL(None)
+        for name in sorted(LIBC_SYMBOLS):
+            address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
+            llvm.add_symbol(name, address)
+        machine = llvm.Target.from_default_triple().create_target_machine()
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        engine.finalize_object()
+        entry = engine.get_function_address(ENTRY)
+    if not entry:
+        raise AttributeError(ENTRY)
+    return entry, engine
 
 
 def run_check(kernel: Any, key: FillKey) -> bytes:
@@ -297,19 +358,19 @@ def run_check(kernel: Any, key: FillKey) -> bytes:
     Two slices of two regions, the first data-independent and the second password-dependent with
     64-byte sub-blocks, so that every path of the kernel runs.
     """
-    words = HASHES[key.hash_type].state_words
+    width = HASHES[key.hash_type].state_words
     blocklen = max(32, 2 * key.lanes)
     parallelism, bpt = 2, 4
-    mem = np.zeros(parallelism * bpt * blocklen, np.uint32)
-    states = (np.arange(parallelism * words, dtype=np.uint32) * np.uint32(0x9E3779B1)).reshape(
-        parallelism, words
-    )
+    mem = words.allocate(parallelism * bpt * blocklen)
+    states = words.rows(
+        [[(i * 0x9E3779B1) & 0xFFFFFFFF for i in range(p * width, (p + 1) * width)]
+         for p in range(parallelism)]
+    )  # fmt: skip
     time_cost = (1,) if key.variant else ()
-    with np.errstate(over="ignore"):
-        for done, dependent in ((0, 0), (2, 1)):
-            sub = 16 if dependent else blocklen
-            kernel(mem, states, *scratch(key.variant), 0, 1, done, 2, bpt, blocklen, sub,
-                   parallelism, 2, dependent, *time_cost)  # fmt: skip
+    for done, dependent in ((0, 0), (2, 1)):
+        sub = 16 if dependent else blocklen
+        kernel(mem, states, 0, 1, done, 2, bpt, blocklen, sub, parallelism, 2, dependent,
+               *time_cost)  # fmt: skip
     return hashlib.sha256(mem.tobytes() + states.tobytes()).digest()
 
 
@@ -318,8 +379,7 @@ def reference_check(key: FillKey) -> bytes:
     from twocats.kdf.geometry import SliceJob
     from twocats.kdf.reference import fill_slice
 
-    def kernel(mem: np.ndarray, states: np.ndarray, *args: Any) -> None:
-        ints = args[len(SCRATCH[CHAINS[key.variant]]) :]
+    def kernel(mem: words.Words, states: words.Words, *ints: int) -> None:
         _first, _step, done, per_slice, bpt, blocklen, sub, par, mult, dep, *rest = ints
         job = SliceJob(done, per_slice, bpt, blocklen, sub, par, key.lanes, mult, bool(dep),
                        key.hash_type, key.variant, rest[0] if rest else 0)  # fmt: skip
@@ -440,6 +500,19 @@ def _as_safe_as_package(info: os.stat_result) -> bool:
     return not group_writable or bool(own.st_mode & stat.S_IWGRP and info.st_gid == own.st_gid)
 
 
+def _load_shared_fd(fd: int, path: Path) -> tuple[int, object]:
+    """Load the shared object open at ``fd`` (read from ``path``) by that descriptor."""
+    # The dynamic loader knows a library by the name it was opened under and returns the library
+    # already loaded under a name seen before: the descriptor stays open as long as the process
+    # lives, so that no other file is ever opened under the same name.
+    kept = os.dup(fd)
+    try:
+        return _load_shared(f"/proc/self/fd/{kept}")
+    except OSError as error:
+        os.close(kept)
+        raise RefusedError(f"{path} cannot be loaded ({error})") from None
+
+
 def _open_entry(folder: Path, entry: Any, key: FillKey, *, package: bool = False) -> Any:
     """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
     if not isinstance(entry, dict):
@@ -457,17 +530,11 @@ def _open_entry(folder: Path, entry: Any, key: FillKey, *, package: bool = False
     with _open_checked(folder / name, _ARTEFACT_BYTES, package=package) as (fd, data):
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
             raise RefusedError(f"{folder / name} does not have its recorded SHA-256")
-        # The dynamic loader knows a library by the name it was opened under and returns the
-        # library already loaded under a name seen before: the descriptor stays open as long as
-        # the process lives, so that no other file is ever opened under the same name.
-        kept = os.dup(fd)
         try:
-            library = ctypes.CDLL(f"/proc/self/fd/{kept}")
-        except OSError as error:
-            os.close(kept)
-            raise RefusedError(f"{folder / name} cannot be loaded ({error})") from None
-        try:
-            kernel = _Kernel(library, key.variant)
+            if name.endswith(OBJECT):
+                kernel = _Kernel(*_load_object(data), key.variant)
+            else:
+                kernel = _Kernel(*_load_shared_fd(fd, folder / name), key.variant)
         except AttributeError:
             raise RefusedError(f"{folder / name} has no fill entry point") from None
     if run_check(kernel, key) != reference_check(key):
@@ -541,12 +608,16 @@ def store(
     sources: dict[str, str],
     level: str | None = None,
     prebuilt: Path = PREBUILT_DIR,
+    suffix: str = SHARED,
 ) -> Path:
     """Write an artefact and its index entry (both atomically); return the artefact's path.
 
     Without ``level`` the artefact is this machine's, in :func:`aot_dir`, keyed on this CPU and
     numba; with an x86-64 ``level`` of :data:`LEVELS` it goes to ``prebuilt`` for a wheel.
+    ``suffix`` is :data:`SHARED` for a shared object and :data:`OBJECT` for an object for MCJIT.
     """
+    if suffix not in (SHARED, OBJECT):
+        raise ValueError(f"suffix must be {SHARED!r} or {OBJECT!r}")
     import fcntl
 
     if level is None:
@@ -562,7 +633,7 @@ def store(
         folder, index_key = prebuilt, f"{key.name}|{level}"
         folder.mkdir(mode=0o755, exist_ok=True)
     digest = hashlib.sha256(data).hexdigest()
-    path = folder / f"{digest}.so"
+    path = folder / f"{digest}{suffix}"
     with open(folder / "index.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         _write_atomically(path, data)
@@ -575,7 +646,7 @@ def store(
         _write_atomically(folder / "index.json", text.encode())
         # Artefacts that no entry names any more (replaced by newer builds) are removed.
         named = {str(value.get("file")) for value in index.values() if isinstance(value, dict)}
-        for stale in folder.glob("*.so"):
+        for stale in folder.iterdir():
             if _ARTEFACT_NAME.fullmatch(stale.name) and stale.name not in named:
                 stale.unlink(missing_ok=True)
     return path

@@ -9,10 +9,11 @@ Usage::
 numba compiles the kernel (or loads it from its cache) behind a C entry point
 (:data:`twocats.simd.aot.ENTRY`), under the kernel's own vectorizer mode.  The linked LLVM module of
 that entry is reduced to the entry and what it calls, emitted as position-independent code for
-numba's target CPU and features, linked by the C compiler into a shared object, checked against the
-numba build, and stored by :func:`twocats.simd.aot.store`.  The scratch arrays are arguments, so
-the code calls nothing of numba's runtime; a module that would still need any symbol but a few of
-the C library's is refused.
+numba's target CPU and features, linked by the C compiler into a shared object (or, without a C
+compiler, kept as the object for llvmlite's MCJIT), checked against the numba build, and stored by
+:func:`twocats.simd.aot.store`.  The scratch arrays are arguments, so the code calls nothing of
+numba's runtime; a module that would still need any symbol but a few of the C library's is
+refused.
 
 The build reads private attributes of numba (a compiled C function's code library), so it runs only
 on the numba releases in :data:`BUILD_NUMBA`; elsewhere kernels stay with numba's JIT.
@@ -39,15 +40,12 @@ from twocats import hashes
 from twocats.exceptions import BackendError
 from twocats.hashes import SCRATCH_WORDS
 from twocats.simd import _jit, aot
-from twocats.simd.fillkernels import fill_kernel
+from twocats.simd.fillkernels import NumbaFill, fill_kernel
 
 __all__ = ["BUILD_NUMBA", "build_fill", "compiler", "try_build_fill"]
 
 #: numba releases whose private code-library attributes the build is tested with.
 BUILD_NUMBA = frozenset({"0.68.1"})
-
-#: Symbols the emitted code may leave to the C library (LLVM lowers some loops to them).
-_LIBC_SYMBOLS = frozenset({"memcpy", "memmove", "memset"})
 
 # The longest a link may take: a compiler that hangs must not hang the hash that started it.
 _LINK_SECONDS = 120
@@ -160,8 +158,8 @@ def _reduce(ir: str, entry: str, machine: Any) -> Any:
         f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")
     }
     imports |= {v.name for v in module.global_variables if v.is_declaration}
-    if imports - _LIBC_SYMBOLS:
-        raise BackendError(f"the kernel's code still needs {sorted(imports - _LIBC_SYMBOLS)}")
+    if imports - aot.LIBC_SYMBOLS:
+        raise BackendError(f"the kernel's code still needs {sorted(imports - aot.LIBC_SYMBOLS)}")
     return module
 
 
@@ -176,7 +174,8 @@ def build_fill(
     """Build and store the artefact of one fill kernel; return its path.
 
     Returns None, building nothing, where no artefact can be used or built: an untested numba
-    release, no C compiler, or a machine whose CPU cannot be named without numba.  Raises
+    release or a machine whose CPU cannot be named without numba.  Without a C compiler the
+    artefact is the object itself, for llvmlite's MCJIT.  Raises
     :class:`~twocats.exceptions.BackendError` if the built code differs from numba's build.
     With ``level`` (a process whose numba targets that x86-64 level, see
     :func:`twocats.simd.aotbuild.main`) the artefact is stored in ``prebuilt`` for a platform
@@ -184,12 +183,21 @@ def build_fill(
     """
     cc = compiler()
     cpu = aot.cpu_key()
-    if numba.__version__ not in BUILD_NUMBA or cc is None or cpu is None:
+    if numba.__version__ not in BUILD_NUMBA or cpu is None:
         return None
     ir, entry = _entry_ir(lanes, backend, hash_type, variant)
     machine = _target_machine()
     module = _reduce(ir, entry, machine)
     obj = machine.emit_object(module)
+    data, suffix = (obj, aot.OBJECT) if cc is None else (_link(cc, obj), aot.SHARED)
+    key = aot.FillKey(lanes, backend, hash_type, variant)
+    sources = aot.kernel_sources(_source_files(key))
+    _check_against_numba(key, data, suffix)
+    return aot.store(key, data, sources, level, prebuilt, suffix)
+
+
+def _link(cc: str, obj: bytes) -> bytes:
+    """Link the object code ``obj`` into a shared object with the C compiler ``cc``."""
     with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
         source, shared = Path(work) / "kernel.o", Path(work) / "kernel.so"
         source.write_bytes(obj)
@@ -199,11 +207,7 @@ def build_fill(
             capture_output=True,
             timeout=_LINK_SECONDS,
         )
-        data = shared.read_bytes()
-    key = aot.FillKey(lanes, backend, hash_type, variant)
-    sources = aot.kernel_sources(_source_files(key))
-    _check_against_numba(key, data)
-    return aot.store(key, data, sources, level, prebuilt)
+        return shared.read_bytes()
 
 
 def try_build_fill(key: aot.FillKey) -> Path | None:
@@ -238,11 +242,12 @@ def _source_files(key: aot.FillKey) -> list[str]:
     return sorted(str(Path(path).resolve()) for path in files)
 
 
-def _check_against_numba(key: aot.FillKey, data: bytes) -> None:
+def _check_against_numba(key: aot.FillKey, data: bytes, suffix: str) -> None:
     """Run the built code and numba's build on the check job; refuse the code if they differ."""
-    numba_kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    compiled = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    numba_kernel = NumbaFill(compiled, key.variant)
     with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
-        path = Path(work) / "check.so"
+        path = Path(work) / f"check{suffix}"
         path.write_bytes(data)
         built = aot.open_kernel(path, key.variant)
         if aot.run_check(built, key) != aot.run_check(numba_kernel, key):

@@ -20,9 +20,10 @@ barrier).  Regions never read each other's blocks of the current slice, so the r
 depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
 cost more than it saves.
 
-Importing the module imports no numba: a kernel comes from an ahead-of-time artefact
+Importing the module imports neither numpy nor numba: a kernel comes from an ahead-of-time artefact
 (:mod:`twocats.simd.aot`) when one was built for this machine and source, and otherwise from numba,
-which is then imported and compiles or loads the kernel from its cache.
+which is then imported and compiles or loads the kernel from its cache.  ``mem`` and ``states`` are
+words of :mod:`twocats.kdf.words` (views or numpy arrays).
 """
 
 from __future__ import annotations
@@ -33,17 +34,15 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from twocats._machine import usable_cpus
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
+from twocats.kdf import words
 from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
 from twocats.simd import aot
 from twocats.simd.fillgen import LANES
-from twocats.simd.fillkernels import FILL_BACKENDS, check_backend, fill_kernel, scratch
+from twocats.simd.fillkernels import FILL_BACKENDS, NumbaFill, check_backend, fill_kernel, scratch
 
 __all__ = [
     "FILL_BACKENDS",
@@ -68,8 +67,6 @@ _PARALLELISM = BOUNDS["parallelism"]
 _MULTIPLIES = BOUNDS["multiplies"]
 _TIME_COST = BOUNDS["time_cost"]
 
-_UINT32 = np.dtype(np.uint32)
-
 
 def default_threads() -> int:
     """Return the number of fill threads: ``$TWOCATS_THREADS`` if set, else the usable CPUs."""
@@ -91,12 +88,10 @@ def kernel_asm(lanes: int, backend: str) -> str:
     The kernel is compiled (or loaded from the disk cache) by a tiny fill first, then read by
     :func:`twocats.simd.asm.dispatcher_asm`.
     """
-    kernel = fill_kernel(lanes, backend)
-    mem = np.zeros(64, dtype=np.uint32)
-    states = np.zeros((1, 8), dtype=np.uint32)
     from twocats.simd.asm import dispatcher_asm
 
-    kernel(mem, states, *scratch(0), 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
+    kernel = fill_kernel(lanes, backend)
+    NumbaFill(kernel, 0)(words.allocate(64), words.rows([[0] * 8]), 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
     return dispatcher_asm(kernel)[0]
 
 
@@ -136,39 +131,40 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def _validate(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob) -> None:
+def _words_of(value: object) -> memoryview | None:
+    """Return a view of ``value``'s buffer if it holds writable C-contiguous 32-bit words."""
+    try:
+        view = memoryview(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    if view.format != words.WORD or view.readonly or not view.c_contiguous:
+        return None
+    return view
+
+
+def _validate(mem: words.Words, states: words.Words, job: SliceJob) -> None:
     """Check the seam arguments so that a kernel can never write outside ``mem`` or ``states``.
 
     The bounds are those of :data:`twocats.params.BOUNDS`.  Messages are built only on failure:
     this runs on every slice.
     """
-    if not (
-        isinstance(mem, np.ndarray)
-        and mem.dtype == _UINT32
-        and mem.ndim == 1
-        and mem.flags.c_contiguous
-        and mem.flags.writeable
-    ):
+    mem_view = _words_of(mem)
+    if mem_view is None or mem_view.ndim != 1:
         raise InvalidParametersError("mem must be a writeable 1-D C-contiguous uint32 array")
     if not isinstance(job, SliceJob):
         raise InvalidParametersError("job must be a twocats.kdf.geometry.SliceJob")
     if not 0 <= job.hash_type < len(_STATE_WORDS):
         raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
-    words = _STATE_WORDS[job.hash_type]
+    width = _STATE_WORDS[job.hash_type]
     parallelism = job.parallelism
     if not _PARALLELISM[0] <= parallelism <= _PARALLELISM[1]:
         low, high = _PARALLELISM
         raise InvalidParametersError(f"parallelism must be from {low} to {high}")
-    if not (
-        isinstance(states, np.ndarray)
-        and states.dtype == _UINT32
-        and states.shape == (parallelism, words)
-        and states.flags.c_contiguous
-        and states.flags.writeable
-    ):
+    states_view = _words_of(states)
+    if states_view is None or states_view.shape != (parallelism, width):
         raise InvalidParametersError(
             "states must be a writeable C-contiguous uint32 array of shape "
-            f"({parallelism}, {words})"
+            f"({parallelism}, {width})"
         )
     lanes = job.lanes
     if lanes not in LANES:
@@ -193,7 +189,7 @@ def _validate(mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: 
         raise InvalidParametersError("blocks out of range")
     if job.dependent and done < 1:
         raise InvalidParametersError("a password-dependent slice needs done >= 1")
-    if parallelism * job.bpt * blocklen > mem.size:
+    if parallelism * job.bpt * blocklen > len(mem_view):
         raise InvalidParametersError("mem is too small for the regions")
 
 
@@ -208,9 +204,7 @@ class _SliceFiller:
     def __repr__(self) -> str:
         return f"<twocats fill_slice backend={self.backend!r}>"
 
-    def __call__(
-        self, mem: npt.NDArray[np.uint32], states: npt.NDArray[np.uint32], job: SliceJob
-    ) -> None:
+    def __call__(self, mem: words.Words, states: words.Words, job: SliceJob) -> None:
         _validate(mem, states, job)
         per_slice, lanes, hash_type, variant = job.per_slice, job.lanes, job.hash_type, job.variant
         parallelism, blocklen = job.parallelism, job.blocklen
@@ -237,15 +231,14 @@ class _SliceFiller:
         if variant:
             tail += (job.time_cost,)
         if shares == 1:
-            _run_share(kernel, mem, states, variant, 0, 1, tail)
+            kernel(mem, states, 0, 1, *tail)
             return
         pool = _executor(shares - 1)
         futures: list[Future[None]] = [
-            pool.submit(_run_share, kernel, mem, states, variant, share, shares, tail)
-            for share in range(1, shares)
+            pool.submit(kernel, mem, states, share, shares, *tail) for share in range(1, shares)
         ]
         try:
-            _run_share(kernel, mem, states, variant, 0, shares, tail)
+            kernel(mem, states, 0, shares, *tail)
         finally:
             # The barrier: every region finishes this slice before the call returns.
             for future in futures:
@@ -263,9 +256,10 @@ def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
         return kernel
     from twocats.simd import _jit
 
-    compiled = fill_kernel(lanes, backend, hash_type, variant)
-    if _jit.config.DISABLE_JIT:
-        return _PlainKernel(compiled)
+    plain = bool(_jit.config.DISABLE_JIT)
+    compiled = NumbaFill(fill_kernel(lanes, backend, hash_type, variant), variant, plain=plain)
+    if plain:
+        return compiled
     key = aot.FillKey(lanes, backend, hash_type, variant)
     if aot.claim_build(key):
         from twocats.simd.aotcompile import try_build_fill
@@ -276,31 +270,6 @@ def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
             if kernel is not None:
                 return kernel
     return compiled
-
-
-class _PlainKernel:
-    """A kernel run as plain Python (``NUMBA_DISABLE_JIT``), whose uint32 sums wrap on purpose."""
-
-    def __init__(self, kernel: Any) -> None:
-        self._kernel = kernel
-
-    def __call__(self, *args: Any) -> None:
-        # numpy's error state is per thread.
-        with np.errstate(over="ignore"):
-            self._kernel(*args)
-
-
-def _run_share(
-    kernel: Any,
-    mem: npt.NDArray[np.uint32],
-    states: npt.NDArray[np.uint32],
-    variant: int,
-    share: int,
-    shares: int,
-    tail: tuple[int, ...],
-) -> None:
-    """Fill the regions ``share, share + shares, ...`` of one slice (on the current thread)."""
-    kernel(mem, states, *scratch(variant), share, shares, *tail)
 
 
 def get_fill_slice(backend: str, *, threads: int | None = None) -> FillSlice:

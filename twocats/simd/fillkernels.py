@@ -2,28 +2,30 @@
 
 Usage::
 
-    from twocats.simd.fillkernels import fill_kernel, scratch
+    from twocats.simd.fillkernels import NumbaFill, fill_kernel, scratch
 
     kernel = fill_kernel(8, "simd", 0, 0)       # imports numba; compiles on the first call
     kernel(mem, states, *scratch(0), p_first, p_step, done, per_slice, ...)
+    NumbaFill(kernel, 0)(mem, states, p_first, p_step, done, per_slice, ...)
 
-Importing the module imports no numba (the ahead-of-time loader :mod:`twocats.simd.aot` uses
-:func:`scratch`); :func:`fill_kernel` does.
+Importing the module imports neither numpy nor numba; :func:`fill_kernel` imports numba, and
+:func:`scratch` and :class:`NumbaFill` import numpy.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
+from twocats.kdf.words import Words
 from twocats.simd.fillgen import CHAINS, LANES, SCRATCH, kernel_name, module_name
 
-__all__ = ["FILL_BACKENDS", "check_backend", "fill_kernel", "scratch"]
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+__all__ = ["FILL_BACKENDS", "NumbaFill", "check_backend", "fill_kernel", "scratch"]
 
 #: The backends with compiled fill kernels (the pure-Python ``reference`` lives in ``twocats.kdf``).
 FILL_BACKENDS = ("scalar", "simd")
@@ -65,4 +67,38 @@ def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) 
 
 def scratch(variant: int) -> tuple[npt.NDArray[Any], ...]:
     """Return fresh scratch arrays for one call of a kernel of ``variant`` (0 or 1)."""
+    import numpy as np
+
     return tuple(np.empty(words, dtype) for _name, dtype, words in SCRATCH[CHAINS[variant]])
+
+
+class NumbaFill:
+    """A numba fill kernel called like an ahead-of-time one: without scratch, on any words.
+
+    ``mem`` and ``states`` may be views (:mod:`twocats.kdf.words`) or numpy arrays; views become
+    arrays without a copy; the scratch arrays are made for each call and zeroed after it.
+    ``plain`` is for a kernel run as Python (``NUMBA_DISABLE_JIT``), whose uint32 sums wrap on
+    purpose.
+    """
+
+    def __init__(self, kernel: Any, variant: int, *, plain: bool = False) -> None:
+        import numpy as np
+
+        self._kernel = kernel
+        self._variant = variant
+        self._plain = plain
+        self._np = np
+
+    def __call__(self, mem: Words, states: Words, *ints: int) -> None:
+        np = self._np
+        buffers = scratch(self._variant)
+        args = (np.asarray(mem), np.asarray(states), *buffers, *ints)
+        if self._plain:
+            # numpy's error state is per thread.
+            with np.errstate(over="ignore"):
+                self._kernel(*args)
+        else:
+            self._kernel(*args)
+        # The scratch held words derived from the password.
+        for buffer in buffers:
+            buffer.fill(0)
