@@ -125,8 +125,8 @@ def _startup(root: str) -> str:
     new = compile_["startup"]["new"]
     return (
         f"- **First run**: the first hash in a fresh process with an empty kernel cache takes "
-        f"{new['first_hash_s']:.1f} s ({new['first_hash_cpu_s']:.1f} s of CPU), a later process "
-        f"{new['warm_hash_s']:.1f} s with the kernels cached, and `twocats warmup --all` "
+        f"{new['first_hash_s']:.1f} s ({new['first_hash_cpu_s']:.1f} s of CPU), and "
+        f"`twocats warmup --all` "
         f"compiles every kernel in {new['warmup_all_s']:.0f} s ({new['warmup_all_cpu_s']:.0f} s "
         f"of CPU). Measured on {_machine(compile_['machine'])} "
         f"({_source('compile-startup.md', root)})."
@@ -269,8 +269,6 @@ def _startup_table() -> list[str]:
     new = compile_["startup"]["new"]
     rows = [
         ("first `twocats hash`, empty kernel cache", "first_hash"),
-        ("`twocats hash`, kernels cached", "warm_hash"),
-        ("`twocats --help`", "warm_help"),
         ("`twocats warmup --all`, empty kernel cache", "warmup_all"),
     ]
     lines = ["| what | wall-clock s | CPU s |", "|---|---:|---:|"]
