@@ -16,6 +16,7 @@ from typing import Any
 
 from bench.harness import RESULTS_DIR
 from bench.matrix_report import headline_ratios, performance_section
+from bench.startup import WHEEL_HASH
 
 __all__ = ["README_END", "README_START", "main", "page", "readme_block", "summary_lines"]
 
@@ -124,11 +125,39 @@ def _startup(root: str) -> str:
     new = compile_["startup"]["new"]
     return (
         f"- **First run**: the first hash in a fresh process with an empty kernel cache takes "
-        f"{new['first_hash_s']:.1f} s ({new['first_hash_cpu_s']:.1f} s of CPU), a later process "
-        f"{new['warm_hash_s']:.1f} s with the kernels cached, and `twocats warmup --all` "
+        f"{new['first_hash_s']:.1f} s ({new['first_hash_cpu_s']:.1f} s of CPU), and "
+        f"`twocats warmup --all` "
         f"compiles every kernel in {new['warmup_all_s']:.0f} s ({new['warmup_all_cpu_s']:.0f} s "
         f"of CPU). Measured on {_machine(compile_['machine'])} "
         f"({_source('compile-startup.md', root)})."
+    )
+
+
+def _argon2_equal_memory(startup: dict[str, Any]) -> dict[str, float]:
+    """argon2-cffi's process at the profile's memory, from a ``bench startup`` report."""
+    (figures,) = (
+        value
+        for label, value in startup["commands"].items()
+        if label.startswith("argon2-cffi hash, equal memory")
+    )
+    return dict(figures)
+
+
+def _processes(root: str) -> str:
+    startup = _load("startup")
+    commands = startup["commands"]
+    warm = commands["new: twocats hash"]
+    heavy = startup["heavy_imports"]["twocats hash"]
+    return (
+        f"- **Start-up** (`MODERATE`, whole processes): `twocats hash` with its kernels built "
+        f"takes {warm['wall_s']:.2f} s, {startup['hash_share_of_process']:.0%} of it the hash "
+        f"itself, against {_argon2_equal_memory(startup)['wall_s']:.2f} s for argon2-cffi's "
+        f"process at equal memory, and imports {' and '.join(heavy) or 'neither numba nor numpy'}"
+        f"; installed from the platform wheel, the first hash takes "
+        f"{commands[WHEEL_HASH]['wall_s']:.2f} s with an empty kernel cache, where compiling "
+        f"takes {startup['first_hash']['new']['wall_s']:.1f} s; `twocats --help` takes "
+        f"{commands['new: twocats --help']['wall_s']:.2f} s. Measured on "
+        f"{_machine(startup['machine'])} ({_source('startup.md', root)})."
     )
 
 
@@ -162,6 +191,7 @@ _SUMMARY: tuple[Callable[[str], str], ...] = (
     _under_load,
     _fill,
     _startup,
+    _processes,
     _adapters,
     _bulk,
 )
@@ -239,8 +269,6 @@ def _startup_table() -> list[str]:
     new = compile_["startup"]["new"]
     rows = [
         ("first `twocats hash`, empty kernel cache", "first_hash"),
-        ("`twocats hash`, kernels cached", "warm_hash"),
-        ("`twocats --help`", "warm_help"),
         ("`twocats warmup --all`, empty kernel cache", "warmup_all"),
     ]
     lines = ["| what | wall-clock s | CPU s |", "|---|---:|---:|"]
@@ -253,6 +281,25 @@ def _startup_table() -> list[str]:
             f"Measured on {_machine(compile_['machine'])} with `python -m bench compile` "
             f"(commit {compile_['commit'][:7]}); `import twocats` loads numba: "
             f"{'yes' if new['import_loads_numba'] else 'no'}."
+        ),
+    ]
+    return lines
+
+
+def _processes_table() -> list[str]:
+    startup = _load("startup")
+    old = f"; `old` is {startup['against']}" if startup.get("against") else ""
+    lines = ["| process | wall-clock s | CPU s |", "|---|---:|---:|"]
+    lines += [
+        f"| {label} | {figures['wall_s']:.3f} | {figures['cpu_s']:.3f} |"
+        for label, figures in startup["commands"].items()
+    ]
+    lines += [
+        "",
+        (
+            f"Whole processes at the `{startup['profile']}` profile, medians of "
+            f"{startup['runs']} runs taking turns, measured on {_machine(startup['machine'])} "
+            f"with `python -m bench startup` (commit {startup['commit'][:7]}{old})."
         ),
     ]
     return lines
@@ -304,6 +351,8 @@ def page() -> str:
         "## Start-up and compile time",
         "",
         *_startup_table(),
+        "",
+        *_processes_table(),
         "",
         "## Bulk upgrade",
         "",

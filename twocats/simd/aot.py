@@ -1,4 +1,4 @@
-"""Ahead-of-time fill kernels: find, check and load them without numba or llvmlite.
+"""Ahead-of-time fill kernels: find, check and load them without numba or numpy.
 
 Usage::
 
@@ -8,22 +8,20 @@ Usage::
     if kernel is not None:
         kernel(mem, states, p_first, p_step, done, per_slice, ...)
 
-An artefact is built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the first numba
-build of a kernel write one) with a single C entry point, :data:`ENTRY`: a shared object
-(``.so``) where a C compiler links one, loaded by the dynamic loader, and otherwise a relocatable
-object (``.o``) that llvmlite's MCJIT loads from the checked bytes (this imports llvmlite, never
-numba).  Artefacts
-live in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of
-a kernel is keyed on the kernel, the numba and llvmlite versions and this machine's CPU (its
+An artefact is built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the first numba build
+of a kernel write one) with a single C entry point, :data:`ENTRY`: a shared object (``.so``) where a
+C compiler links one, loaded by the dynamic loader, and otherwise a relocatable object (``.o``) that
+llvmlite's MCJIT loads from the checked bytes (this imports llvmlite, never numba).  Artefacts live
+in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of a
+kernel is keyed on the kernel, the numba and llvmlite versions and this machine's CPU (its
 ``/proc/cpuinfo`` identity and feature flags, see :func:`cpu_key`); it records the SHA-256 of the
-shared object and of every source file the kernel was built from.
+artefact and of every source file the kernel was built from.
 
 Before a kernel is used: the cache folders must be this user's and writable by nobody else; the
 index and the file must be this user's regular files, not writable by others; the file read through
 the opened descriptor must have the recorded SHA-256, and the same descriptor is what the dynamic
 loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot be
-swapped; finally the kernel must
-fill a small known slice exactly like the pure-Python reference.
+swapped; finally the kernel must fill a small known slice exactly like the pure-Python reference.
 
 An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
 used (numba compiles, and writes a new artefact): that is the normal first run, not a fault.  An
