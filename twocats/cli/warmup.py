@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from twocats.cli._common import emit_json, info, progress_wanted
 from twocats.cli._options import backend_option, build_params, json_option, params_options
 from twocats.exceptions import BackendError
+
+if TYPE_CHECKING:
+    from twocats.simd.warmup import Kernel
 
 __all__ = ["warmup_command"]
 
@@ -46,15 +49,17 @@ def warmup_command(
     that the first hash does not pay for compilation.  The kernels are cached per CPU model: a
     cache built on one machine is compiled again on a CPU of another kind.
     """
+    from twocats.lanes.warmup import lane_kernels
     from twocats.simd.cache import cache_root
     from twocats.simd.registry import resolve_backend
-    from twocats.simd.warmup import all_kernels, compile_kernels, default_jobs, kernels_for
+    from twocats.simd.warmup import Job, all_kernels, compile_kernels, default_jobs, kernels_for
 
     chosen = resolve_backend(backend)
     if chosen == "reference":
         raise BackendError("the reference backend has no compiled kernels; choose scalar or simd")
     params = build_params(options)
-    kernels = all_kernels(chosen) if everything else kernels_for(params, chosen)
+    fills = all_kernels(chosen) if everything else kernels_for(params, chosen)
+    kernels: list[Job] = [*fills, *(lane_kernels(chosen) if everything else [])]
     started = time.perf_counter()
     seconds: dict[str, float] = {}
     done = compile_kernels(kernels, jobs or default_jobs())
@@ -67,7 +72,7 @@ def warmup_command(
     else:
         seconds.update((kernel.label, took) for kernel, took in done)
     total = time.perf_counter() - started
-    usable = _usable_artefacts(kernels)
+    usable = _usable_artefacts(fills)
     if as_json:
         emit_json(
             {
@@ -81,9 +86,9 @@ def warmup_command(
         return
     plural = "s" if len(kernels) != 1 else ""
     info(f"{len(kernels)} kernel{plural} ready in {cache_root()} ({total:.1f} s)")
-    fills = sum(kernel.kind == "fill" for kernel in kernels)
-    info(f"{len(usable)} of {fills} fill kernel{'s' if fills != 1 else ''} ahead of time")
-    if len(usable) < fills:
+    count = len(fills)
+    info(f"{len(usable)} of {count} fill kernel{'s' if count != 1 else ''} ahead of time")
+    if len(usable) < count:
         info(f"Note: the others run through numba's cache ({_why_not_ahead_of_time()}).")
 
 
@@ -101,14 +106,13 @@ def _why_not_ahead_of_time() -> str:
     return "a build or a check failed; an earlier warning says which"
 
 
-def _usable_artefacts(kernels: list[Any]) -> list[str]:
+def _usable_artefacts(fills: list[Kernel]) -> list[str]:
     """Return the labels of the fill kernels whose ahead-of-time artefact loads and checks."""
     from twocats.simd import aot
 
     return [
         kernel.label
-        for kernel in kernels
-        if kernel.kind == "fill"
-        and aot.load_fill(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
+        for kernel in fills
+        if aot.load_fill(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
         is not None
     ]

@@ -1,17 +1,18 @@
-"""Compile kernels ahead of their first use, into the disk cache (what ``twocats warmup`` runs).
+"""Compile fill kernels ahead of their first use, into the disk cache (``twocats warmup``).
 
 Usage::
 
-    from twocats.simd.warmup import all_kernels, compile_kernel, kernels_for
+    from twocats.simd.warmup import all_kernels, compile_kernels, kernels_for
 
-    for kernel in kernels_for(params, "simd"):      # the kernels one parameter set uses
-        compile_kernel(kernel)                       # compiles, or loads from the cache
+    for kernel in kernels_for(params, "simd"):      # the fill kernels one parameter set uses
+        kernel.compile()                             # compiles, or loads from the cache
     for kernel, seconds in compile_kernels(all_kernels("simd"), jobs=2):
-        ...                                          # every kernel, on two processes
+        ...                                          # every fill kernel, on two processes
 
 A kernel compiled here is written to ``$TWOCATS_CACHE_DIR`` (see :mod:`twocats.simd._jit`), so
-later processes load it instead of compiling it.  Importing this module imports no numba; compiling
-does.
+later processes load it instead of compiling it.  :func:`compile_kernels` runs any :class:`Job`:
+the lane hashes' jobs are in :mod:`twocats.lanes.warmup`.  Importing this module imports no numba;
+compiling does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from twocats._machine import usable_cpus
 from twocats.exceptions import BackendError
@@ -28,9 +30,10 @@ from twocats.simd import aot
 
 __all__ = [
     "COMPILED_BACKENDS",
+    "Job",
     "Kernel",
     "all_kernels",
-    "compile_kernel",
+    "check_backend",
     "compile_kernels",
     "default_jobs",
     "kernels_for",
@@ -42,88 +45,92 @@ COMPILED_BACKENDS = ("scalar", "simd")
 #: The lane counts of the fill kernels (powers of two up to the state words of the hash).
 _FILL_LANES = (1, 2, 4, 8, 16)
 
-#: The algorithms of ``hash_many`` with compiled lane kernels.
-_LANE_HASHES = tuple(facts.name for facts in HASHES)
+
+class Job(Protocol):
+    """Something to compile ahead of use, in a worker process (it must pickle)."""
+
+    @property
+    def label(self) -> str:
+        """A short name for progress displays."""
+        ...
+
+    def compile(self) -> None:
+        """Compile the kernel, or load it from the disk cache."""
+        ...
+
+
+AnyJob = TypeVar("AnyJob", bound=Job)
 
 
 @dataclass(frozen=True)
 class Kernel:
-    """One compiled kernel: a fill (lanes, hash type, block hash) or a lane hash."""
+    """One fill kernel: lane count, hash type and block hash on a backend."""
 
     backend: str
-    #: "fill" or "lanes".
-    kind: str
     hash_code: int
-    lanes: int = 0
-    #: 0 for the final and 2014 block hash, 1 for March 2014 (fills only).
+    lanes: int
+    #: 0 for the final and 2014 block hash, 1 for March 2014.
     variant: int = 0
 
     @property
     def label(self) -> str:
-        """A short name for progress displays, e.g. ``fill blake2s x8`` or ``hash_many sha256``."""
-        name = HASHES[self.hash_code].name
-        if self.kind == "lanes":
-            return f"hash_many {name}"
+        """A short name for progress displays, e.g. ``fill blake2s x8``."""
         march = " (2014-03)" if self.variant else ""
-        return f"fill {name} x{self.lanes}{march}"
+        return f"fill {HASHES[self.hash_code].name} x{self.lanes}{march}"
+
+    @property
+    def key(self) -> aot.FillKey:
+        """The kernel's ahead-of-time key."""
+        return aot.FillKey(self.lanes, self.backend, self.hash_code, self.variant)
+
+    def compile(self) -> None:
+        """Compile the kernel (or load it from the disk cache) by running it once on no work.
+
+        Its ahead-of-time artefact (:mod:`twocats.simd.aot`) is built too, where one can be; a
+        failed build warns and leaves the kernel to numba.
+        """
+        from twocats.kdf import words
+        from twocats.simd.fillkernels import NumbaFill, fill_kernel
+
+        compiled = fill_kernel(self.lanes, self.backend, self.hash_code, self.variant)
+        width = HASHES[self.hash_code].state_words
+        # Slice [1, 1) of one region: nothing is filled, but the call compiles the kernel for the
+        # argument types of every real call (Python ints).
+        tail = (0,) if self.variant else ()
+        NumbaFill(compiled, self.variant)(
+            words.allocate(2 * width), words.rows([[0] * width]),
+            0, 1, 1, 0, 2, width, width, 1, 0, 0, *tail,
+        )  # fmt: skip
+        if aot.enabled():
+            from twocats.simd.aotcompile import try_build_fill
+
+            try_build_fill(self.key)
 
 
-def _check_backend(backend: str) -> None:
+def check_backend(backend: str) -> None:
+    """Raise :class:`~twocats.exceptions.BackendError` unless ``backend`` compiles kernels."""
     if backend not in COMPILED_BACKENDS:
         allowed = ", ".join(COMPILED_BACKENDS)
         raise BackendError(f"backend must be one of {allowed} to compile kernels, not {backend!r}")
 
 
 def kernels_for(params: Params, backend: str) -> list[Kernel]:
-    """Return the kernels that deriving with ``params`` on ``backend`` runs."""
-    _check_backend(backend)
+    """Return the fill kernels that deriving with ``params`` on ``backend`` runs."""
+    check_backend(backend)
     variant = 1 if params.variant == "2014-03" else 0
-    return [Kernel(backend, "fill", params.hash_code, params.lanes, variant)]
+    return [Kernel(backend, params.hash_code, params.lanes, variant)]
 
 
 def all_kernels(backend: str) -> list[Kernel]:
-    """Return every fill kernel (each hash type, lane count and block hash) and lane hash."""
-    _check_backend(backend)
-    fills = [
-        Kernel(backend, "fill", facts.code, lanes, variant)
+    """Return every fill kernel: each hash type, lane count and block hash."""
+    check_backend(backend)
+    return [
+        Kernel(backend, facts.code, lanes, variant)
         for variant in (0, 1)
         for facts in HASHES
         for lanes in _FILL_LANES
         if lanes <= facts.state_words
     ]
-    lane_hashes = [Kernel(backend, "lanes", HASHES.index(facts)) for facts in HASHES]
-    return fills + lane_hashes
-
-
-def compile_kernel(kernel: Kernel) -> None:
-    """Compile ``kernel`` (or load it from the disk cache) by running it once on empty input.
-
-    A fill kernel's ahead-of-time artefact (:mod:`twocats.simd.aot`) is built too, where one can
-    be; a failed build warns and leaves the kernel to numba.
-    """
-    import numpy as np
-
-    if kernel.kind == "lanes":
-        from twocats.lanes.many import hash_many_fixed
-
-        hash_many_fixed(
-            np.zeros((1, 64), np.uint8), _LANE_HASHES[kernel.hash_code], backend=kernel.backend
-        )
-        return
-    from twocats.simd.fillkernels import fill_kernel, scratch
-
-    compiled = fill_kernel(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
-    words = HASHES[kernel.hash_code].state_words
-    mem = np.zeros(2 * words, dtype=np.uint32)
-    states = np.zeros((1, words), dtype=np.uint32)
-    # Slice [1, 1) of one region: nothing is filled, but the call compiles the kernel for the
-    # argument types of every real call (Python ints).
-    tail = (0,) if kernel.variant else ()
-    compiled(mem, states, *scratch(kernel.variant), 0, 1, 1, 0, 2, words, words, 1, 0, 0, *tail)
-    if aot.enabled():
-        from twocats.simd.aotcompile import try_build_fill
-
-        try_build_fill(aot.FillKey(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant))
 
 
 def default_jobs() -> int:
@@ -131,14 +138,14 @@ def default_jobs() -> int:
     return usable_cpus()
 
 
-def _timed_compile(kernel: Kernel) -> float:
+def _timed_compile(kernel: Job) -> float:
     """Compile ``kernel``; return the seconds it took (runs in a worker process)."""
     started = time.perf_counter()
-    compile_kernel(kernel)
+    kernel.compile()
     return time.perf_counter() - started
 
 
-def compile_kernels(kernels: Sequence[Kernel], jobs: int) -> Iterator[tuple[Kernel, float]]:
+def compile_kernels(kernels: Sequence[AnyJob], jobs: int) -> Iterator[tuple[AnyJob, float]]:
     """Compile ``kernels`` on ``jobs`` processes; yield each kernel with its seconds when done.
 
     With one job, or one kernel, they compile in this process, in order.  Worker processes are
