@@ -15,7 +15,7 @@ import errno
 import os
 from typing import BinaryIO, Final
 
-from twocats.kdf.limits import format_size
+from twocats._units import format_size
 
 __all__ = ["CHUNK_BYTES", "read_bounded", "read_file_bounded", "too_large"]
 

@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from twocats._machine import machine_memory, usable_cpus
+from twocats._units import format_size
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, MemoryLimitError
 from twocats.kdf import geometry
 from twocats.params import check_int
@@ -86,18 +87,6 @@ MAX_MEMORY_NAME: Final = "max_memory"
 
 #: How the machine's own limit is named in error messages.
 MACHINE: Final = "this machine's memory"
-
-
-def format_size(nbytes: int) -> str:
-    """Format a byte count with a binary unit, e.g. ``512 MiB`` or ``1.5 GiB``."""
-    value = float(nbytes)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            if unit == "bytes":
-                return f"{nbytes} bytes"
-            return f"{value:.4g} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
 
 
 def format_work(units: int) -> str:
