@@ -96,6 +96,25 @@ def test_prebuilt_baseline_kernel_is_loaded_and_exact(only_prebuilt: Path) -> No
         os.environ[aot.AOT_ENV] = "1"
 
 
+def test_prebuilt_kernel_serves_when_this_machines_folder_is_refused(
+    only_prebuilt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache folder others may write to is refused with one warning, and the package's kernel
+    is used instead of numba's build."""
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    monkeypatch.setenv(aot.AOT_DIR_ENV, str(shared))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kernel = aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
+    assert kernel is not None
+    assert aot.run_check(kernel, KEY) == aot.reference_check(KEY)
+    (warning,) = caught
+    assert "writable" in str(warning.message)
+    assert str(warning.message).endswith("; using the kernel the package carries")
+
+
 def test_prebuilt_kernel_of_a_level_the_cpu_lacks_is_not_used(
     only_prebuilt: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

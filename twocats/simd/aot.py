@@ -440,9 +440,17 @@ def _load(key: FillKey) -> Any:
     """Return the checked artefact of ``key``; None when there is none for these sources.
 
     The artefact built on this machine comes first, then the one of the best x86-64 level a
-    platform wheel carries.
+    platform wheel carries.  When this machine's is refused, the wheel's still serves (with one
+    warning); without one the refusal is raised.
     """
-    kernel = _load_built(key)
+    try:
+        kernel = _load_built(key)
+    except RefusedError as refusal:
+        kernel = _load_prebuilt(key)
+        if kernel is None:
+            raise
+        warn_once(f"compiled kernel refused ({refusal})", using="the kernel the package carries")
+        return kernel
     return kernel if kernel is not None else _load_prebuilt(key)
 
 
@@ -546,13 +554,13 @@ _missing: set[FillKey] = set()
 _warned = [False]
 
 
-def warn_once(message: str) -> None:
-    """Warn that an artefact was refused or not built, once per process."""
+def warn_once(message: str, using: str = "numba's build") -> None:
+    """Warn that an artefact was refused or not built, and what runs instead, once per process."""
     with _lock:
         if _warned[0]:
             return
         _warned[0] = True
-    warnings.warn(f"twocats: {message}; using numba's build", RuntimeWarning, stacklevel=3)
+    warnings.warn(f"twocats: {message}; using {using}", RuntimeWarning, stacklevel=3)
 
 
 def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
