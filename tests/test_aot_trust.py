@@ -39,18 +39,34 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield folder
 
 
-@pytest.fixture
-def spoiled(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A private copy of the built folder for one test to damage (artefacts forgotten around it)."""
+@pytest.fixture(scope="module")
+def built_object(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder with KEY's artefact built as where no C compiler exists (an object for MCJIT)."""
+    with artefacts_in(tmp_path_factory.mktemp("aot-object"), [KEY], linked=False) as folder:
+        yield folder
+
+
+@pytest.fixture(params=["shared", "object"])
+def spoiled(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A private copy of a built folder (a shared object's, then an object's) for one test to
+    damage, with the artefacts forgotten around it."""
+    source: Path = request.getfixturevalue("built" if request.param == "shared" else "built_object")
     folder = tmp_path / "aot"
     folder.mkdir(mode=0o700)
-    for path in built.iterdir():
+    for path in source.iterdir():
         (folder / path.name).write_bytes(path.read_bytes())
         (folder / path.name).chmod(0o644)
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(folder))
     reset()
     yield folder
     reset()
+
+
+def _artefacts(folder: Path) -> list[Path]:
+    """The artefact files in ``folder``, of either kind."""
+    return [path for path in folder.iterdir() if path.suffix in (aot.SHARED, aot.OBJECT)]
 
 
 def _expected() -> bytes:
@@ -87,7 +103,7 @@ def test_intact_artefact_loads_without_warning(spoiled: Path) -> None:
 def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoiled: Path) -> None:
     """One flipped byte fails the SHA-256 check: one warning, numba's build, the right output."""
     expected = _expected()
-    (artefact,) = spoiled.glob("*.so")
+    (artefact,) = _artefacts(spoiled)
     data = bytearray(artefact.read_bytes())
     data[len(data) // 2] ^= 0x01
     artefact.write_bytes(bytes(data))
@@ -109,7 +125,7 @@ def test_folder_writable_by_group_or_others_is_refused(spoiled: Path, mode: int)
 
 def test_artefact_writable_by_others_is_refused(spoiled: Path) -> None:
     """A shared object that others may write to is refused like a changed one."""
-    (artefact,) = spoiled.glob("*.so")
+    (artefact,) = _artefacts(spoiled)
     artefact.chmod(0o666)
     _output, warned = _derive_twice_counting_warnings()
     assert warned == 1

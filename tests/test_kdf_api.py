@@ -313,6 +313,18 @@ def test_allocation_failure_is_a_hashing_error(monkeypatch: pytest.MonkeyPatch) 
     )
 
 
+def test_refused_huge_page_hint_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without transparent huge pages refuses the hint (EINVAL): the hash goes on."""
+
+    class NoHugePages(mmap.mmap):
+        def madvise(self, *args: int) -> None:
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+
+    expected = Engine("reference").derive(PASSWORD, SALT, _small("2015"))
+    monkeypatch.setattr(mmap, "mmap", NoHugePages)
+    assert Engine("reference").derive(PASSWORD, SALT, _small("2015")) == expected
+
+
 def test_default_engine_is_per_thread_and_backend() -> None:
     """Each thread has its own default engine per backend."""
     mine = kdf.default_engine("reference")

@@ -15,15 +15,17 @@ A numpy ``uint32`` array is accepted wherever a view is (it exports the same buf
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import mmap
 from array import array
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias, cast
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+    from typing_extensions import Buffer
 
 __all__ = ["WORD", "Words", "address", "allocate", "as_view", "flat", "rows", "zero"]
 
@@ -48,8 +50,10 @@ def allocate(count: int) -> memoryview:
     except (OSError, OverflowError):
         raise MemoryError(f"the system refused {size} bytes of memory") from None
     if hasattr(mmap, "MADV_HUGEPAGE"):
-        # Huge pages take far fewer page faults on the first write (numpy asks for them too).
-        memory.madvise(mmap.MADV_HUGEPAGE)
+        # Huge pages take far fewer page faults on the first write (numpy asks for them too); a
+        # kernel without them refuses the hint, which changes nothing else.
+        with contextlib.suppress(OSError):
+            memory.madvise(mmap.MADV_HUGEPAGE)
     return memoryview(memory).cast(WORD)[:count]
 
 
@@ -60,8 +64,8 @@ def rows(values: Sequence[Sequence[int]]) -> memoryview:
 
 
 def as_view(buffer: Words) -> memoryview:
-    """Return ``buffer`` as a view of the same shape (a numpy array's ``data``)."""
-    return buffer if isinstance(buffer, memoryview) else buffer.data
+    """Return ``buffer`` (any object with a buffer) as a view of the same shape."""
+    return memoryview(cast("Buffer", buffer))
 
 
 def flat(buffer: Words) -> memoryview:

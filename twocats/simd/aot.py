@@ -288,20 +288,22 @@ class _Kernel:
         rows, width = words.as_view(states).shape or (0, 0)
         scratch = [kind() for kind in self._scratch]
         result, failure = ctypes.c_void_p(), ctypes.c_void_p()
-        status = self._function(
-            ctypes.byref(result),
-            ctypes.byref(failure),
-            words.address(mem),
-            words.as_view(mem).nbytes // 4,
-            words.address(states),
-            rows,
-            width,
-            *(ctypes.addressof(array) for array in scratch),
-            *ints,
-        )
-        # The scratch held words derived from the password.
-        for array in scratch:
-            ctypes.memset(array, 0, ctypes.sizeof(array))
+        try:
+            status = self._function(
+                ctypes.byref(result),
+                ctypes.byref(failure),
+                words.address(mem),
+                words.as_view(mem).nbytes // 4,
+                words.address(states),
+                rows,
+                width,
+                *(ctypes.addressof(array) for array in scratch),
+                *ints,
+            )
+        finally:
+            # The scratch held words derived from the password.
+            for array in scratch:
+                ctypes.memset(array, 0, ctypes.sizeof(array))
         if status:
             raise BackendError(f"the compiled fill kernel failed (status {status})")
 
@@ -328,8 +330,11 @@ _mcjit_lock = threading.Lock()
 def _load_object(data: bytes) -> tuple[int, object]:
     """Load a relocatable object with llvmlite's MCJIT; return its entry's address and engine.
 
-    The code may call the C library's :data:`LIBC_SYMBOLS` only (the build checked that).
-    Raises :class:`AttributeError` when the object has no entry point.
+    The code may call the C library's :data:`LIBC_SYMBOLS` only (the build checked that).  The
+    engine's empty module lives in an LLVM context of its own, so a numba compile running on
+    another thread (in llvmlite's global context) is never touched.  Raises
+    :class:`RefusedError` when the bytes are not an object, and :class:`AttributeError` when the
+    object has no entry point.
     """
     import llvmlite.binding as llvm
 
@@ -340,9 +345,13 @@ def _load_object(data: bytes) -> tuple[int, object]:
         for name in sorted(LIBC_SYMBOLS):
             address = ctypes.cast(getattr(libc, name), ctypes.c_void_p).value
             llvm.add_symbol(name, address)
+        obj = llvm.ObjectFileRef.from_data(data)
+        if not obj:
+            raise RefusedError("an artefact is not an object file")
         machine = llvm.Target.from_default_triple().create_target_machine()
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        module = llvm.parse_assembly("", context=llvm.create_context())
+        engine = llvm.create_mcjit_compiler(module, machine)
+        engine.add_object_file(obj)
         engine.finalize_object()
         entry = engine.get_function_address(ENTRY)
     if not entry:
@@ -582,6 +591,8 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
             refusal = str(error)
         except (OSError, ValueError, TypeError, AttributeError) as error:
             refusal = f"a malformed index or artefact ({type(error).__name__})"
+        except (ImportError, RuntimeError) as error:
+            refusal = f"llvmlite cannot load it ({type(error).__name__})"
     with _lock:
         _loaded[key] = kernel
         if kernel is None and refusal is None and enabled():

@@ -93,12 +93,14 @@ class NumbaFill:
         np = self._np
         buffers = scratch(self._variant)
         args = (np.asarray(mem), np.asarray(states), *buffers, *ints)
-        if self._plain:
-            # numpy's error state is per thread.
-            with np.errstate(over="ignore"):
+        try:
+            if self._plain:
+                # numpy's error state is per thread.
+                with np.errstate(over="ignore"):
+                    self._kernel(*args)
+            else:
                 self._kernel(*args)
-        else:
-            self._kernel(*args)
-        # The scratch held words derived from the password.
-        for buffer in buffers:
-            buffer.fill(0)
+        finally:
+            # The scratch held words derived from the password.
+            for buffer in buffers:
+                buffer.fill(0)
