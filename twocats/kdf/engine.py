@@ -1,12 +1,11 @@
 """The memory owner: runs derivations on one backend over a reusable work buffer.
 
 An :class:`Engine` keeps one buffer of 32-bit words (:mod:`twocats.kdf.words`) and grows it as
-needed.  A call takes the
-buffer out of the engine for its whole duration and puts it back afterwards, so two derivations
-running at the same time on one engine never share memory: the second one simply allocates its own
-buffer (and the larger of the two is kept for later calls).  A call that fails or is interrupted
-does not put its buffer back, since a fill thread of an interrupted call may still be writing to
-it.
+needed.  A call takes the buffer out of the engine for its whole duration and puts it back
+afterwards, so two derivations running at the same time on one engine never share memory: the second
+one simply allocates its own buffer (and the larger of the two is kept for later calls).  A call
+that fails or is interrupted does not put its buffer back, since a fill thread of an interrupted
+call may still be writing to it.
 
 Before allocating, the memory a request needs is compared with the engine's limit (its
 ``max_memory``, never more than :func:`twocats.kdf.limits.machine_memory`) and with the call's own

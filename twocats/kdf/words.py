@@ -59,8 +59,8 @@ def allocate(count: int) -> memoryview:
 
 def rows(values: Sequence[Sequence[int]]) -> memoryview:
     """Return a 2-D view of shape ``(len(values), len(values[0]))`` holding ``values``."""
-    flat = array(WORD, [word for row in values for word in row])
-    return memoryview(flat).cast("B").cast(WORD, (len(values), len(values[0])))
+    packed = array(WORD, [word for row in values for word in row])
+    return memoryview(packed).cast("B").cast(WORD, (len(values), len(values[0])))
 
 
 def as_view(buffer: Words) -> memoryview:
