@@ -31,12 +31,13 @@ __all__ = ["tradeoff_command"]
 )
 @json_option
 def tradeoff_command(graph: str, blocks: int | None, seeds: int, as_json: bool) -> None:
-    """Run the ranking trade-off attack on GRAPH and print C, D and alpha*D per memory fraction.
+    """Run the ranking trade-off attack on a block dependency graph (Argon2, TwoCats).
 
-    GRAPH is argon2d, argon2i or argon2id (optionally :t=T,lanes=L), twocats (optionally
-    :PROFILE or :$twocats$... parameters) or power:GAMMA.  C is the computation and D the
-    sequential depth per block, relative to the defender's, when only the fraction alpha of the
-    blocks is kept; E is the attacker's best time-area gain, the largest 1/(alpha*D).
+    Prints C, D and alpha*D for each memory fraction alpha the attack reached.  GRAPH is argon2d,
+    argon2i or argon2id (optionally :t=T,lanes=L), twocats (optionally :PROFILE or :$twocats$...
+    parameters) or power:GAMMA.  C is the computation and D the sequential depth per block,
+    relative to the defender's, when only the fraction alpha of the blocks is kept; E is the
+    attacker's best time-area gain, the largest 1/(alpha*D).
     """
     from twocats.exceptions import InvalidParametersError
     from twocats.perf.tradeoff.ranking import attack
