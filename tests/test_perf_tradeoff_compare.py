@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from twocats.cli import main
+from twocats.simd import _jit
 
 
+# In plain Python TwoCats is slow, so argon2id's equal-time memory, and its graph, grow large.
+@pytest.mark.skipif(
+    bool(_jit.config.DISABLE_JIT), reason="compiled kernels only (NUMBA_DISABLE_JIT is set)"
+)
 def test_compare_attacker_json_rows() -> None:
     """--attacker --json adds TwoCats, argon2id and their other modes with C, D, alpha*D and E."""
     result = CliRunner().invoke(
