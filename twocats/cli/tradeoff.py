@@ -6,6 +6,8 @@ attack :mod:`twocats.perf.tradeoff.ranking`.
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from twocats.cli._common import UsageFailure, emit_json, progress_wanted
@@ -48,7 +50,7 @@ def tradeoff_command(graph: str, blocks: int | None, seeds: int, as_json: bool) 
     except InvalidParametersError as error:
         raise UsageFailure(str(error)) from None
     if progress_wanted():
-        with click.progressbar(length=1, label=f"ranking {spec.name}", file=None) as bar:
+        with click.progressbar(length=1, label=f"ranking {spec.name}", file=sys.stderr) as bar:
 
             def report(done: int, total: int) -> None:
                 bar.length = total
