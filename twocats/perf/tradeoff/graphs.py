@@ -49,8 +49,9 @@ __all__ = [
 #: The Argon2 types by name, with the type number hashed into Argon2i's address blocks.
 ARGON2_KINDS: Final = {"argon2d": 0, "argon2i": 1, "argon2id": 2}
 
-#: The most nodes a graph may have (bounds the simulator's memory: about 40 bytes a node).
-MAX_NODES: Final = 1 << 24
+#: The most nodes a graph may have.  The graph and the attack on it take about 50 bytes a node,
+#: so this bounds the simulator's memory to about 420 MiB (one graph is held at a time).
+MAX_NODES: Final = 1 << 23
 
 #: Addresses (64-bit words) in one Argon2 address block.
 _ADDRESSES_PER_BLOCK: Final = 128
@@ -81,7 +82,8 @@ def _checked_nodes(count: int) -> int:
     """Refuse a graph larger than :data:`MAX_NODES`."""
     if count > MAX_NODES:
         raise InvalidParametersError(
-            f"the graph would have {count} blocks; the simulator allows at most {MAX_NODES}"
+            f"the graph would compute {count} blocks (every pass and level counted); the simulator "
+            f"allows at most {MAX_NODES}: lower --blocks (or the passes, or the memory cost)"
         )
     return count
 

@@ -52,7 +52,8 @@ __all__ = [
     "simulate_reference",
 ]
 
-#: The sweep stops at the first q whose computational penalty exceeds this many calls per block.
+#: A graph's sweep stops at the first q whose computational penalty exceeds this many calls per
+#: block.
 COST_LIMIT: Final = float(1 << 40)
 
 
@@ -195,6 +196,20 @@ def _mean(values: Iterable[float]) -> float:
     return sum(items) / len(items)
 
 
+def _sweep(graph: Graph, values: Sequence[int], step: Callable[[], None]) -> list[Point]:
+    """The attack on one graph for each q of ``values``, up to the first over the cost limit."""
+    points = []
+    for q in values:
+        point = simulate(graph, q)
+        step()
+        if not math.isfinite(point.computation):
+            break
+        points.append(point)
+        if point.computation > COST_LIMIT:
+            break
+    return points
+
+
 def attack(
     build: Callable[[int], Graph],
     seeds: Sequence[int],
@@ -202,39 +217,48 @@ def attack(
 ) -> Attack:
     """Run the attack on the graph ``build(seed)`` of each seed, for every q of :func:`q_values`.
 
-    The sweep over q stops after the first q whose mean computational penalty exceeds
-    :data:`COST_LIMIT` (or becomes infinite in floating point).  ``report(done, total)`` is
-    called after each (seed, q) step, for a progress bar.
+    The graphs are built and attacked one at a time, so memory holds one graph.  Each graph's
+    sweep over q stops after the first q whose computational penalty exceeds :data:`COST_LIMIT`
+    (or becomes infinite in floating point); a row is reported for each q every graph reached.
+    ``report(done, total)`` is called after each (seed, q) step, for a progress bar.
     """
     if not seeds:
         raise InvalidParametersError("seeds must name at least one seed")
-    graphs = [build(seed) for seed in seeds]
-    first = graphs[0]
-    values = q_values(first.nodes)
-    total = len(values) * len(graphs)
-    rows = []
+    sweeps: list[list[Point]] = []
+    name, blocks, nodes = "", 0, 0
+    values: list[int] = []
     done = 0
-    for q in values:
-        points = []
-        for graph in graphs:
-            points.append(simulate(graph, q))
-            done += 1
-            report(done, total)
-        row = Row(
-            q,
-            _mean(p.alpha for p in points),
-            _mean(p.computation for p in points),
-            _mean(p.depth for p in points),
-            _mean(p.alpha * p.depth for p in points),
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        report(done, len(values) * len(seeds))
+
+    for index, seed in enumerate(seeds):
+        graph = build(seed)
+        if index == 0:
+            name, blocks, nodes = graph.name, graph.memory_blocks, graph.nodes
+            values = q_values(nodes)
+        sweeps.append(_sweep(graph, values, step))
+        # A sweep that stopped early skips its remaining steps in the progress count.
+        done = (index + 1) * len(values)
+        report(done, len(values) * len(seeds))
+        del graph
+    reached = min(len(points) for points in sweeps)
+    rows = []
+    for column in range(reached):
+        points = [sweep[column] for sweep in sweeps]
+        rows.append(
+            Row(
+                points[0].q,
+                _mean(p.alpha for p in points),
+                _mean(p.computation for p in points),
+                _mean(p.depth for p in points),
+                _mean(p.alpha * p.depth for p in points),
+            )
         )
-        if not math.isfinite(row.C):
-            break
-        rows.append(row)
-        if row.C > COST_LIMIT:
-            break
-    report(total, total)
     ordered = tuple(sorted(rows, key=lambda row: (row.alpha, row.q)))
-    return Attack(first.name, first.memory_blocks, first.nodes, len(graphs), ordered)
+    return Attack(name, blocks, nodes, len(sweeps), ordered)
 
 
 def at_alpha(rows: Sequence[Row], alpha: float, field: str) -> float | None:
