@@ -62,6 +62,11 @@ _LAZY_COMMANDS: Final = {
         "sum_command",
         "Print or check checksums of FILES, many files hashed at once.",
     ),
+    "tradeoff": (
+        "twocats.cli.tradeoff",
+        "tradeoff_command",
+        "Run the ranking trade-off attack on a block dependency graph (Argon2, TwoCats).",
+    ),
     "tune": (
         "twocats.cli.tune",
         "tune_command",

@@ -58,6 +58,11 @@ def _check_plot_target(path: str) -> None:
     default=None,
     help="Also draw the two comparisons into this PNG file (needs matplotlib).",
 )
+@click.option(
+    "--attacker",
+    is_flag=True,
+    help="Also run the ranking trade-off attack on each equal-time row's graph (C, D, E).",
+)
 @backend_option
 @json_option
 def compare_command(
@@ -65,12 +70,24 @@ def compare_command(
     parallelism: int,
     runs: int,
     plot: str | None,
+    attacker: bool,
     backend: str | None,
     as_json: bool,
 ) -> None:
-    """Compare TwoCats with argon2id and scrypt at equal memory and at equal time."""
+    """Compare TwoCats with argon2id and scrypt at equal memory and at equal time.
+
+    With --attacker, the equal-time rows are attacked too: for TwoCats (and its side-channel-
+    resistant mode) and argon2id (and Argon2i) at the memory each fills, the ranking trade-off
+    attack's best time-area product alpha*D, its gain E and the attacker's cost per guess relative
+    to argon2id (memory / E), assuming the attacker speeds every hash up alike.
+    """
     from twocats._machine import load_average
-    from twocats.perf.compare import compare_params, format_table, run_comparison
+    from twocats.perf.compare import (
+        attacker_comparison,
+        compare_params,
+        format_table,
+        run_comparison,
+    )
     from twocats.perf.peers import SCRYPT_MAX_MEMORY, busy_note
     from twocats.simd.registry import resolve_backend, simd_isa
 
@@ -91,22 +108,36 @@ def compare_command(
     rows = run_comparison(params, resolved, runs, report)
     if verbose and params.memory_bytes > SCRYPT_MAX_MEMORY:
         info("  equal memory: scrypt skipped (hashlib.scrypt allows less than 2 GiB)")
+    attacked = []
+    if attacker:
+
+        def announce(name: str) -> None:
+            if verbose:
+                info(f"  attacker: ranking trade-off attack on {name}")
+
+        attacked = attacker_comparison(params, rows, report=announce)
     load = load_average()
     if plot is not None:
         from twocats.perf.compare_plot import plot_rows
 
         plot_rows(rows, plot, runs, load)
     if as_json:
-        emit_json(
-            {
-                "backend": resolved,
-                "runs": runs,
-                "load_average": load,
-                "rows": [row.document() for row in rows],
-            }
-        )
+        document = {
+            "backend": resolved,
+            "runs": runs,
+            "load_average": load,
+            "rows": [row.document() for row in rows],
+        }
+        if attacker:
+            document["attacker"] = [row.document() for row in attacked]
+        emit_json(document)
         return
     click.echo(format_table(rows, runs))
+    if attacker:
+        from twocats.perf.tradeoff.attacker import format_attacker_table
+
+        click.echo()
+        click.echo(format_attacker_table(attacked))
     busy = busy_note()
     if busy:
         info(f"note: {busy}: the times include waiting for a core; rerun when it is idle")

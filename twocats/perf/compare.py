@@ -38,8 +38,9 @@ from twocats.perf.tune import start_params
 
 if TYPE_CHECKING:
     from twocats.params import Params
+    from twocats.perf.tradeoff.attacker import AttackerRow
 
-__all__ = ["Row", "compare_params", "format_table", "run_comparison"]
+__all__ = ["Row", "attacker_comparison", "compare_params", "format_table", "run_comparison"]
 
 @dataclasses.dataclass(frozen=True)
 class Row:
@@ -131,6 +132,30 @@ def run_comparison(
     n, scrypt = scrypt_at_time(timing.wall.median, runs)
     add("equal time", "scrypt", f"N=2^{n.bit_length() - 1},r=8,p=1", scrypt, 128 * SCRYPT_R * n)
     return rows
+
+
+def attacker_comparison(
+    params: Params,
+    rows: list[Row],
+    seeds: int = 2,
+    report: Callable[[str], None] = lambda name: None,
+) -> list[AttackerRow]:
+    """The attacker's side of the equal-time rows: trade-off penalties at each measured memory.
+
+    TwoCats (hybrid and side-channel-resistant) at ``params`` and argon2id and Argon2i at the
+    memory argon2id filled in TwoCats' time (see :mod:`twocats.perf.tradeoff.attacker`).
+    """
+    from twocats.perf.tradeoff.attacker import attacker_rows
+
+    equal_time = {row.algorithm: row for row in rows if row.comparison == "equal time"}
+    return attacker_rows(
+        params,
+        equal_time["twocats"].memory_bytes,
+        equal_time["argon2id"].memory_bytes,
+        params.parallelism,
+        range(seeds),
+        report,
+    )
 
 
 def format_table(rows: list[Row], runs: int) -> str:

@@ -1,0 +1,60 @@
+"""``twocats compare --attacker``: trade-off penalties beside the equal-time rows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from twocats.cli import main
+from twocats.simd import _jit
+
+
+# In plain Python TwoCats is slow, so argon2id's equal-time memory, and its graph, grow large.
+@pytest.mark.skipif(
+    bool(_jit.config.DISABLE_JIT), reason="compiled kernels only (NUMBA_DISABLE_JIT is set)"
+)
+def test_compare_attacker_json_rows() -> None:
+    """--attacker --json adds TwoCats, argon2id and their other modes with C, D, alpha*D and E."""
+    result = CliRunner().invoke(
+        main,
+        [
+            "compare",
+            "--memory",
+            "1MiB",
+            "--runs",
+            "1",
+            "--parallelism",
+            "1",
+            "--attacker",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    rows = document["attacker"]
+    assert [row["algorithm"] for row in rows] == [
+        "twocats", "twocats-side-channel-resistant", "argon2id", "argon2i",
+    ]  # fmt: skip
+    equal_time = {r["algorithm"]: r for r in document["rows"] if r["comparison"] == "equal time"}
+    assert rows[0]["memory_bytes"] == equal_time["twocats"]["memory_bytes"]
+    assert rows[2]["memory_bytes"] == equal_time["argon2id"]["memory_bytes"]
+    assert rows[2]["relative_cost"] == 1.0
+    for row in rows:
+        reached = row["rows"]
+        assert reached, row["algorithm"]
+        assert all(set(item) == {"q", "alpha", "C", "D", "alpha_D"} for item in reached)
+        assert row["E"] == max(1 / item["alpha_D"] for item in reached)
+        assert row["best_alpha_D"] == min(item["alpha_D"] for item in reached)
+        expected = (row["memory_bytes"] / row["E"]) / (rows[2]["memory_bytes"] / rows[2]["E"])
+        assert abs(row["relative_cost"] - expected) < 1e-12
+
+
+def test_compare_without_attacker_has_no_attacker_rows() -> None:
+    """Without --attacker the compare document is unchanged: no attacker key."""
+    result = CliRunner().invoke(
+        main, ["compare", "--memory", "1MiB", "--runs", "1", "--parallelism", "1", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "attacker" not in json.loads(result.stdout)
