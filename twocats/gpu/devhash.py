@@ -30,6 +30,9 @@ _K32 = np.array(_SHA256.k, dtype=np.uint32)
 _K64 = np.array(_SHA512.k, dtype=np.uint64)
 _SIGMA = np.array(SIGMA, dtype=np.int32)
 _M32 = U64(0xFFFFFFFF)
+# BLAKE2 parameter block word 0 of an unkeyed hash: fanout 1, depth 1, the digest size.
+_PARAM32 = U32(0x01010000 | _BLAKE2S.digest_size)
+_PARAM64 = U64(0x01010000 | _BLAKE2B.digest_size)
 
 
 @device
@@ -110,12 +113,12 @@ def digest_blake2s(src: Any, soff: Any, value: Any, with_value: Any, dest: Any, 
     if with_value:
         m[8] = U32(value)
         nbytes = 36
-    v[0] = U32(v[0] ^ U32(0x01010000 | _BLAKE2S.digest_size))
+    v[0] = U32(v[0] ^ _PARAM32)
     v[12] = U32(v[12] ^ U32(nbytes))
     v[14] = U32(v[14] ^ U32(0xFFFFFFFF))
     _blake2_rounds(v, m, 10, False)
     for k in range(8):
-        h0 = _IV32[k] ^ U32(0x01010000 | _BLAKE2S.digest_size) if k == 0 else _IV32[k]
+        h0 = _IV32[k] ^ _PARAM32 if k == 0 else _IV32[k]
         dest[doff + k] = U32(U32(h0) ^ v[k] ^ v[k + 8])
 
 
@@ -134,12 +137,12 @@ def digest_blake2b(src: Any, soff: Any, value: Any, with_value: Any, dest: Any, 
     if with_value:
         m[8] = U64(U32(value))
         nbytes = 68
-    v[0] = v[0] ^ U64(0x01010000 | _BLAKE2B.digest_size)
+    v[0] = v[0] ^ _PARAM64
     v[12] = v[12] ^ U64(nbytes)
     v[14] = v[14] ^ U64(0xFFFFFFFFFFFFFFFF)
     _blake2_rounds(v, m, 12, True)
     for k in range(8):
-        h0 = _IV64[k] ^ U64(0x01010000 | _BLAKE2B.digest_size) if k == 0 else _IV64[k]
+        h0 = _IV64[k] ^ _PARAM64 if k == 0 else _IV64[k]
         h = h0 ^ v[k] ^ v[k + 8]
         dest[doff + 2 * k] = U32(h & _M32)
         dest[doff + 2 * k + 1] = U32(h >> U64(32))
