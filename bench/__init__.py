@@ -31,4 +31,5 @@ SUITES: dict[str, str] = {
     "http": "bench.http_load",
     "lsh-neon": "bench.lsh_neon",
     "tradeoff": "bench.tradeoff",
+    "gpu": "bench.gpu",
 }

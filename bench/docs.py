@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bench.gpu import docs_section as gpu_section
 from bench.harness import RESULTS_DIR
 from bench.matrix_report import headline_ratios, performance_section
 from bench.startup import WHEEL_HASH
@@ -357,6 +358,10 @@ def page() -> str:
         "## Bulk upgrade",
         "",
         *_bulk_table(),
+        "",
+        "## On an attacker's GPU",
+        "",
+        *gpu_section(_load("gpu") if (RESULTS_DIR / "gpu.json").exists() else None),
         "",
     ]
     return "\n".join(lines)
