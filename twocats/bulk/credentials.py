@@ -20,11 +20,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from distributed import Security
+from twocats._extras import missing_extra
+
+try:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    from distributed import Security
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
 
 __all__ = ["client_security", "job_security"]
 

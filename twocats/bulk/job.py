@@ -28,7 +28,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from sqlalchemy import exc as sa_exc
+from twocats._extras import missing_extra
+
+try:
+    from sqlalchemy import exc as sa_exc
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
 
 from twocats.bulk import reasons
 from twocats.bulk import rows as kinds

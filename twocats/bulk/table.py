@@ -27,8 +27,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
+from twocats._extras import missing_extra
+
+try:
+    import sqlalchemy as sa
+    from sqlalchemy import exc as sa_exc
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
 
 from twocats.bulk.values import MAX_VALUE_LENGTH, Unreadable
 from twocats.exceptions import DatabaseError, InvalidParametersError

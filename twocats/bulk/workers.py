@@ -24,8 +24,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-import dask
-from distributed import Client, LocalCluster, Security, WorkerPlugin, get_worker
+from twocats._extras import missing_extra
+
+try:
+    import dask
+    from distributed import Client, LocalCluster, Security, WorkerPlugin, get_worker
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
 
 from twocats._machine import usable_cpus
 from twocats.bulk.credentials import job_security

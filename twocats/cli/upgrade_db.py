@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats._extras import install_hint
+from twocats._extras import MissingExtraError
 from twocats.bulk.limits import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
 from twocats.cli._common import (
     EXIT_ATTENTION,
@@ -164,10 +164,9 @@ def upgrade_db_command(
     target = build_target(options)
     try:
         from twocats.bulk import JobAbortedError, upgrade_table
-    except ImportError as error:
-        raise UsageFailure(
-            f"upgrade-db needs the bulk extra ({install_hint('bulk')}): {error}"
-        ) from None
+    except MissingExtraError as error:
+        # The error names the missing package, the bulk extra and how to install it.
+        raise UsageFailure(f"upgrade-db: {error}") from None
     security = _scheduler_security(scheduler, tls_ca_file, tls_cert, tls_key)
     try:
         with _progress(dry_run=dry_run) as progress:
