@@ -30,4 +30,5 @@ SUITES: dict[str, str] = {
     "startup": "bench.startup",
     "http": "bench.http_load",
     "lsh-neon": "bench.lsh_neon",
+    "headline": "bench.headline",
 }
