@@ -32,4 +32,5 @@ SUITES: dict[str, str] = {
     "lsh-neon": "bench.lsh_neon",
     "tradeoff": "bench.tradeoff",
     "gpu": "bench.gpu",
+    "headline": "bench.headline",
 }

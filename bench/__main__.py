@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench import SUITES
+from twocats._extras import MissingExtraError, missing_extra
 
 USAGE = """usage: python -m bench [SUITE | smoke] [--smoke] [suite options]
 
@@ -22,7 +23,14 @@ suites: {suites}
 
 
 def _suite(name: str) -> Any:
-    return importlib.import_module(SUITES[name])
+    """Import a suite's module; without a package it needs, an ImportError naming the extra."""
+    module = SUITES[name]
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name is None or error.name.partition(".")[0] in ("bench", "twocats"):
+            raise
+        raise missing_extra(module, error) from None
 
 
 def _smoke_all() -> int:
@@ -62,5 +70,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(suite.main(rest))
 
 
+def _run(argv: Sequence[str] | None = None) -> int:
+    """Run :func:`main`; a suite that needs a package which is not installed is one line, 2."""
+    try:
+        return main(argv)
+    except MissingExtraError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_run())

@@ -1,5 +1,10 @@
 """The documentation's figures, written from ``bench/results/*.json``: ``python -m bench docs``.
 
+The README's summary comes from one file, ``headline.json``, which ``python -m bench headline``
+writes in one short run on one machine; so its figures never mix machines or dates.  To refresh
+it: ``python -m bench headline && python -m bench docs``.  The Performance page adds the figures
+of every other suite, each naming its own machine.
+
 Every time, size and ratio that ``docs/performance.md`` and the README's summary show comes from a
 result file written by a benchmark suite, together with the machine it was measured on; no figure
 is typed by hand.  ``python -m bench docs --check`` (run by ``.ci/run``) fails when the pages differ
@@ -11,6 +16,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,13 +25,24 @@ from bench.harness import RESULTS_DIR
 from bench.matrix_report import headline_ratios, performance_section
 from bench.startup import WHEEL_HASH
 
-__all__ = ["README_END", "README_START", "main", "page", "readme_block", "summary_lines"]
+__all__ = [
+    "README_END",
+    "README_START",
+    "headline_lines",
+    "main",
+    "page",
+    "readme_block",
+    "summary_lines",
+]
 
 ROOT = RESULTS_DIR.parent.parent
 PAGE = ROOT / "docs" / "performance.md"
 README = ROOT / "README.md"
 README_START = "<!-- figures: written by python -m bench docs from bench/results; do not edit -->"
 README_END = "<!-- /figures -->"
+
+# A measured time typed into prose ("takes 0.3 s", "about 9 s"): only the generated pages hold one.
+_TYPED_TIME = re.compile(r"\b(?:about|takes|took|in) [0-9]+(?:\.[0-9]+)? ?(?:ms|s)\b")
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -187,6 +204,50 @@ def _bulk(root: str) -> str:
     )
 
 
+def headline_lines(root: str) -> list[str]:
+    """The headline bullets, all from one run of ``python -m bench headline``."""
+    head = _load("headline")
+    login, fill, processes = head["login"], head["fill"], head["processes"]
+    ours, peer = login["twocats"], login["argon2_cffi"]
+    load = head["load_average_start"] or []
+    end = head["load_average_end"] or []
+    loads = f", load average {load[0]:.1f} before and {end[0]:.1f} after" if load and end else ""
+    others = (
+        ""
+        if root
+        else "; the load, compile, adapter and bulk figures, each with its machine, are on the "
+        "[Performance](docs/performance.md) page"
+    )
+    shown = _machine({**head["machine"], "load_average": None})
+    return [
+        (
+            f"- **Per login, default profile** (`{login['profile'].upper()}`, "
+            f"{login['memory_bytes'] >> 20} MiB, {login['parallelism']} threads): "
+            f"{ours['wall_s'] * 1e3:.0f} ms wall-clock and {ours['cpu_s'] * 1e3:.0f} ms of CPU "
+            f"per verify, against {peer['wall_s'] * 1e3:.0f} ms and {peer['cpu_s'] * 1e3:.0f} ms "
+            f"for argon2-cffi at the same memory (t=1, p={login['parallelism']})."
+        ),
+        (
+            f"- **Fill rate** (blake2s, 8 lanes, multiplies 2, {fill['memory_bytes'] >> 30} GiB, "
+            f"one thread): {fill['twocats_bytes_per_s'] / 1e9:.2f} GB/s, "
+            f"{fill['twocats_bytes_per_s'] / fill['argon2id_bytes_per_s']:.2f}x argon2id's "
+            "(t=1, p=1, same memory)."
+        ),
+        (
+            f"- **Processes** (`{login['profile'].upper()}`): the first `twocats hash` with an "
+            f"empty kernel cache takes {processes['first_hash']['wall_s']:.1f} s "
+            f"({processes['first_hash']['cpu_s']:.1f} s of CPU: it compiles); with its cache, "
+            f"{processes['warm_hash']['wall_s']:.2f} s, against "
+            f"{processes['argon2_cffi_hash']['wall_s']:.2f} s for argon2-cffi's process at equal "
+            f"memory; `twocats --help` takes {processes['help']['wall_s']:.2f} s."
+        ),
+        (
+            f"- All measured in one run of `python -m bench headline` on "
+            f"{shown}{loads} ({_source('headline.md', root)}){others}."
+        ),
+    ]
+
+
 _SUMMARY: tuple[Callable[[str], str], ...] = (
     _login,
     _under_load,
@@ -335,6 +396,10 @@ def page() -> str:
         "",
         "## Summary",
         "",
+        *headline_lines(root),
+        "",
+        "## Every suite's headline",
+        "",
         *summary_lines(root),
         "",
         "## Verifying under load",
@@ -369,7 +434,7 @@ def page() -> str:
 
 def readme_block() -> str:
     """Return the README's summary, between its markers."""
-    return "\n".join([README_START, *summary_lines(""), README_END])
+    return "\n".join([README_START, *headline_lines(""), README_END])
 
 
 def _with_block(text: str) -> str:
@@ -377,6 +442,25 @@ def _with_block(text: str) -> str:
     if start < 0 or end < start:
         raise ValueError(f"README.md lacks the markers {README_START!r} ... {README_END!r}")
     return text[:start] + readme_block() + text[end + len(README_END) :]
+
+
+def typed_figures() -> list[str]:
+    """Return 'path:line' for each measured time typed into a page that bench docs does not write.
+
+    The pages are the docs' other pages and the README outside its figures block; they link to
+    the Performance page instead.
+    """
+    found = []
+    pages = [path for path in sorted((ROOT / "docs").glob("*.md")) if path != PAGE]
+    for path in [README, *pages]:
+        text = path.read_text()
+        if path == README and README_START in text:
+            start, end = text.index(README_START), text.index(README_END)
+            text = text[:start] + "\n" * text.count("\n", start, end) + text[end:]
+        for number, line in enumerate(text.splitlines(), start=1):
+            if _TYPED_TIME.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}")
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -388,10 +472,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wanted = {PAGE: page(), README: _with_block(README.read_text())}
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
+    typed = typed_figures()
+    for place in typed:
+        print(f"{place}: a measured time typed by hand; link to docs/performance.md instead")
     if args.check:
         for path in stale:
             print(f"{path.relative_to(ROOT)} differs from bench/results: run python -m bench docs")
-        return 1 if stale else 0
+        return 1 if stale or typed else 0
     for path in stale:
         path.write_text(wanted[path])
         print(f"wrote {path.relative_to(ROOT)}")

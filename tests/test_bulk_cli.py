@@ -214,3 +214,27 @@ def test_help_states_the_memory_limit_and_every_exit_status() -> None:
     for status in ("0 done", "1 done, but some rows failed", "2 bad input", "3 aborted midway"):
         assert status in text
     assert "1 GiB, or the target's need" not in text
+
+
+def test_rows_with_a_null_key_are_counted_and_exit_1(tmp_path: Path) -> None:
+    """Rows whose key is NULL are never read or written, but counted: exit status 1."""
+    path = tmp_path / "null.db"
+    stored = PasswordHasher.from_params(OLD).hash("pw")
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE users (name TEXT UNIQUE, pw TEXT)")
+        connection.executemany(
+            "INSERT INTO users VALUES (?, ?)", [(None, stored), (None, stored), ("a", stored)]
+        )
+    connection.close()
+    before = path.read_bytes()
+    args = _table_args(path, key="name")
+    # The row with a key is above the target: nothing to upgrade, so no worker starts.
+    result = _run(*args, "--mem-cost", "2", "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert (report["no_key"], report["rows"], report["current"]) == (2, 1, 1)
+    assert "exit status 1: 2 rows are not at the target" in result.stderr
+    text = _run(*args, "--mem-cost", "2")
+    assert text.exit_code == 1
+    assert "no key: 2 (rows whose key is NULL, which no update can name" in text.stdout
+    assert path.read_bytes() == before

@@ -12,6 +12,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -34,7 +35,7 @@ from tests.test_bulk_upgrade import (
     _upgrade,
     dask_client,  # noqa: F401 - a fixture
 )
-from twocats.bulk import JobAbortedError, upgrade_table
+from twocats.bulk import JobAbortedError, credentials, upgrade_table
 from twocats.bulk.credentials import job_security
 from twocats.cli import main
 from twocats.hasher import PasswordHasher
@@ -296,16 +297,43 @@ def test_a_tls_cluster_of_ones_own_is_used_with_the_tls_options(tmp_path: Path) 
     assert "warning" not in result.stderr
 
 
-def test_job_credentials_are_private_files_removed_afterwards() -> None:
-    """The CA, certificate and key live in a 0700 directory, the key 0600, gone after the block."""
+def test_job_credentials_are_private_memory_files_closed_afterwards() -> None:
+    """The CA, certificate and key are memory files of mode 0600, closed after the block."""
+    with job_security() as security:
+        key = Path(security.tls_client_key)
+        assert key.parent == Path(f"/proc/{os.getpid()}/fd")
+        assert os.readlink(key) == "/memfd:twocats-bulk-key.pem (deleted)"
+        assert key.stat().st_mode & 0o777 == 0o600
+        assert key.read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")
+        assert Path(security.tls_ca_file).read_bytes().startswith(b"-----BEGIN CERTIFICATE")
+        assert security.require_encryption
+        assert security.tls_scheduler_key == security.tls_worker_key == str(key)
+    assert not key.exists()
+
+
+def test_without_memory_files_the_credentials_are_private_files_and_stale_ones_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without memfd: a 0700 folder named after the job, gone afterwards; a dead job's goes too."""
+    monkeypatch.setattr(credentials, "_in_memory_supported", lambda: False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    # A process that has ended leaves a pid that no process holds for now.
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    stale = tmp_path / f"{credentials.DIRECTORY_PREFIX}{ended.stdout.strip()}-x1"
+    alive = tmp_path / f"{credentials.DIRECTORY_PREFIX}{os.getppid()}-x2"
+    for folder in (stale, alive):
+        folder.mkdir(mode=0o700)
+        (folder / "key.pem").write_text("old key")
     with job_security() as security:
         key = Path(security.tls_client_key)
         directory = key.parent
+        assert directory.name.startswith(f"{credentials.DIRECTORY_PREFIX}{os.getpid()}-")
         assert directory.stat().st_mode & 0o777 == 0o700
         assert key.stat().st_mode & 0o777 == 0o600
         assert {path.name for path in directory.iterdir()} == {"ca.pem", "cert.pem", "key.pem"}
-        assert security.require_encryption
-        assert security.tls_scheduler_key == security.tls_worker_key == str(key)
+        assert not stale.exists()
+        assert alive.exists()
     assert not directory.exists()
 
 

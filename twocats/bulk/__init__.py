@@ -9,6 +9,9 @@ are left alone, and a crash at any point leaves every row old or new; a rerun fi
 
 Needs the ``bulk`` extra (``pip install -e '.[bulk]'`` in a checkout: Dask's distributed
 scheduler, SQLAlchemy and cryptography), and the ``postgres`` extra for PostgreSQL (psycopg 3).
+Without the extra, ``from twocats.bulk import upgrade_table`` (and importing any module of the
+job) raises an ImportError that names the extra and how to install it; this package's own limits
+and reasons import without it, for the command line's help.
 """
 
 from __future__ import annotations

@@ -1,10 +1,17 @@
 """Throwaway TLS credentials for the job's own Dask cluster, so that only the job can use it.
 
 :func:`job_security` makes a certificate authority and one certificate signed by it for the
-scheduler, the workers and the job's client, in a private directory (mode 0700) that is removed
-afterwards.  The authority's key is never written: no other certificate can be signed with it.
-Dask's TLS requires a certificate from both ends of every connection, so a process without the
-job's key can neither join the cluster nor connect to it as a client.
+scheduler, the workers and the job's client.  The authority's key is never written: no other
+certificate can be signed with it.  Dask's TLS requires a certificate from both ends of every
+connection, so a process without the job's key can neither join the cluster nor connect to it as
+a client.
+
+The credentials never reach a disk.  On Linux they are held in anonymous memory files
+(``memfd_create``, mode 0600) that the job's processes open as ``/proc/<job's pid>/fd/<n>``: the
+kernel frees them when the job ends, however it ends, ``kill -9`` included, and no other user may
+open another process's ``/proc/<pid>/fd``.  Elsewhere they are files in a private directory (mode
+0700) named after the job's process, removed when the job ends, and by the next job if the process
+that made them is gone.
 
 :func:`client_security` holds the credentials given for a cluster of one's own (``--scheduler``).
 """
@@ -20,13 +27,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from distributed import Security
+from twocats._extras import missing_extra
 
-__all__ = ["client_security", "job_security"]
+try:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    from distributed import Security
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
+
+__all__ = ["DIRECTORY_PREFIX", "client_security", "job_security", "remove_stale_directories"]
+
+#: The name of a credential directory starts with this, then the job's process id and a dash.
+DIRECTORY_PREFIX: Final = "twocats-bulk-tls-"
 
 #: How long the credentials are valid: long enough for any run, short enough to be useless after.
 VALIDITY: Final = datetime.timedelta(days=7)
@@ -103,21 +118,81 @@ def _write_private(path: Path, data: bytes) -> None:
         file.write(data)
 
 
+def _in_memory_supported() -> bool:
+    """Whether this system has memory files that other processes can open by a /proc path."""
+    return hasattr(os, "memfd_create") and os.path.isdir(f"/proc/{os.getpid()}/fd")
+
+
+@contextlib.contextmanager
+def _in_memory(files: dict[str, bytes]) -> Iterator[dict[str, str]]:
+    """Yield a path for each of `files` (name -> contents) that opens an anonymous memory file."""
+    descriptors: list[int] = []
+    try:
+        paths = {}
+        for name, data in files.items():
+            descriptor = os.memfd_create(f"twocats-bulk-{name}")
+            descriptors.append(descriptor)
+            os.fchmod(descriptor, 0o600)
+            with open(descriptor, "wb", closefd=False) as file:
+                file.write(data)
+            paths[name] = f"/proc/{os.getpid()}/fd/{descriptor}"
+        yield paths
+    finally:
+        for descriptor in descriptors:
+            os.close(descriptor)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process `pid` exists (one of another user's counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_directories(parent: Path | None = None) -> None:
+    """Remove the credential directories of this user's jobs whose process is gone."""
+    parent = Path(tempfile.gettempdir()) if parent is None else parent
+    for directory in parent.glob(f"{DIRECTORY_PREFIX}*-*"):
+        pid = directory.name[len(DIRECTORY_PREFIX) :].partition("-")[0]
+        try:
+            owned = directory.lstat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if owned and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _in_directory(files: dict[str, bytes]) -> Iterator[dict[str, str]]:
+    """Yield the paths of `files` (name -> contents) written to a new private directory."""
+    remove_stale_directories()
+    # mkdtemp makes the directory with mode 0700.
+    directory = Path(tempfile.mkdtemp(prefix=f"{DIRECTORY_PREFIX}{os.getpid()}-"))
+    try:
+        paths = {}
+        for name, data in files.items():
+            paths[name] = str(directory / name)
+            _write_private(directory / name, data)
+        yield paths
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def job_security() -> Iterator[Security]:
     """Yield a :class:`distributed.Security` for a new cluster that only its holder can use.
 
     Every role (scheduler, workers, client) presents the same certificate and requires one
-    signed by the same throwaway authority; the files are removed when the block ends.
+    signed by the same throwaway authority; the credentials are gone when the block ends.
     """
     ca, cert, key = _credentials()
-    # mkdtemp makes the directory with mode 0700.
-    directory = Path(tempfile.mkdtemp(prefix="twocats-bulk-tls-"))
-    try:
-        paths = {}
-        for name, data in (("ca.pem", ca), ("cert.pem", cert), ("key.pem", key)):
-            paths[name] = str(directory / name)
-            _write_private(directory / name, data)
+    files = {"ca.pem": ca, "cert.pem": cert, "key.pem": key}
+    held = _in_memory(files) if _in_memory_supported() else _in_directory(files)
+    with held as paths:
         yield Security(
             require_encryption=True,
             tls_ca_file=paths["ca.pem"],
@@ -128,8 +203,6 @@ def job_security() -> Iterator[Security]:
             tls_worker_cert=paths["cert.pem"],
             tls_worker_key=paths["key.pem"],
         )
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 def client_security(ca_file: str, cert_file: str, key_file: str) -> Security:

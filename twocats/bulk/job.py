@@ -16,19 +16,28 @@ the stored hash's upgrade, or a recomputed one that differs, refuses its whole p
 
 The job is idempotent: a rerun after a crash or a kill at any point finds the upgraded rows at the
 target and skips them.  A database or cluster lost mid-run raises :class:`JobAbortedError` with
-the counts so far.
+the counts so far.  A job asked to stop (its ``stop`` event set, as ``twocats upgrade-db`` does on
+SIGINT and SIGTERM) cancels the pages in flight, writes nothing more, shuts its cluster down and
+returns its counts with ``stopped`` set.
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from sqlalchemy import exc as sa_exc
+from twocats._extras import missing_extra
+
+try:
+    import distributed
+    from sqlalchemy import exc as sa_exc
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
 
 from twocats.bulk import reasons
 from twocats.bulk import rows as kinds
@@ -67,6 +76,9 @@ SAMPLE_ROWS: Final = 8
 #: Called after each page with (rows done, rows in the table at the survey).
 Progress = Callable[[int, int], None]
 
+#: Seconds between two looks at the stop event while the workers' results are awaited.
+STOP_POLL_SECONDS: Final = 0.1
+
 
 @dataclass
 class BulkReport:
@@ -77,7 +89,10 @@ class BulkReport:
     differences (see :func:`twocats.target.count_differences`);
     ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt, empty,
     malformed); ``failed`` counts the rows that could not be upgraded, by reason (the keys of
-    :data:`twocats.bulk.reasons.FAILURE_REASONS`).  ``aborted`` says why a run stopped early.
+    :data:`twocats.bulk.reasons.FAILURE_REASONS`).  ``no_key`` counts the rows whose key is NULL,
+    which no update can name: they are neither read nor written, and are not in ``rows``.
+    ``aborted`` says why a run stopped early; ``stopped`` is True when the job was asked to stop
+    (the counts are those up to then, and a rerun resumes).
     """
 
     dry_run: bool
@@ -89,6 +104,7 @@ class BulkReport:
     needs_password: int = 0
     needs_password_by: dict[tuple[Difference, ...], int] = field(default_factory=dict)
     conflicts: int = 0
+    no_key: int = 0
     other: dict[str, int] = field(default_factory=dict)
     failed: dict[str, int] = field(default_factory=dict)
     workers: int = 0
@@ -97,6 +113,7 @@ class BulkReport:
     seconds_per_upgrade: float | None = None
     estimated_seconds: float | None = None
     aborted: str | None = None
+    stopped: bool = False
 
     @property
     def failures(self) -> int:
@@ -105,8 +122,9 @@ class BulkReport:
 
     @property
     def attention(self) -> int:
-        """The rows left below the target: failed, needing the password, or changed meanwhile."""
-        return self.failures + self.needs_password + self.conflicts
+        """The rows that may be left below the target: failed, needing the password, changed
+        meanwhile, or with a NULL key."""
+        return self.failures + self.needs_password + self.conflicts + self.no_key
 
     def document(self) -> dict[str, Any]:
         """The report as a JSON-ready dict."""
@@ -121,6 +139,7 @@ class BulkReport:
                 "current",
                 "needs_password",
                 "conflicts",
+                "no_key",
                 "other",
                 "failed",
                 "workers",
@@ -141,6 +160,7 @@ class BulkReport:
             for name in ("startup_seconds", "seconds_per_upgrade", "estimated_seconds"):
                 document[name] = getattr(self, name)
         document["aborted"] = self.aborted
+        document["stopped"] = self.stopped
         return document
 
     def _count(self, verdict: Verdict) -> None:
@@ -169,6 +189,19 @@ class JobAbortedError(DatabaseError):
     def __init__(self, report: BulkReport) -> None:
         super().__init__(report.aborted)
         self.report = report
+
+
+class _StoppedError(TwoCatsError):
+    """The job's stop event was set: nothing more is read, computed or written."""
+
+    def __init__(self) -> None:
+        super().__init__("the job was asked to stop")
+
+
+def _check_stop(stop: threading.Event | None) -> None:
+    """Raise :class:`_StoppedError` if `stop` is set."""
+    if stop is not None and stop.is_set():
+        raise _StoppedError
 
 
 class _ClusterLostError(TwoCatsError):
@@ -207,12 +240,21 @@ def _check_arguments(
 
 
 def _judged(
-    table: StoredHashTable, upgraders: Upgraders, batch_size: int
+    table: StoredHashTable, upgraders: Upgraders, batch_size: int, stop: threading.Event | None
 ) -> Iterator[list[tuple[Any, Any, Verdict]]]:
-    """Yield each page's rows with their verdicts."""
+    """Yield each page's rows with their verdicts; stop before a page if `stop` is set."""
     try:
         for page in table.pages(batch_size):
+            _check_stop(stop)
             yield [(key, value, judge(value, upgraders)) for key, value in page]
+    except sa_exc.SQLAlchemyError as error:
+        raise DatabaseError(f"reading the table failed: {table.error_text(error)}") from None
+
+
+def _null_keys(table: StoredHashTable) -> int:
+    """Return the number of rows of `table` whose key is NULL."""
+    try:
+        return table.null_keys()
     except sa_exc.SQLAlchemyError as error:
         raise DatabaseError(f"reading the table failed: {table.error_text(error)}") from None
 
@@ -226,11 +268,15 @@ class _Survey:
 
 
 def _survey(
-    table: StoredHashTable, upgraders: Upgraders, batch_size: int, report: BulkReport
+    table: StoredHashTable,
+    upgraders: Upgraders,
+    batch_size: int,
+    report: BulkReport,
+    stop: threading.Event | None,
 ) -> _Survey:
     """Count the table's rows by kind into `report`; return a sample and the families found."""
     found = _Survey()
-    for page in _judged(table, upgraders, batch_size):
+    for page in _judged(table, upgraders, batch_size, stop):
         for _, _, verdict in page:
             report._count(verdict)
             if verdict.kind != kinds.UPGRADE or verdict.stored is None:
@@ -288,14 +334,32 @@ def _checked(
     return changes, failed
 
 
+def _await(futures: list[Future[Any]], stop: threading.Event | None) -> None:
+    """Wait until every one of `futures` is done, or raise :class:`_StoppedError` once `stop` is
+    set."""
+    while True:
+        _check_stop(stop)
+        try:
+            distributed.wait(futures, timeout=STOP_POLL_SECONDS)
+        except TimeoutError:
+            continue
+        except Exception:
+            # The cluster went away: gathering the results tells how.
+            return
+        return
+
+
 def _finish(
     workers: Workers,
     page: _Page,
     table: StoredHashTable,
     upgraders: Upgraders,
     report: BulkReport,
+    stop: threading.Event | None,
 ) -> None:
     """Collect a page's upgrades, check them, and write them back in one transaction."""
+    if stop is not None:
+        _await(page.futures, stop)
     try:
         results = [result for chunk in workers.client.gather(page.futures) for result in chunk]
     except Exception:
@@ -361,32 +425,43 @@ def _run(
     report: BulkReport,
     progress: Progress | None,
     total: int,
+    stop: threading.Event | None,
 ) -> None:
-    """Upgrade the table on `workers`, counting every row into `report`."""
+    """Upgrade the table on `workers`, counting every row into `report`.
+
+    If `stop` is set, the pages in flight are cancelled unwritten and :class:`_StoppedError`
+    raised.
+    """
     pending: collections.deque[_Page] = collections.deque()
     done = 0
 
     def finish_oldest() -> None:
         nonlocal done
-        page = pending.popleft()
-        _finish(workers, page, table, upgraders, report)
+        page = pending[0]
+        _finish(workers, page, table, upgraders, report, stop)
+        pending.popleft()
         done += page.size
         if progress is not None:
             progress(done, max(total, done))
 
-    for judged in _judged(table, upgraders, batch_size):
-        rows: list[_Row] = []
-        for key, value, verdict in judged:
-            report._count(verdict)
-            if verdict.kind == kinds.UPGRADE:
-                rows.append((key, value, verdict))
-        report.to_upgrade += len(rows)
-        hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
-        pending.append(_Page(len(judged), rows, _submit(workers, plugin_name, hashes)))
-        while len(pending) >= PAGES_IN_FLIGHT:
+    try:
+        for judged in _judged(table, upgraders, batch_size, stop):
+            rows: list[_Row] = []
+            for key, value, verdict in judged:
+                report._count(verdict)
+                if verdict.kind == kinds.UPGRADE:
+                    rows.append((key, value, verdict))
+            report.to_upgrade += len(rows)
+            hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
+            pending.append(_Page(len(judged), rows, _submit(workers, plugin_name, hashes)))
+            while len(pending) >= PAGES_IN_FLIGHT:
+                finish_oldest()
+        while pending:
             finish_oldest()
-    while pending:
-        finish_oldest()
+    except _StoppedError:
+        # The rows of the pages in flight keep their old values; a rerun upgrades them.
+        workers.client.cancel([future for page in pending for future in page.futures])
+        raise
 
 
 def upgrade_table(
@@ -406,6 +481,7 @@ def upgrade_table(
     max_memory: int | None = None,
     backend: str | None = None,
     progress: Progress | None = None,
+    stop: threading.Event | None = None,
 ) -> BulkReport:
     """Raise every upgradable TwoCats hash in a database table to a target, without passwords.
 
@@ -429,6 +505,10 @@ def upgrade_table(
     :param max_memory: the hashers' memory limit (see :class:`~twocats.PasswordHasher`); stored
         hashes over its memory or work limits are counted as failed, never computed.
     :param progress: called after each page with (rows done, rows in the table).
+    :param stop: once set (from a signal handler, say), the job stops within
+        :data:`STOP_POLL_SECONDS` of a page boundary or of waiting for the workers: the pages in
+        flight are cancelled unwritten, the cluster is shut down, and the report is returned with
+        ``stopped`` set.  Every row holds its old value or its new one, and a rerun resumes.
 
     Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the target, the
     table, its columns, an unreachable database or cluster) before anything is written, and
@@ -451,27 +531,32 @@ def upgrade_table(
     report = survey
     stored = open_table(url, table, key_column, hash_column)
     try:
-        found = _survey(stored, upgraders, batch_size, survey)
+        survey.no_key = _null_keys(stored)
+        found = _survey(stored, upgraders, batch_size, survey, stop)
         surveyed = time.perf_counter()
         if dry_run or survey.to_upgrade == 0:
             report = dataclasses.replace(survey, dry_run=dry_run)
         else:
             # The run counts every row again: rows may have changed since the survey.
-            report = BulkReport(dry_run=False, target=str(wanted))
+            report = BulkReport(dry_run=False, target=str(wanted), no_key=survey.no_key)
         if survey.to_upgrade:
             with open_workers(
                 client, scheduler=scheduler, security=security, workers=workers
             ) as pool:
                 report.workers = pool.count
+                _check_stop(stop)
                 plugin_name = _start(pool, upgraders, found.families)
+                _check_stop(stop)
                 if dry_run:
                     report.startup_seconds = time.perf_counter() - surveyed
                     _estimate(pool, plugin_name, found.sample, report, surveyed - started)
                 else:
                     _run(
                         stored, upgraders, pool, plugin_name, batch_size, report, progress,
-                        survey.rows,
+                        survey.rows, stop,
                     )  # fmt: skip
+    except _StoppedError:
+        report = dataclasses.replace(report, dry_run=dry_run, stopped=True)
     except (DatabaseError, _ClusterLostError) as error:
         report = dataclasses.replace(report, dry_run=dry_run, aborted=str(error))
         report.seconds = time.perf_counter() - started

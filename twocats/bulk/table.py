@@ -27,8 +27,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
+from twocats._extras import missing_extra
+
+try:
+    import sqlalchemy as sa
+    from sqlalchemy import exc as sa_exc
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
 
 from twocats.bulk.values import MAX_VALUE_LENGTH, Unreadable
 from twocats.exceptions import DatabaseError, InvalidParametersError
@@ -207,7 +212,7 @@ class StoredHashTable:
         A value is a string, None, or an :class:`~twocats.bulk.values.Unreadable` for one too long
         to be a TwoCats value or not UTF-8.  A row whose key is NULL cannot be named by an update,
         so it is never read (and never written): a unique key may still hold NULLs, and databases
-        sort them first or last.
+        sort them first or last.  :meth:`null_keys` counts them.
         """
         query = (
             sa.select(self.key, self._bounded_hash())
@@ -225,6 +230,12 @@ class StoredHashTable:
             if len(rows) < batch_size:
                 return
             page_query = query.where(self.key > rows[-1][0])
+
+    def null_keys(self) -> int:
+        """Return the number of rows whose key is NULL: :meth:`pages` never reads them."""
+        query = sa.select(sa.func.count()).select_from(self.table).where(self.key.is_(None))
+        with self.engine.connect() as connection:
+            return int(connection.execute(query).scalar_one())
 
     def swap(self, changes: Sequence[tuple[Any, str, str]]) -> int:
         """Write (key, old, new) changes in one transaction where the value is still old.

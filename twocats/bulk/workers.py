@@ -10,7 +10,8 @@ the worker's memory limit holds at the target's memory cost.
 A local cluster started for the job speaks TLS with throwaway credentials that only the job holds
 (:func:`twocats.bulk.credentials.job_security`), listens on 127.0.0.1 only, serves no dashboard,
 and its workers start without the environment variables that can hold a database password
-(:data:`SECRET_VARIABLES`): they only ever see hash strings.
+(:data:`SECRET_VARIABLES`): they only ever see hash strings.  They start with SIGINT ignored, so
+that a Ctrl-C stops the job, which shuts them down, rather than each of them on its own.
 """
 
 from __future__ import annotations
@@ -19,13 +20,19 @@ import contextlib
 import hashlib
 import logging
 import os
+import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-import dask
-from distributed import Client, LocalCluster, Security, WorkerPlugin, get_worker
+from twocats._extras import missing_extra
+
+try:
+    import dask
+    from distributed import Client, LocalCluster, Security, WorkerPlugin, get_worker
+except ImportError as error:
+    raise missing_extra(__name__, error, "bulk") from None
 
 from twocats._machine import usable_cpus
 from twocats.bulk.credentials import job_security
@@ -145,6 +152,25 @@ def _secrets_withheld() -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _interrupts_left_to_the_job() -> Iterator[None]:
+    """Ignore SIGINT while the block starts worker processes, so that they ignore it too.
+
+    A Ctrl-C at a terminal reaches every process of its group; a worker that took it would die
+    with a traceback.  Processes started with SIGINT ignored keep ignoring it, so the job alone
+    decides what an interrupt does (and shuts its workers down).  Outside the main thread, where
+    signals cannot be set, the block runs unchanged.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
 def open_workers(
     client: Client | None = None,
     *,
@@ -181,17 +207,18 @@ def open_workers(
         return
     count = workers or usable_cpus()
     with job_security() as own, _secrets_withheld(), dask.config.set(_HTTP_ROUTES):
-        cluster = LocalCluster(
-            n_workers=count,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            protocol="tls://",
-            security=own,
-            # Its HTTP endpoint (a health check) on a free loopback port.
-            dashboard_address="127.0.0.1:0",
-            silence_logs=logging.ERROR,
-        )
+        with _interrupts_left_to_the_job():
+            cluster = LocalCluster(
+                n_workers=count,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                protocol="tls://",
+                security=own,
+                # Its HTTP endpoint (a health check) on a free loopback port.
+                dashboard_address="127.0.0.1:0",
+                silence_logs=logging.ERROR,
+            )
         with cluster, Client(cluster, security=own) as local:
             yield Workers(local, count, max(1, usable_cpus() // count))
 

@@ -287,8 +287,24 @@ def target_given(options: dict[str, Any]) -> bool:
     return any(options.get(name) is not None for name in named)
 
 
+def lost_dollars_hint(name: str, text: str) -> str | None:
+    """Return a hint if `text` (given as `name`) looks like a PHC string whose $ signs were lost.
+
+    Inside double quotes the shell replaces ``$twocats``, ``$v`` and ``$m`` by empty variables,
+    so ``"$twocats$v=2015$m=12"`` arrives as ``=2015=12`` (and Django's ``twocats$twocats$v=...``
+    as ``twocats=2015...``): fields with ``=`` and not one ``$``.
+    """
+    if "$" in text or "=" not in text:
+        return None
+    return (
+        f"{name} has no $ signs: inside double quotes the shell replaces $v, $m and the like "
+        f"by (empty) variables; put {name} in single quotes"
+    )
+
+
 def build_params(options: dict[str, Any]) -> Params:
     """Build Params from the options of :func:`params_options`, removing them from `options`."""
+    from twocats.exceptions import InvalidHashError
     from twocats.phc import decode_params
     from twocats.profiles import DEFAULT, PROFILES
 
@@ -305,7 +321,13 @@ def build_params(options: dict[str, Any]) -> Params:
             "--insecure to use it anyway"
         )
     if phc_params is not None:
-        base = decode_params(phc_params)
+        try:
+            base = decode_params(phc_params)
+        except InvalidHashError as error:
+            hint = lost_dollars_hint("--params", phc_params)
+            if hint is None:
+                raise
+            raise UsageFailure(f"{error}; {hint}") from None
     elif profile is not None:
         base = PROFILES[profile.lower()]
     else:

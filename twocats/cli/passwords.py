@@ -21,6 +21,7 @@ from twocats.cli._options import (
     build_params,
     build_target,
     json_option,
+    lost_dollars_hint,
     max_memory_option,
     params_options,
     stored_limits_options,
@@ -54,11 +55,8 @@ def _decode_argument(hash_string: str) -> tuple[str, PHCHash]:
     hint = None
     if hash_string != hash_string.strip():
         hint = "HASH starts or ends with a space or a line break (copied with the newline?)"
-    elif "$" not in hash_string and "=" in hash_string:
-        hint = (
-            "HASH has no $ signs: inside double quotes the shell replaces $v, $m and the like "
-            "by (empty) variables; put HASH in single quotes"
-        )
+    else:
+        hint = lost_dollars_hint("HASH", hash_string)
     prefix, text = split_prefix(hash_string) or ("", hash_string)
     try:
         return prefix, decode(text)

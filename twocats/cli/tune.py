@@ -21,11 +21,17 @@ from twocats.params import VARIANTS, Params
 from twocats.perf.tune import (
     MARGIN,
     REPEATS,
+    THROUGHPUT_SECONDS,
+    Throughput,
     Trial,
     VerifyTiming,
+    default_server_memory,
     final_check,
+    measure_throughput,
     measure_verify,
+    per_verification_memory,
     search,
+    smallest_mem_cost,
 )
 
 __all__ = ["choice_reasons", "fit_notes", "tune_command"]
@@ -124,6 +130,19 @@ def _django_fit(params: Params) -> str:
     help="The most memory one hash may use, e.g. 1GiB.",
 )
 @click.option(
+    "--concurrent",
+    type=click.IntRange(1, 4096),
+    default=None,
+    help="Verifications the server runs at once (default: the cores this process may use).",
+)
+@click.option(
+    "--server-memory",
+    type=SIZE,
+    default=None,
+    help="Memory the server gives to hashing, shared by the --concurrent verifications "
+    "(default: half of the machine's), e.g. 4GiB.",
+)
+@click.option(
     "--lanes",
     default="auto",
     show_default=True,
@@ -134,7 +153,8 @@ def _django_fit(params: Params) -> str:
     "--parallelism",
     default="auto",
     show_default=True,
-    help="Threads per hash; auto takes the cores this process may use.",
+    help="Threads per hash; auto shares the cores this process may use among the --concurrent "
+    "verifications (at least 1 each).",
 )
 @click.option(
     "--variant",
@@ -148,6 +168,8 @@ def _django_fit(params: Params) -> str:
 def tune_command(
     budget: float,
     max_memory: int,
+    concurrent: int | None,
+    server_memory: int | None,
     lanes: str,
     parallelism: str,
     variant: str,
@@ -156,17 +178,24 @@ def tune_command(
 ) -> None:
     """Measure this machine and choose parameters that fill a time budget.
 
-    Picks lanes from the SIMD width, threads from the cores, the largest memory that fits both the
-    time and --max-memory, then the multiply chain (and time_cost for the 2014 variants) with the
-    time left, aiming at 85% of the budget; a final timing steps the choice down if it misses.
-    Prints the parameters and why, how long a verification takes, where hashes of them fit
-    (Django's password column, the default limits of 'twocats verify' and the options that raise
-    them), a warning below the least memory the docs recommend, and how to use the result:
-    'twocats hash --params' and the Python line.  Memory stays within --max-memory plus about
+    Tunes for a server that runs --concurrent verifications at once within --server-memory: one
+    hash may use at most --max-memory and its share of --server-memory, so the memory of all of
+    them at once stays within it.  Picks lanes from the SIMD width, threads from the cores shared
+    by the concurrent verifications, the largest memory that fits both the time and that limit,
+    then the multiply chain (and time_cost for the 2014 variants) with the time left, aiming at
+    85% of the budget; a final timing steps the choice down if it misses.  Then --concurrent
+    threads verify with the result at once for about a second: the verifications per second
+    the machine sustains, and how long each takes under that load.  Prints the parameters and
+    why, how long a verification takes, the memory at --concurrent at once, the throughput,
+    where hashes of them fit (Django's password column, the default limits of 'twocats verify'
+    and the options that raise them), a warning below the least memory the docs recommend, and
+    how to use the result: 'twocats hash --params' and the Python line.  The throughput run
+    holds --concurrent work areas, within --server-memory; the search one at a time, plus about
     200 MiB for the interpreter and the kernels.  Progress goes to standard error: every trial
     on a terminal, a line every few seconds otherwise.
     """
-    from twocats._machine import load_average
+    from twocats._machine import load_average, usable_cpus
+    from twocats.kdf.limits import format_size
     from twocats.perf.peers import busy_note
     from twocats.perf.tune import start_params
     from twocats.phc import encode_params
@@ -176,12 +205,24 @@ def tune_command(
     isa = simd_isa() if resolved == "simd" else f"none ({resolved} backend)"
     if parallelism != "auto" and not (parallelism.isdigit() and 1 <= int(parallelism) <= 255):
         raise UsageFailure("--parallelism must be auto or a number from 1 to 255")
+    concurrent = usable_cpus() if concurrent is None else concurrent
+    if server_memory is None:
+        server_memory = default_server_memory(concurrent, max_memory)
+    hash_memory = per_verification_memory(max_memory, server_memory, concurrent)
     base = start_params(
         isa,
         variant=variant,
         lanes=None if lanes == "auto" else int(lanes),
         parallelism=None if parallelism == "auto" else int(parallelism),
+        concurrent=concurrent,
     )
+    smallest = 1024 << smallest_mem_cost(base)
+    if hash_memory < min(max_memory, smallest):
+        raise UsageFailure(
+            f"--server-memory {format_size(server_memory)} shared by --concurrent {concurrent} "
+            f"leaves {format_size(hash_memory)} per verification, below the smallest useful "
+            f"memory ({format_size(smallest)}) for these settings"
+        )
     lane_count, threads, hash_type = base.lanes, base.parallelism, base.hash_type
     verbose = progress_wanted()
     lines = ProgressLines()
@@ -205,9 +246,11 @@ def tune_command(
         last[:] = [measure_verify(params, resolved)]
         return last[0].seconds
 
-    best, limit, trials = search(base, budget * MARGIN, max_memory, measure, report)
+    best, limit, trials = search(base, budget * MARGIN, hash_memory, measure, report)
     params, seconds, steps = final_check(best.params, budget, measure)
     wall = last[0].wall_seconds
+    lines(f"tuning: {concurrent} verifications at once for {THROUGHPUT_SECONDS:g} s")
+    load_run = measure_throughput(params, resolved, concurrent)
     prefix = encode_params(params)
     rate = params.memory_bytes / seconds
     load = load_average()
@@ -233,6 +276,7 @@ def tune_command(
                 "steps_down": steps,
                 "memory_filled_per_second": rate,
                 "limited_by": limit,
+                "server": _server_document(server_memory, hash_memory, params, load_run),
                 "load_average": load,
                 "reasons": reasons,
                 "fits": fits,
@@ -266,8 +310,25 @@ def tune_command(
         f"Verification: {seconds * 1000:.1f} ms of CPU per thread (median of {REPEATS}{stepped}), "
         f"{wall * 1000:.1f} ms wall-clock; {rate / (1 << 30):.2f} GiB of memory filled per second"
     )
+    at_once = concurrent * params.memory_bytes
+    click.echo(
+        f"Server:       {concurrent} at once: {concurrent} x {_mib(params.memory_bytes)} = "
+        f"{_mib(at_once)}, within --server-memory {format_size(server_memory)} "
+        f"({format_size(hash_memory)} per verification at most)"
+    )
+    click.echo(
+        f"Throughput:   {load_run.per_second:.1f} verifications per second with {concurrent} at "
+        f"once ({load_run.verifications} in {load_run.seconds:.2f} s), "
+        f"{load_run.median_wall_seconds * 1000:.1f} ms wall-clock each (median)"
+    )
     if seconds > budget:
         click.echo("Note:         even the cheapest set tried is over the budget")
+    if load_run.median_wall_seconds > budget:
+        click.echo(
+            f"Note:         with {concurrent} at once a verification takes longer than the budget "
+            f"(it waits for a core or for memory bandwidth); lower --concurrent, or give --time "
+            "less"
+        )
     click.echo(f"Use it:       {usage[0]}")
     for line in usage[1:]:
         click.echo(f"              {line}")
@@ -279,6 +340,22 @@ def tune_command(
         )
     if limit == "memory" and seconds < 0.8 * budget:
         click.echo("Note:         --max-memory caps the memory; raise it to use the whole budget")
+
+
+def _server_document(
+    server_memory: int, hash_memory: int, params: Params, load_run: Throughput
+) -> dict[str, float | int]:
+    """The server's figures as a JSON-ready dict."""
+    return {
+        "concurrent": load_run.concurrent,
+        "server_memory": server_memory,
+        "max_memory_per_verification": hash_memory,
+        "memory_at_concurrent": load_run.concurrent * params.memory_bytes,
+        "verifications_per_second": load_run.per_second,
+        "verifications": load_run.verifications,
+        "seconds": load_run.seconds,
+        "median_wall_seconds": load_run.median_wall_seconds,
+    }
 
 
 def _mib(nbytes: int) -> str:

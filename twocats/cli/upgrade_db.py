@@ -8,7 +8,9 @@ module imports SQLAlchemy and Dask only when the command runs.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats._extras import install_hint
+from twocats._extras import MissingExtraError
 from twocats.bulk.limits import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
 from twocats.cli._common import (
     EXIT_ATTENTION,
@@ -152,10 +154,12 @@ def upgrade_db_command(
     distributed.comm.tls configuration): a tcp:// cluster is open to anyone who reaches it.
 
     Exit status: 0 done, every TwoCats hash within reach at the target (with --dry-run: can be
-    raised to it); 1 done, but some rows failed, need the password or changed meanwhile (the
-    report says which); 2 bad input, or refused before anything was written; 3 aborted midway
-    (the database or the Dask cluster was lost): the counts up to then are printed, every row
-    holds its old or its new value, and a rerun finishes the job.
+    raised to it); 1 done, but some rows failed, need the password, changed meanwhile or have a
+    NULL key, which no update can name (the report says which); 2 bad input, or refused before
+    anything was written; 3 aborted midway (the database or the Dask cluster was lost): the
+    counts up to then are printed, every row holds its old or its new value, and a rerun
+    finishes the job; 130 or 143 stopped by SIGINT (Ctrl-C) or SIGTERM: the pages in flight are
+    dropped, one line says how many rows were written, and a rerun resumes.
     """
     # Nothing started from here on needs the variable; the job's workers must not inherit it.
     os.environ.pop(URL_ENV, None)
@@ -164,13 +168,12 @@ def upgrade_db_command(
     target = build_target(options)
     try:
         from twocats.bulk import JobAbortedError, upgrade_table
-    except ImportError as error:
-        raise UsageFailure(
-            f"upgrade-db needs the bulk extra ({install_hint('bulk')}): {error}"
-        ) from None
+    except MissingExtraError as error:
+        # The error names the missing package, the bulk extra and how to install it.
+        raise UsageFailure(f"upgrade-db: {error}") from None
     security = _scheduler_security(scheduler, tls_ca_file, tls_cert, tls_key)
     try:
-        with _progress(dry_run=dry_run) as progress:
+        with _stop_on_signals() as (stop, received), _progress(dry_run=dry_run) as progress:
             report = upgrade_table(
                 database_url,
                 table,
@@ -186,6 +189,7 @@ def upgrade_db_command(
                 max_memory=max_memory,
                 backend=backend,
                 progress=progress,
+                stop=stop,
             )
     except JobAbortedError as aborted:
         _emit(aborted.report, as_json=as_json)
@@ -194,6 +198,8 @@ def upgrade_db_command(
             "every row holds its old or its new value, and a rerun finishes the job"
         )
         raise click.exceptions.Exit(EXIT_ABORTED) from None
+    if report.stopped:
+        _stopped(report, received[0], as_json=as_json)
     _emit(report, as_json=as_json)
     if report.attention:
         info(
@@ -201,6 +207,41 @@ def upgrade_db_command(
             "(see above)"
         )
         raise click.exceptions.Exit(EXIT_ATTENTION)
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[tuple[threading.Event, list[int]]]:
+    """Turn SIGINT and SIGTERM into a request to stop while the block runs.
+
+    Yields the event the job watches and the list of the signals received, in order.
+    """
+    stop = threading.Event()
+    received: list[int] = []
+
+    def request_stop(signum: int, frame: object) -> None:
+        received.append(signum)
+        stop.set()
+
+    previous = {
+        signum: signal.signal(signum, request_stop) for signum in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield stop, received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _stopped(report: BulkReport, signum: int, *, as_json: bool) -> None:
+    """Say what a job stopped by the signal `signum` did, and exit with 128 + `signum`."""
+    if as_json:
+        emit_json(report.document())
+    name = signal.Signals(signum).name
+    info(
+        f"stopped by {name}: {report.upgraded} rows written, every other row unchanged; "
+        "a rerun resumes where this one stopped"
+    )
+    raise click.exceptions.Exit(128 + signum)
 
 
 def _scheduler_security(
@@ -306,6 +347,11 @@ def _print_report(report: BulkReport) -> None:
     lines += [f"{kind}: {count} (left alone)" for kind, count in sorted(report.other.items())]
     if not report.dry_run:
         lines.append(f"conflicts (changed meanwhile, left alone; rerun): {report.conflicts}")
+    if report.no_key:
+        lines.append(
+            f"no key: {report.no_key} (rows whose key is NULL, which no update can name: "
+            "neither read nor written)"
+        )
     lines += [
         f"failed: {count}: {reason} ({FAILURE_REASONS.get(reason, reason)})"
         for reason, count in sorted(report.failed.items())

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from twocats._extras import missing_extra
 from twocats._machine import usable_cpus
 from twocats.perf.compare import Row
 
@@ -15,11 +16,17 @@ __all__ = ["plot_rows", "pyplot"]
 
 
 def pyplot() -> Any:
-    """Return matplotlib's pyplot on the file-only Agg backend (ImportError without matplotlib)."""
-    import matplotlib
+    """Return matplotlib's pyplot on the file-only Agg backend.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Without matplotlib this raises an ImportError that names the ``bench`` extra.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise missing_extra(__name__, error, "bench") from None
 
     return plt
 

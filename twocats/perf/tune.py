@@ -15,17 +15,26 @@ end: if it misses the budget it is stepped down (one multiply
 less, else half the memory) and timed again, so the parameters printed met the budget in their own
 final check.  Each candidate's work area is freed before the next one is measured, so the process
 stays within ``--max-memory`` plus the interpreter and the compiled kernels (about 200 MiB).
+
+A server verifies several logins at once, so the memory is chosen for all of them (RFC 9106
+section 4 starts from the memory the server can give to hashing): with ``concurrent``
+verifications at once and ``server_memory`` for hashing, one hash gets at most
+``server_memory // concurrent`` (:func:`per_verification_memory`), and each hash's threads share
+the cores (:func:`start_params`).  Once chosen, the set is verified by ``concurrent`` threads at
+once for :data:`THROUGHPUT_SECONDS` (:func:`measure_throughput`), which gives the verifications
+per second the machine sustains with it and the wall-clock time of each under that load.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import statistics
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, Final
 
-from twocats._machine import usable_cpus
+from twocats._machine import machine_memory, usable_cpus
 from twocats.exceptions import InvalidParametersError
 from twocats.params import BOUNDS, Params
 
@@ -34,13 +43,19 @@ __all__ = [
     "FIRST_MEM_COST",
     "MARGIN",
     "REPEATS",
+    "THROUGHPUT_SECONDS",
+    "Throughput",
     "Trial",
     "VerifyTiming",
+    "default_server_memory",
     "final_check",
     "fitted_choice",
     "lanes_for_isa",
+    "measure_throughput",
     "measure_verify",
+    "per_verification_memory",
     "search",
+    "smallest_mem_cost",
     "start_params",
     "step_down",
 ]
@@ -64,6 +79,13 @@ MARGIN: Final = 0.85
 #: The most times the final check steps the parameters down before giving up.
 MAX_STEPS_DOWN: Final = 8
 
+#: Seconds the concurrent verifications of :func:`measure_throughput` start within (each thread
+#: then finishes the verification it is in).
+THROUGHPUT_SECONDS: Final = 1.0
+
+#: The password every tuning verification checks.
+_PASSWORD: Final = b"twocats tune"
+
 
 def lanes_for_isa(isa: str) -> int:
     """Return the lane count matching the vector width the ``simd`` backend compiles for.
@@ -81,16 +103,22 @@ def lanes_for_isa(isa: str) -> int:
 
 
 def start_params(
-    isa: str, *, variant: str = "2015", lanes: int | None = None, parallelism: int | None = None
+    isa: str,
+    *,
+    variant: str = "2015",
+    lanes: int | None = None,
+    parallelism: int | None = None,
+    concurrent: int = 1,
 ) -> Params:
     """Return the parameters a search starts from on this machine.
 
     ``lanes`` default to the vector width of ``isa`` (:func:`lanes_for_isa`) and ``parallelism``
-    to the CPUs this process may use; more than 8 lanes need blake2b's 16 state words.
+    to the CPUs this process may use shared by the `concurrent` verifications that run at once
+    (at least 1 each); more than 8 lanes need blake2b's 16 state words.
     """
     lanes = lanes_for_isa(isa) if lanes is None else lanes
     if parallelism is None:
-        parallelism = min(usable_cpus(), BOUNDS["parallelism"][1])
+        parallelism = min(max(1, usable_cpus() // concurrent), BOUNDS["parallelism"][1])
     return Params(
         variant=variant,
         hash_type="blake2b" if lanes > 8 else "blake2s",
@@ -122,17 +150,112 @@ def measure_verify(params: Params, backend: str | None, repeats: int = REPEATS) 
     threads = min(params.parallelism, usable_cpus())
     hasher = PasswordHasher.from_params(params, max_memory=params.memory_bytes, backend=backend)
     try:
-        encoded = hasher.hash(b"twocats tune")
+        encoded = hasher.hash(_PASSWORD)
         cpus, walls = [], []
         for _ in range(repeats):
             started, cpu_started = time.perf_counter(), time.process_time()
-            hasher.verify(encoded, b"twocats tune")
+            hasher.verify(encoded, _PASSWORD)
             walls.append(time.perf_counter() - started)
             cpus.append((time.process_time() - cpu_started) / threads)
     finally:
         # Free the work area now, not when the collector gets round to the hasher.
         hasher.release()
     return VerifyTiming(statistics.median(cpus), statistics.median(walls))
+
+
+def default_server_memory(concurrent: int, max_memory: int) -> int:
+    """Return the memory a server gives to hashing by default: half of what the machine can give.
+
+    Where the platform does not say, `concurrent` hashes of `max_memory` each.
+    """
+    memory = machine_memory()
+    return concurrent * max_memory if memory is None else memory // 2
+
+
+def per_verification_memory(max_memory: int, server_memory: int, concurrent: int) -> int:
+    """Return the most memory one hash may use: `max_memory`, and its share of `server_memory`."""
+    return min(max_memory, server_memory // concurrent)
+
+
+@dataclasses.dataclass(frozen=True)
+class Throughput:
+    """What `concurrent` threads verifying at once achieved: the count in `seconds`, and the
+    median wall-clock time of one verification under that load."""
+
+    concurrent: int
+    verifications: int
+    seconds: float
+    median_wall_seconds: float
+
+    @property
+    def per_second(self) -> float:
+        """Verifications per second."""
+        return self.verifications / self.seconds
+
+
+def measure_throughput(
+    params: Params,
+    backend: str | None,
+    concurrent: int,
+    seconds: float = THROUGHPUT_SECONDS,
+) -> Throughput:
+    """Verify with `params` on `concurrent` threads at once for about `seconds`.
+
+    Each thread verifies once untimed (its work area is mapped then), then all start together
+    and begin verifications until `seconds` have passed; the time counted ends when the last one
+    is done, so the run lasts at most `seconds` plus one verification.  The hasher admits all of
+    them at once, with `concurrent` work areas.
+    """
+    from twocats.hasher import PasswordHasher
+    from twocats.kdf.geometry import work_memory
+
+    hasher = PasswordHasher.from_params(
+        params,
+        max_memory=params.memory_bytes,
+        max_concurrency=concurrent,
+        max_total_memory=concurrent * work_memory(params),
+        backend=backend,
+    )
+    window: list[float] = []
+
+    def open_window() -> None:
+        window.append(time.perf_counter())
+
+    start = threading.Barrier(concurrent, action=open_window)
+    walls: list[list[float]] = [[] for _ in range(concurrent)]
+    ends = [0.0] * concurrent
+    errors: list[BaseException] = []
+
+    def verify_in_turn(index: int) -> None:
+        try:
+            hasher.verify(encoded, _PASSWORD)
+            start.wait()
+            deadline = window[0] + seconds
+            while time.perf_counter() < deadline:
+                began = time.perf_counter()
+                hasher.verify(encoded, _PASSWORD)
+                walls[index].append(time.perf_counter() - began)
+            ends[index] = time.perf_counter()
+        except BaseException as error:  # re-raised in the calling thread
+            errors.append(error)
+            start.abort()
+
+    try:
+        encoded = hasher.hash(_PASSWORD)
+        threads = [
+            threading.Thread(target=verify_in_turn, args=(index,), name=f"tune-{index}")
+            for index in range(concurrent)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        hasher.release()
+    if errors:
+        raise errors[0]
+    every = [wall for thread_walls in walls for wall in thread_walls]
+    return Throughput(concurrent, len(every), max(ends) - window[0], statistics.median(every))
 
 
 def step_down(params: Params) -> Params | None:
@@ -214,6 +337,14 @@ def _fits_in_memory_line(points: list[Trial], budget: float) -> bool:
     return line(points[-1].params.memory_bytes) <= budget
 
 
+def smallest_mem_cost(base: Params) -> int:
+    """Return the smallest memory cost that is still memory-hard for `base`'s blocks and threads."""
+    mem_cost = FIRST_MEM_COST
+    while mem_cost < 30 and (1024 << mem_cost) < 4 * base.parallelism * base.block_size:
+        mem_cost += 1
+    return mem_cost
+
+
 def search(
     base: Params,
     budget: float,
@@ -233,10 +364,7 @@ def search(
     def with_memory(mem_cost: int) -> Params:
         return dataclasses.replace(base, mem_cost=mem_cost, start_mem_cost=mem_cost)
 
-    # The smallest memory cost that is still memory-hard for these block and thread settings.
-    mem_cost = FIRST_MEM_COST
-    while mem_cost < 30 and (1024 << mem_cost) < 4 * base.parallelism * base.block_size:
-        mem_cost += 1
+    mem_cost = smallest_mem_cost(base)
     if (1024 << mem_cost) > max_memory:
         raise InvalidParametersError(
             f"max_memory is below the smallest useful memory ({1024 << mem_cost} bytes) for "
