@@ -130,16 +130,27 @@ def _target_machine() -> Any:
 
 
 def _reduce(ir: str, entry: str, machine: Any) -> Any:
-    """Parse ``ir``, keep only ``entry`` (renamed) and what it reaches, and check its imports."""
+    """Parse ``ir``, keep only ``entry`` (renamed) and what it reaches, and check its imports.
+
+    Every other definition becomes internal and is named by its place in the module, so that the
+    same source gives the same bytes: numba's names count the functions the process compiled
+    before (``B2v1`` in one process is ``B3v13`` in another).
+    """
     module = llvm.parse_assembly(ir)
+    module.name = aot.ENTRY
+    internal = 0
     for function in module.functions:
         if function.name == entry:
             function.name = aot.ENTRY
         elif not function.is_declaration:
             function.linkage = "internal"
+            function.name = f"{aot.ENTRY}.f{internal}"
+            internal += 1
     for variable in module.global_variables:
         if not variable.is_declaration:
             variable.linkage = "internal"
+            variable.name = f"{aot.ENTRY}.v{internal}"
+            internal += 1
     # With everything internal, interprocedural constant propagation sees that the arrays carry
     # no runtime object and that the kernel never fails, so numba's reference counting and error
     # paths are dead code; the vectorizers stay off, so the kernel's vectorizer mode is kept.
