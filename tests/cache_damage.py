@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-#: What the child process runs: one derivation with the cheapest profile, every warning recorded.
+#: What the child process runs: one derivation with the cheapest profile, then a hash and its
+#: verification, every warning recorded.
 CHILD = """
 import json, sys, warnings
 with warnings.catch_warnings(record=True) as caught:
@@ -19,6 +20,9 @@ with warnings.catch_warnings(record=True) as caught:
     from twocats.kdf.engine import Engine
     from twocats.profiles import CHEAPEST
     output = Engine("simd").derive(b"pw", b"saltsaltsalt", CHEAPEST)
+    from twocats import PasswordHasher
+    hasher = PasswordHasher.from_params(CHEAPEST)
+    assert hasher.verify(hasher.hash("pw"), "pw")
 print(json.dumps({
     "output": output.hex(),
     "warnings": [str(w.message) for w in caught],
@@ -41,11 +45,14 @@ class Outcome:
 def derive_in_child(
     cache: Path, *, aot: bool = True, run_as: list[str] | None = None, umask: int | None = None
 ) -> Outcome:
-    """Derive the cheapest profile's output in a new process using the kernel cache ``cache``."""
+    """Derive the cheapest profile's output in a new process using the kernel cache ``cache``.
+
+    ``run_as`` is the command that starts the Python interpreter (default: this one).
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
     env |= {"TWOCATS_CACHE_DIR": str(cache), "TWOCATS_AOT": "1" if aot else "0"}
     done = subprocess.run(
-        [*(run_as or []), sys.executable, "-c", CHILD],
+        [*(run_as or [sys.executable]), "-c", CHILD],
         capture_output=True,
         text=True,
         env=env,
