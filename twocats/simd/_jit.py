@@ -36,6 +36,9 @@ Rules and facts that matter to kernel authors:
   version, target ISA (CPU name and feature string) and vectorizer mode (with its forced width).
   numba's own cache key ignores the vectorizer switches, which is why the modes live in separate
   directories and under separate function names (``fill__simd`` and ``fill__scalar``).
+* Every index and data file of the cache is written private and its SHA-256 recorded beside it;
+  it is unpickled only after its owner, mode and SHA-256 are checked (``_CheckedCacheFile``), and
+  anything wrong with it is a miss that compiles afresh, with one warning per process.
 * The cache is keyed on source *content*, not on paths or mtimes, so a fresh clone or reinstall of
   the same source reuses it.  The content covers the kernel's own file, this file, and the files
   of every project kernel it calls (found through its globals), so editing a callee invalidates
