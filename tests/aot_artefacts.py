@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from environment import need
 
-from twocats.simd import _jit, aot
+from twocats.simd import _jit, aot, cache
 
 #: The kernels the tests build: the default profile's (final block hash, simd) and a March 2014
 #: one on the scalar backend, so that both block hashes and both backends are covered.
@@ -59,4 +59,4 @@ def reset() -> None:
             for hash_type in range(4):
                 for variant in (0, 1):
                     aot.forget(aot.FillKey(lanes, backend, hash_type, variant))
-    aot._warned[0] = False
+    cache._warned[0] = False

@@ -101,16 +101,25 @@ def test_intact_artefact_loads_without_warning(spoiled: Path) -> None:
 
 
 def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoiled: Path) -> None:
-    """One flipped byte fails the SHA-256 check: one warning, numba's build, the right output."""
+    """One flipped byte fails the SHA-256 check: one warning, numba's build, the right output;
+    the refused artefact is then built again, so that the next process loads it."""
     expected = _expected()
     (artefact,) = _artefacts(spoiled)
-    data = bytearray(artefact.read_bytes())
+    intact = artefact.read_bytes()
+    data = bytearray(intact)
     data[len(data) // 2] ^= 0x01
     artefact.write_bytes(bytes(data))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+    assert len(caught) == 1
+    aot.forget(KEY)
     output, warned = _derive_twice_counting_warnings()
     assert output == expected
-    assert warned == 1
-    assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+    assert warned == 0
+    (rebuilt,) = _artefacts(spoiled)
+    assert rebuilt.read_bytes() == intact or rebuilt.suffix != artefact.suffix
+    assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is not None
 
 
 @pytest.mark.parametrize("mode", [0o770, 0o707])
@@ -160,11 +169,11 @@ def test_numba_cache_folder_writable_by_others_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """numba's kernel cache is not loaded from a folder others may write to (one warning)."""
-    from twocats.simd import _jit
+    from twocats.simd import _jit, cache
     from twocats.simd.cache import CACHE_ENV
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    monkeypatch.setattr(_jit, "_refused", [False])
+    monkeypatch.setattr(cache, "_warned", [False])
     tmp_path.chmod(0o777)
 
     def kernel(x: int) -> int:
@@ -333,15 +342,18 @@ def test_missing_artefact_is_claimed_for_building_once(
         reset()
 
 
-def test_package_kernels_are_trusted_like_the_package_code() -> None:
-    """A prebuilt kernel may be group-writable only where the package's own code is too."""
-    own = os.stat(aot.__file__)
+def test_one_trust_rule_for_every_cache_and_package_file() -> None:
+    """A file is trusted when root or this user owns it and neither group nor others may write."""
+    from twocats.simd.cache import trust_problem
 
-    def file(mode: int, uid: int = own.st_uid) -> os.stat_result:
-        return os.stat_result((stat.S_IFREG | mode, 0, 0, 1, uid, own.st_gid, 0, 0, 0, 0))
+    def file(mode: int, uid: int) -> os.stat_result:
+        return os.stat_result((stat.S_IFREG | mode, 0, 0, 1, uid, 0, 0, 0, 0, 0))
 
-    assert aot._as_safe_as_package(file(0o644))
-    assert aot._as_safe_as_package(file(0o664)) == bool(own.st_mode & stat.S_IWGRP)
-    assert aot._as_safe_as_package(file(0o666)) == bool(own.st_mode & stat.S_IWOTH)
-    stranger = 54321 if own.st_uid != 54321 else 54322
-    assert not aot._as_safe_as_package(file(0o644, uid=stranger))
+    me = os.geteuid()
+    stranger = 54321 if me != 54321 else 54322
+    for owner in {me, 0}:
+        assert trust_problem(Path("f"), file(0o644, owner)) is None
+        assert trust_problem(Path("f"), file(0o600, owner)) is None
+        assert "writable by group or others" in str(trust_problem(Path("f"), file(0o664, owner)))
+        assert "writable by group or others" in str(trust_problem(Path("f"), file(0o646, owner)))
+    assert "another user" in str(trust_problem(Path("f"), file(0o644, stranger)))

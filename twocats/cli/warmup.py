@@ -7,7 +7,9 @@ With no option it compiles what the default profile uses; ``--profile``, ``--par
 parameter options name another parameter set, and ``--all`` compiles every fill kernel and lane
 hash.  The cache is ``$TWOCATS_CACHE_DIR`` (default ``~/.cache/twocats``); a kernel already there is
 loaded, not compiled again.  Kernels compile on several processes at once (``--jobs``, default the
-usable CPUs).  A progress bar runs on standard error when it is a terminal.
+usable CPUs).  A progress bar runs on standard error when it is a terminal.  ``--shared`` then
+makes the cache readable by every user (files 0644, folders 0755), for a cache that root warms
+for a service user.
 """
 
 from __future__ import annotations
@@ -37,10 +39,20 @@ __all__ = ["warmup_command"]
     default=None,
     help="Processes compiling at once (default: the usable CPUs).",
 )
+@click.option(
+    "--shared",
+    is_flag=True,
+    help="Then make the cache readable by every user (files 0644, folders 0755).",
+)
 @backend_option
 @json_option
 def warmup_command(
-    everything: bool, jobs: int | None, backend: str | None, as_json: bool, **options: Any
+    everything: bool,
+    jobs: int | None,
+    shared: bool,
+    backend: str | None,
+    as_json: bool,
+    **options: Any,
 ) -> None:
     """Compile kernels into the cache ahead of use.
 
@@ -48,6 +60,11 @@ def warmup_command(
     every fill kernel and lane hash.  Run it once after installing, or at image build time, so
     that the first hash does not pay for compilation.  The kernels are cached per CPU model: a
     cache built on one machine is compiled again on a CPU of another kind.
+
+    The cache is private to the user who writes it.  Run as root with --shared (for example in a
+    container image), it serves a service user read-only: its files become 0644 and its folders
+    0755, and a cache owned by root or by the user and writable by neither group nor others is
+    trusted.  Run it again with --shared after anything else wrote to that cache.
     """
     from twocats.lanes.warmup import lane_kernels
     from twocats.simd.cache import cache_root
@@ -73,6 +90,13 @@ def warmup_command(
         seconds.update((kernel.label, took) for kernel, took in done)
     total = time.perf_counter() - started
     usable = _usable_artefacts(fills)
+    if shared:
+        from twocats.simd import aot
+        from twocats.simd.cache import share
+
+        share(cache_root())
+        if not aot.aot_dir().is_relative_to(cache_root()):
+            share(aot.aot_dir())
     if as_json:
         emit_json(
             {

@@ -36,6 +36,9 @@ Rules and facts that matter to kernel authors:
   version, target ISA (CPU name and feature string) and vectorizer mode (with its forced width).
   numba's own cache key ignores the vectorizer switches, which is why the modes live in separate
   directories and under separate function names (``fill__simd`` and ``fill__scalar``).
+* Every index and data file of the cache is written private and its SHA-256 recorded beside it;
+  it is unpickled only after its owner, mode and SHA-256 are checked (``_CheckedCacheFile``), and
+  anything wrong with it is a miss that compiles afresh, with one warning per process.
 * The cache is keyed on source *content*, not on paths or mtimes, so a fresh clone or reinstall of
   the same source reuses it.  The content covers the kernel's own file, this file, and the files
   of every project kernel it calls (found through its globals), so editing a callee invalidates
@@ -62,10 +65,12 @@ import contextlib
 import functools
 import hashlib
 import inspect
+import io
+import json
 import os
+import pickle
 import sys
 import types
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -80,8 +85,9 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher, cpu_target
 from numba.core.runtime.nrt import rtsys
 
+from twocats.simd import cache
 from twocats.simd.asm import library_asm
-from twocats.simd.cache import cache_root, make_private_dirs, untrusted_reason
+from twocats.simd.cache import cache_root
 
 __all__ = [
     "BUILDS",
@@ -231,9 +237,8 @@ class _Locator(caching._CacheLocator):
         return self._cache_path
 
     def ensure_cache_path(self) -> None:
-        # Folders are created private, so that the trust check below accepts them.
-        make_private_dirs(Path(self._cache_path))
-        super().ensure_cache_path()  # type: ignore[no-untyped-call]
+        # Nothing is created inside a refused cache root; folders are created private.
+        cache.prepare_folder(Path(self._cache_path), cache_root())
 
     def get_source_stamp(self) -> str:
         return _source_stamp(self._py_func)
@@ -256,6 +261,142 @@ class _CacheImpl(caching.CompileResultCacheImpl):
         self._filename_base = self.get_filename_base(fullname, sys.abiflags)  # type: ignore[no-untyped-call]
 
 
+# Upper bounds on what is read: one kernel's digest record, and one index or data file.
+_DIGESTS_BYTES = 1 << 16
+_ENTRY_BYTES = 64 << 20
+
+
+class _DamagedEntryError(Exception):
+    """A cache file that exists but does not have the SHA-256 twocats recorded for it."""
+
+
+class _CheckedCacheFile(caching.IndexDataCacheFile):
+    """numba's index and data files of one kernel, each checked before it is unpickled.
+
+    Every file written here is private (:func:`twocats.simd.cache.write_private`) and its SHA-256
+    is recorded in the kernel's digest record ``<name>.sha256`` beside it.  Before a file is
+    unpickled, it and the record must pass the cache's trust rule, and the bytes read through the
+    checked descriptor must have the recorded SHA-256.  A file with no record is a miss (written
+    by another release, or never finished); one whose bytes differ raises
+    :class:`_DamagedEntryError`.  A lock file serialises the writers of one kernel, so that files
+    and record agree.
+    """
+
+    def __init__(self, cache_path: str, filename_base: str, source_stamp: str) -> None:
+        super().__init__(cache_path, filename_base, source_stamp)  # type: ignore[no-untyped-call]
+        self._folder = Path(cache_path)
+        self._digests_path = self._folder / f"{filename_base}.sha256"
+        self._lock_path = self._folder / f"{filename_base}.lock"
+
+    @contextlib.contextmanager
+    def _locked(self, exclusive: bool) -> Iterator[None]:
+        import fcntl
+
+        flags = os.O_RDWR | os.O_CREAT if exclusive else os.O_RDONLY
+        try:
+            fd = os.open(self._lock_path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            if exclusive:
+                raise
+            # A read-only cache without a lock file has no writers to wait for.
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)
+
+    def _digests(self) -> dict[str, str]:
+        try:
+            with cache.read_checked(self._digests_path, _DIGESTS_BYTES) as (_fd, data):
+                record = json.loads(data)
+        except FileNotFoundError:
+            return {}
+        except (cache.RefusedError, ValueError) as error:
+            raise _DamagedEntryError(f"{self._digests_path} cannot be used ({error})") from None
+        if not isinstance(record, dict) or not all(
+            isinstance(value, str) for value in record.values()
+        ):
+            raise _DamagedEntryError(f"{self._digests_path} is not a digest record")
+        return record
+
+    def _read(self, name: str) -> bytes | None:
+        """Return the checked bytes of the file ``name``, or None when it is a plain miss."""
+        path = self._folder / name
+        if not os.path.lexists(path):
+            return None
+        recorded = self._digests().get(name)
+        if recorded is None:
+            return None
+        try:
+            with cache.read_checked(path, _ENTRY_BYTES) as (_fd, data):
+                pass
+        except FileNotFoundError:
+            return None
+        except cache.RefusedError as error:
+            raise _DamagedEntryError(str(error)) from None
+        if hashlib.sha256(data).hexdigest() != recorded:
+            raise _DamagedEntryError(f"{path} does not have its recorded SHA-256")
+        return data
+
+    def _write(self, name: str, data: bytes) -> None:
+        """Write the file ``name`` privately and record its SHA-256 (under the writers' lock)."""
+        cache.write_private(self._folder / name, data)
+        try:
+            record = self._digests()
+        except _DamagedEntryError:
+            record = {}
+        record[name] = hashlib.sha256(data).hexdigest()
+        text = json.dumps(record, indent=1, sort_keys=True)
+        cache.write_private(self._digests_path, text.encode())
+
+    def save(self, key: Any, data: Any) -> None:
+        with self._locked(exclusive=True):
+            try:
+                overloads = self._load_index()
+            except (_DamagedEntryError, pickle.UnpicklingError, EOFError, ValueError):
+                overloads = {}
+            data_name = overloads.get(key)
+            if data_name is None:
+                existing = set(overloads.values())
+                number = 1
+                while self._data_name(number) in existing:  # type: ignore[no-untyped-call]
+                    number += 1
+                data_name = overloads[key] = self._data_name(number)  # type: ignore[no-untyped-call]
+                self._save_index(overloads)
+            self._save_data(data_name, data)
+
+    def load(self, key: Any) -> Any:
+        with self._locked(exclusive=False):
+            data_name = self._load_index().get(key)
+            if data_name is None:
+                return None
+            return self._load_data(data_name)
+
+    def _load_index(self) -> dict[Any, Any]:
+        data = self._read(self._index_name)
+        if data is None:
+            return {}
+        stream = io.BytesIO(data)
+        if pickle.load(stream) != self._version:
+            return {}
+        stamp, overloads = pickle.loads(stream.read())
+        return overloads if stamp == self._source_stamp else {}
+
+    def _save_index(self, overloads: dict[Any, Any]) -> None:
+        head = pickle.dumps(self._version, protocol=-1)
+        body = self._dump((self._source_stamp, overloads))  # type: ignore[no-untyped-call]
+        self._write(self._index_name, head + body)
+
+    def _load_data(self, name: str) -> Any:
+        data = self._read(name)
+        return None if data is None else pickle.loads(data)
+
+    def _save_data(self, name: str, data: Any) -> None:
+        self._write(name, self._dump(data))  # type: ignore[no-untyped-call]
+
+
 #: numba releases on which a cached kernel is loaded without refreshing the whole target context.
 #: numba refreshes it before every cache load, importing every implementation registry (numpy's
 #: linear algebra, and through it scipy when installed): a quarter to most of a second.  Machine
@@ -264,12 +405,13 @@ class _CacheImpl(caching.CompileResultCacheImpl):
 LIGHT_LOAD_NUMBA = frozenset({"0.68.1"})
 
 
-# Whether a refused cache folder was warned about in this process.
-_refused = [False]
-
-
 class _KernelCache(caching.Cache):
-    """A per-kernel disk cache whose source stamp is computed on first use, not at import time."""
+    """A per-kernel disk cache whose entries are checked before they are loaded.
+
+    Its source stamp is computed on first use, not at import time.  A refused folder, a damaged
+    entry or an unwritable cache warns once per process (:func:`twocats.simd.cache.warn_once`)
+    and the kernel compiles; a damaged entry is then written again.
+    """
 
     _impl_class = _CacheImpl  # type: ignore[assignment]
 
@@ -278,14 +420,13 @@ class _KernelCache(caching.Cache):
         self._py_func = py_func
         self._impl = _CacheImpl(py_func, mode)
         self._cache_path = self._impl.locator.get_cache_path()
-        self._index: caching.IndexDataCacheFile | None = None
-        self._warned = False
+        self._index: _CheckedCacheFile | None = None
         self.enable()  # type: ignore[no-untyped-call]
 
     @property
-    def _cache_file(self) -> caching.IndexDataCacheFile:  # type: ignore[override]
+    def _cache_file(self) -> _CheckedCacheFile:  # type: ignore[override]
         if self._index is None:
-            self._index = caching.IndexDataCacheFile(  # type: ignore[no-untyped-call]
+            self._index = _CheckedCacheFile(
                 cache_path=self._cache_path,
                 filename_base=self._impl.filename_base,
                 source_stamp=self._impl.locator.get_source_stamp(),
@@ -294,38 +435,51 @@ class _KernelCache(caching.Cache):
 
     def _trusted(self) -> bool:
         """Whether the cache folder may be used (see twocats.simd.cache); warns once if not."""
+        root = cache_root()
+        reason = cache.root_problem(root)
         path = Path(self._cache_path)
-        reason = untrusted_reason(path, below=cache_root()) if path.exists() else None
-        if reason is not None and not _refused[0]:
-            _refused[0] = True
-            message = f"twocats kernel cache refused ({reason}); kernels will compile"
-            warnings.warn(message, RuntimeWarning, stacklevel=3)
+        if reason is None and path.exists():
+            reason = cache.untrusted_reason(path, below=root)
+        if reason is not None:
+            cache.warn_once(f"twocats kernel cache refused ({reason}); kernels will compile")
         return reason is None
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         if not self._trusted():
             return None
-        if numba.__version__ not in LIGHT_LOAD_NUMBA:
-            return super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
-        # A miss compiles, and numba's compiler refreshes the target context itself.
-        rtsys.initialize(target_context)
-        with self._guard_against_spurious_io_errors():
+        try:
+            if numba.__version__ not in LIGHT_LOAD_NUMBA:
+                return super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+            # A miss compiles, and numba's compiler refreshes the target context itself.
+            rtsys.initialize(target_context)
             return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+        except Exception as error:  # Any failure to load is a miss that compiles.
+            detail = str(error) if isinstance(error, _DamagedEntryError) else type(error).__name__
+            cache.warn_once(
+                f"twocats kernel cache entry of {self._py_func.__qualname__} refused "
+                f"({detail:.300}); it compiles afresh"
+            )
+            return None
+
+    def flush(self) -> None:
+        """Forget every entry of this kernel (numba's ``recompile`` calls it)."""
+        if not self._trusted():
+            return
+        try:
+            self._cache_file.flush()  # type: ignore[no-untyped-call]
+        except (OSError, cache.RefusedError) as error:
+            detail = error.strerror if isinstance(error, OSError) else str(error)
+            cache.warn_once(f"twocats kernel cache not writable ({detail}); kernels will recompile")
 
     def _save_overload(self, sig: Any, data: Any) -> None:
         if not self._trusted():
             return
         try:
             super()._save_overload(sig, data)  # type: ignore[no-untyped-call]
-        except OSError as exc:
+        except (OSError, cache.RefusedError) as error:
             # An unwritable cache costs compile time on the next run, never correctness.
-            if not self._warned:
-                self._warned = True
-                warnings.warn(
-                    f"twocats kernel cache not writable ({exc.strerror}); kernels will recompile",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+            detail = error.strerror if isinstance(error, OSError) else str(error)
+            cache.warn_once(f"twocats kernel cache not writable ({detail}); kernels will recompile")
 
 
 # The value last given to LLVM's -force-vector-width option (LLVM offers no way to read it back).

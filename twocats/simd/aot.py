@@ -17,21 +17,22 @@ kernel is keyed on the kernel, the numba and llvmlite versions and this machine'
 ``/proc/cpuinfo`` identity and feature flags, see :func:`cpu_key`); it records the SHA-256 of the
 artefact and of every source file the kernel was built from.
 
-Before a kernel is used: the cache folders must be this user's and writable by nobody else; the
-index and the file must be this user's regular files, not writable by others; the file read through
-the opened descriptor must have the recorded SHA-256, and the same descriptor is what the dynamic
+Before a kernel is used: the cache folders, the index and the file must pass the cache's one
+trust rule (:func:`twocats.simd.cache.trust_problem`: owned by this user or root, writable by
+neither group nor others), the package's prebuilt kernels included; the file read through the
+opened descriptor must have the recorded SHA-256, and the same descriptor is what the dynamic
 loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot be
 swapped; finally the kernel must fill a small known slice exactly like the pure-Python reference.
 
 An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
 used (numba compiles, and writes a new artefact): that is the normal first run, not a fault.  An
-artefact that exists but fails a check is refused with one :class:`RuntimeWarning` per process and
-numba's build is used instead.
+artefact that exists but fails a check is refused with one :class:`RuntimeWarning` per process
+(:func:`twocats.simd.cache.warn_once`, shared with numba's cache), numba's build is used instead,
+and the artefact is built again (:func:`claim_build`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import functools
 import hashlib
@@ -39,10 +40,8 @@ import importlib.util
 import json
 import os
 import re
-import stat
 import threading
-import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,8 @@ from typing import Any
 from twocats.exceptions import BackendError
 from twocats.hashes import HASHES
 from twocats.kdf import words
-from twocats.simd.cache import cache_root, make_private_dirs, untrusted_reason
+from twocats.simd import cache
+from twocats.simd.cache import RefusedError, cache_root
 from twocats.simd.fillgen import CHAINS, SCRATCH, kernel_name
 
 __all__ = [
@@ -150,10 +150,15 @@ def aot_dir() -> Path:
     return cache_root() / "aot"
 
 
+def _below() -> Path | None:
+    """The cache root above the artefacts' folder, or None where ``$TWOCATS_AOT_DIR`` moved it."""
+    return None if os.environ.get(AOT_DIR_ENV) else cache_root()
+
+
 def _untrusted(folder: Path) -> str | None:
     """Return why ``folder`` is not trusted (the cache root down to it, by default), or None."""
-    below = None if os.environ.get(AOT_DIR_ENV) else cache_root()
-    return untrusted_reason(folder, below=below)
+    below = _below()
+    return cache.root_problem(below or folder) or cache.untrusted_reason(folder, below=below)
 
 
 @functools.cache
@@ -248,10 +253,6 @@ def _sources_match(sources: Mapping[str, str]) -> bool:
         if hashlib.sha256(path.read_bytes()).hexdigest() != digest:
             return False
     return bool(sources)
-
-
-class RefusedError(BackendError):
-    """An artefact that exists but failed a check (numba's build is used instead)."""
 
 
 #: The C type of each scratch array's element type.
@@ -381,6 +382,7 @@ def run_check(kernel: Any, key: FillKey) -> bytes:
     return hashlib.sha256(mem.tobytes() + states.tobytes()).digest()
 
 
+@functools.cache
 def reference_check(key: FillKey) -> bytes:
     """Return :func:`run_check`'s digest computed by the pure-Python reference fill."""
     from twocats.kdf.geometry import SliceJob
@@ -395,47 +397,11 @@ def reference_check(key: FillKey) -> bytes:
     return run_check(kernel, key)
 
 
-@contextlib.contextmanager
-def _open_checked(path: Path, limit: int, *, package: bool = False) -> Iterator[tuple[int, bytes]]:
-    """Open ``path`` (no link), check owner and mode, read it; yield the descriptor and bytes.
-
-    The file must be this user's and writable by no one else; one of the package's prebuilt
-    kernels (``package``) must be as safe as the package's code instead.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError as error:
-        raise RefusedError(f"{path} cannot be opened ({error.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise RefusedError(f"{path} is not a regular file")
-        if package:
-            if not _as_safe_as_package(info):
-                raise RefusedError(f"{path} may be changed by users who cannot change the package")
-        elif info.st_uid != os.geteuid():
-            raise RefusedError(f"{path} is owned by another user")
-        elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            raise RefusedError(f"{path} is writable by group or others")
-        if info.st_size > limit:
-            raise RefusedError(f"{path} is larger than {limit} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise RefusedError(f"{path} is larger than {limit} bytes")
-        yield fd, b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _read_index(folder: Path, *, package: bool = False) -> dict[str, Any]:
+def _read_index(folder: Path) -> dict[str, Any]:
     path = folder / "index.json"
     if not os.path.lexists(path):
         return {}
-    with _open_checked(path, _INDEX_BYTES, package=package) as (_fd, data):
+    with cache.read_checked(path, _INDEX_BYTES) as (_fd, data):
         try:
             index = json.loads(data)
         except ValueError:
@@ -479,40 +445,22 @@ def _load_built(key: FillKey) -> Any:
 def _load_prebuilt(key: FillKey) -> Any:
     """Load the artefact the installed package carries for the best level this CPU runs.
 
-    The package's kernels are trusted like the package's code (see :func:`_as_safe_as_package`).
+    The package's kernels pass the same trust rule as the cache's (owned by this user or root,
+    writable by neither group nor others).
     """
     folder = PREBUILT_DIR
     levels = host_levels()
     if not levels or not folder.exists():
         return None
-    try:
-        info = os.lstat(folder)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or not _as_safe_as_package(info):
-        raise RefusedError(f"{folder} may be changed by users who cannot change the package")
-    index = _read_index(folder, package=True)
+    reason = cache.untrusted_reason(folder)
+    if reason is not None:
+        raise RefusedError(reason)
+    index = _read_index(folder)
     for level in levels:
         entry = index.get(f"{key.name}|{level}")
         if entry is not None:
-            return _open_entry(folder, entry, key, package=True)
+            return _open_entry(folder, entry, key)
     return None
-
-
-def _as_safe_as_package(info: os.stat_result) -> bool:
-    """Whether a file of the package's prebuilt kernels is no easier to change than its code.
-
-    Its owner must be this user, the administrator or the owner of this module, and it may be
-    writable by a group or by others only where this module is too (pip honours the umask, so an
-    installation by a user with umask 002 leaves both group-writable).
-    """
-    own = os.stat(__file__)
-    if info.st_uid not in (os.geteuid(), 0, own.st_uid):
-        return False
-    if info.st_mode & stat.S_IWOTH and not own.st_mode & stat.S_IWOTH:
-        return False
-    group_writable = info.st_mode & stat.S_IWGRP
-    return not group_writable or bool(own.st_mode & stat.S_IWGRP and info.st_gid == own.st_gid)
 
 
 def _load_shared_fd(fd: int, path: Path) -> tuple[int, object]:
@@ -528,7 +476,7 @@ def _load_shared_fd(fd: int, path: Path) -> tuple[int, object]:
         raise RefusedError(f"{path} cannot be loaded ({error})") from None
 
 
-def _open_entry(folder: Path, entry: Any, key: FillKey, *, package: bool = False) -> Any:
+def _open_entry(folder: Path, entry: Any, key: FillKey) -> Any:
     """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
     if not isinstance(entry, dict):
         return None
@@ -542,7 +490,7 @@ def _open_entry(folder: Path, entry: Any, key: FillKey, *, package: bool = False
     name = entry.get("file")
     if not isinstance(name, str) or not _ARTEFACT_NAME.fullmatch(name):
         raise RefusedError(f"the index names an unexpected file {str(name)[:80]!r}")
-    with _open_checked(folder / name, _ARTEFACT_BYTES, package=package) as (fd, data):
+    with cache.read_checked(folder / name, _ARTEFACT_BYTES) as (fd, data):
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
             raise RefusedError(f"{folder / name} does not have its recorded SHA-256")
         try:
@@ -560,23 +508,22 @@ def _open_entry(folder: Path, entry: Any, key: FillKey, *, package: bool = False
 _lock = threading.Lock()
 _loaded: dict[FillKey, Any] = {}
 _missing: set[FillKey] = set()
-_warned = [False]
 
 
 def warn_once(message: str, using: str = "numba's build") -> None:
-    """Warn that an artefact was refused or not built, and what runs instead, once per process."""
-    with _lock:
-        if _warned[0]:
-            return
-        _warned[0] = True
-    warnings.warn(f"twocats: {message}; using {using}", RuntimeWarning, stacklevel=3)
+    """Warn that an artefact was refused or not built, and what runs instead.
+
+    This is the kernel cache's one warning per process (:func:`twocats.simd.cache.warn_once`).
+    """
+    cache.warn_once(f"twocats: {message}; using {using}", stacklevel=4)
 
 
 def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     """Return the checked artefact of one fill kernel, or None to use numba's build.
 
-    A refused artefact warns once per process; a missing or outdated one does not warn (see
-    :func:`claim_build`).  The answer is kept for the process, until :func:`forget`.
+    A refused artefact warns once per process and is built again (see :func:`claim_build`); a
+    missing or outdated one does not warn.  The answer is kept for the process, until
+    :func:`forget`.
     """
     key = FillKey(lanes, backend, hash_type, variant)
     with _lock:
@@ -595,7 +542,7 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
             refusal = f"llvmlite cannot load it ({type(error).__name__})"
     with _lock:
         _loaded[key] = kernel
-        if kernel is None and refusal is None and enabled():
+        if kernel is None and enabled():
             _missing.add(key)
     if refusal is not None:
         warn_once(f"compiled kernel refused ({refusal})")
@@ -604,7 +551,8 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
 
 def claim_build(key: FillKey) -> bool:
     """Whether the caller should build ``key``'s artefact: :func:`load_fill` found none for these
-    sources and no one in this process has tried yet (a failed build is not tried again)."""
+    sources, or refused it, and no one in this process has tried yet (a failed build is not tried
+    again)."""
     with _lock:
         if key not in _missing:
             return False
@@ -642,42 +590,31 @@ def store(
         if cpu is None or versions is None:
             raise RefusedError("this machine's CPU or numba version cannot be named")
         folder, index_key = aot_dir(), _index_key(key, cpu, versions)
-        make_private_dirs(folder)
-        reason = _untrusted(folder)
-        if reason is not None:
-            raise RefusedError(reason)
+        cache.prepare_folder(folder, _below())
     else:
+        # A wheel's files are the package's: readable by everyone, like its code.
         folder, index_key = prebuilt, f"{key.name}|{level}"
         folder.mkdir(mode=0o755, exist_ok=True)
+    shared = level is not None
     digest = hashlib.sha256(data).hexdigest()
     path = folder / f"{digest}{suffix}"
-    with open(folder / "index.lock", "a") as lock:
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    lock = os.open(folder / "index.lock", flags, 0o644 if shared else 0o600)
+    try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        _write_atomically(path, data)
+        cache.write_private(path, data, shared=shared)
         try:
             index = _read_index(folder)
         except RefusedError:
             index = {}
         index[index_key] = {"file": path.name, "sha256": digest, "sources": sources}
         text = json.dumps(index, indent=1, sort_keys=True)
-        _write_atomically(folder / "index.json", text.encode())
+        cache.write_private(folder / "index.json", text.encode(), shared=shared)
         # Artefacts that no entry names any more (replaced by newer builds) are removed.
         named = {str(value.get("file")) for value in index.values() if isinstance(value, dict)}
         for stale in folder.iterdir():
             if _ARTEFACT_NAME.fullmatch(stale.name) and stale.name not in named:
                 stale.unlink(missing_ok=True)
-    return path
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-    try:
-        os.fchmod(fd, 0o644)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
     finally:
-        os.close(fd)
-    os.replace(temporary, path)
+        os.close(lock)
+    return path

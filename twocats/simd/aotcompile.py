@@ -40,7 +40,7 @@ from twocats import hashes
 from twocats.exceptions import BackendError
 from twocats.hashes import SCRATCH_WORDS
 from twocats.simd import _jit, aot
-from twocats.simd.fillkernels import NumbaFill, fill_kernel
+from twocats.simd.fillkernels import checked_fill, fill_kernel
 
 __all__ = ["BUILD_NUMBA", "build_fill", "compiler", "try_build_fill"]
 
@@ -130,16 +130,27 @@ def _target_machine() -> Any:
 
 
 def _reduce(ir: str, entry: str, machine: Any) -> Any:
-    """Parse ``ir``, keep only ``entry`` (renamed) and what it reaches, and check its imports."""
+    """Parse ``ir``, keep only ``entry`` (renamed) and what it reaches, and check its imports.
+
+    Every other definition becomes internal and is named by its place in the module, so that the
+    same source gives the same bytes: numba's names count the functions the process compiled
+    before (``B2v1`` in one process is ``B3v13`` in another).
+    """
     module = llvm.parse_assembly(ir)
+    module.name = aot.ENTRY
+    internal = 0
     for function in module.functions:
         if function.name == entry:
             function.name = aot.ENTRY
         elif not function.is_declaration:
             function.linkage = "internal"
+            function.name = f"{aot.ENTRY}.f{internal}"
+            internal += 1
     for variable in module.global_variables:
         if not variable.is_declaration:
             variable.linkage = "internal"
+            variable.name = f"{aot.ENTRY}.v{internal}"
+            internal += 1
     # With everything internal, interprocedural constant propagation sees that the arrays carry
     # no runtime object and that the kernel never fails, so numba's reference counting and error
     # paths are dead code; the vectorizers stay off, so the kernel's vectorizer mode is kept.
@@ -175,8 +186,11 @@ def build_fill(
 
     Returns None, building nothing, where no artefact can be used or built: an untested numba
     release or a machine whose CPU cannot be named without numba.  Without a C compiler the
-    artefact is the object itself, for llvmlite's MCJIT.  Raises
-    :class:`~twocats.exceptions.BackendError` if the built code differs from numba's build.
+    artefact is the object itself, for llvmlite's MCJIT.  The pure-Python reference decides
+    between the builds: numba's build passes its known-answer check first (a wrong one is deleted
+    from numba's cache and compiled afresh, see :func:`~twocats.simd.fillkernels.checked_fill`),
+    and :class:`~twocats.exceptions.BackendError` is raised, storing nothing, if the built code
+    fills the check job unlike the reference.
     With ``level`` (a process whose numba targets that x86-64 level, see
     :func:`twocats.simd.aotbuild.main`) the artefact is stored in ``prebuilt`` for a platform
     wheel instead of this machine's cache.
@@ -185,14 +199,15 @@ def build_fill(
     cpu = aot.cpu_key()
     if numba.__version__ not in BUILD_NUMBA or cpu is None:
         return None
+    key = aot.FillKey(lanes, backend, hash_type, variant)
+    checked_fill(key)
     ir, entry = _entry_ir(lanes, backend, hash_type, variant)
     machine = _target_machine()
     module = _reduce(ir, entry, machine)
     obj = machine.emit_object(module)
     data, suffix = (obj, aot.OBJECT) if cc is None else (_link(cc, obj), aot.SHARED)
-    key = aot.FillKey(lanes, backend, hash_type, variant)
     sources = aot.kernel_sources(_source_files(key))
-    _check_against_numba(key, data, suffix)
+    _check_against_reference(key, data, suffix)
     return aot.store(key, data, sources, level, prebuilt, suffix)
 
 
@@ -242,13 +257,12 @@ def _source_files(key: aot.FillKey) -> list[str]:
     return sorted(str(Path(path).resolve()) for path in files)
 
 
-def _check_against_numba(key: aot.FillKey, data: bytes, suffix: str) -> None:
-    """Run the built code and numba's build on the check job; refuse the code if they differ."""
-    compiled = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
-    numba_kernel = NumbaFill(compiled, key.variant)
+def _check_against_reference(key: aot.FillKey, data: bytes, suffix: str) -> None:
+    """Run the built code on the check job; refuse it if it differs from the reference's."""
     with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
         path = Path(work) / f"check{suffix}"
         path.write_bytes(data)
         built = aot.open_kernel(path, key.variant)
-        if aot.run_check(built, key) != aot.run_check(numba_kernel, key):
-            raise BackendError(f"the ahead-of-time build of {key.name} differs from numba's")
+        if aot.run_check(built, key) != aot.reference_check(key):
+            message = f"the ahead-of-time build of {key.name} fails its known-answer check"
+            raise BackendError(message)

@@ -42,7 +42,14 @@ from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
 from twocats.simd import aot
 from twocats.simd.fillgen import LANES
-from twocats.simd.fillkernels import FILL_BACKENDS, NumbaFill, check_backend, fill_kernel, scratch
+from twocats.simd.fillkernels import (
+    FILL_BACKENDS,
+    NumbaFill,
+    check_backend,
+    checked_fill,
+    fill_kernel,
+    scratch,
+)
 
 __all__ = [
     "FILL_BACKENDS",
@@ -248,19 +255,19 @@ class _SliceFiller:
 def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     """Return the kernel of one fill: its ahead-of-time artefact if usable, else numba's build.
 
-    A numba build also writes the artefact for the next process when :mod:`twocats.simd.aot` can
-    build one here.
+    Either has passed its known-answer check against the pure-Python reference.  A numba build
+    also writes the artefact for the next process (again, where the artefact was refused) when
+    :mod:`twocats.simd.aot` can build one here.
     """
     kernel = aot.load_fill(lanes, backend, hash_type, variant)
     if kernel is not None:
         return kernel
     from twocats.simd import _jit
 
-    plain = bool(_jit.config.DISABLE_JIT)
-    compiled = NumbaFill(fill_kernel(lanes, backend, hash_type, variant), variant, plain=plain)
-    if plain:
-        return compiled
     key = aot.FillKey(lanes, backend, hash_type, variant)
+    compiled = checked_fill(key)
+    if _jit.config.DISABLE_JIT:
+        return compiled
     if aot.claim_build(key):
         from twocats.simd.aotcompile import try_build_fill
 

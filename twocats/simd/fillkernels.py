@@ -8,8 +8,8 @@ Usage::
     kernel(mem, states, *scratch(0), p_first, p_step, done, per_slice, ...)
     NumbaFill(kernel, 0)(mem, states, p_first, p_step, done, per_slice, ...)
 
-Importing the module imports neither numpy nor numba; :func:`fill_kernel` imports numba, and
-:func:`scratch` and :class:`NumbaFill` import numpy.
+Importing the module imports neither numpy nor numba; :func:`fill_kernel` and
+:func:`checked_fill` import numba, and :func:`scratch` and :class:`NumbaFill` import numpy.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf.words import Words
+from twocats.simd import aot, cache
 from twocats.simd.fillgen import CHAINS, LANES, SCRATCH, kernel_name, module_name
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["FILL_BACKENDS", "NumbaFill", "check_backend", "fill_kernel", "scratch"]
+__all__ = ["FILL_BACKENDS", "NumbaFill", "check_backend", "checked_fill", "fill_kernel", "scratch"]
 
 #: The backends with compiled fill kernels (the pure-Python ``reference`` lives in ``twocats.kdf``).
 FILL_BACKENDS = ("scalar", "simd")
@@ -104,3 +105,30 @@ class NumbaFill:
             # The scratch held words derived from the password.
             for buffer in buffers:
                 buffer.fill(0)
+
+
+def checked_fill(key: aot.FillKey) -> NumbaFill:
+    """Return numba's build of ``key``'s fill kernel once it passes its known-answer check.
+
+    The build, compiled or loaded from numba's cache, fills :func:`twocats.simd.aot.run_check`'s
+    job; if the result differs from the pure-Python reference's, the reference decides: the
+    kernel's cache entries are deleted and it compiles afresh, with one warning.  A fresh build
+    that still differs raises :class:`~twocats.exceptions.BackendError` (never a wrong hash).
+    Under ``NUMBA_DISABLE_JIT`` the kernel is its Python source and runs unchecked.
+    """
+    from twocats.simd import _jit
+
+    kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
+    if _jit.config.DISABLE_JIT:
+        return NumbaFill(kernel, key.variant, plain=True)
+    fill = NumbaFill(kernel, key.variant)
+    expected = aot.reference_check(key)
+    if aot.run_check(fill, key) == expected:
+        return fill
+    cache.warn_once(
+        f"twocats: numba's build of {key.name} fails its known-answer check; it compiles afresh"
+    )
+    kernel.recompile()
+    if aot.run_check(fill, key) != expected:
+        raise BackendError(f"the compiled fill kernel {key.name} fails its known-answer check")
+    return fill

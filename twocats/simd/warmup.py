@@ -84,23 +84,16 @@ class Kernel:
         return aot.FillKey(self.lanes, self.backend, self.hash_code, self.variant)
 
     def compile(self) -> None:
-        """Compile the kernel (or load it from the disk cache) by running it once on no work.
+        """Compile the kernel (or load it from the disk cache) and run its known-answer check.
 
+        The check job calls the kernel with the argument types of every real call (Python ints),
+        and a build that fails it compiles afresh (:func:`~twocats.simd.fillkernels.checked_fill`).
         Its ahead-of-time artefact (:mod:`twocats.simd.aot`) is built too, where one can be; a
         failed build warns and leaves the kernel to numba.
         """
-        from twocats.kdf import words
-        from twocats.simd.fillkernels import NumbaFill, fill_kernel
+        from twocats.simd.fillkernels import checked_fill
 
-        compiled = fill_kernel(self.lanes, self.backend, self.hash_code, self.variant)
-        width = HASHES[self.hash_code].state_words
-        # Slice [1, 1) of one region: nothing is filled, but the call compiles the kernel for the
-        # argument types of every real call (Python ints).
-        tail = (0,) if self.variant else ()
-        NumbaFill(compiled, self.variant)(
-            words.allocate(2 * width), words.rows([[0] * width]),
-            0, 1, 1, 0, 2, width, width, 1, 0, 0, *tail,
-        )  # fmt: skip
+        checked_fill(self.key)
         if aot.enabled():
             from twocats.simd.aotcompile import try_build_fill
 
