@@ -145,7 +145,7 @@ def test_check_improper_lines(files: list[str]) -> None:
     Path("BAD").write_bytes(b"nothing useful\n")
     bad = run("sum", "--check", "BAD")
     assert bad.exit_code == 1
-    assert "no properly formatted sha256 checksum lines found" in bad.stderr
+    assert bad.stderr == "twocats sum: BAD: no properly formatted checksum lines found\n"
     assert "Traceback" not in bad.output
 
 

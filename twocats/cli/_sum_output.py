@@ -3,7 +3,7 @@ one streamed JSON document and a progress bar.
 
 Error messages quote file names as coreutils does (:func:`quote_name`).  So do the status lines
 of ``--check`` for a name holding a character no terminal should receive (a control character
-other than tab and newline, or a byte that is not UTF-8): where coreutils prints such a name raw,
+other than tab and newline): where coreutils prints such a name raw,
 terminal escape sequences from a hostile checksum file would reach the terminal.
 """
 
@@ -49,6 +49,12 @@ def _unprintable(char: str) -> bool:
     """True for C0 and C1 control characters, DEL and bytes that are not UTF-8 (surrogates)."""
     code = ord(char)
     return code < 0x20 or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF
+
+
+def _control(char: str) -> bool:
+    """True for C0 and C1 control characters and DEL (bytes that are not UTF-8 are not)."""
+    code = ord(char)
+    return code < 0x20 or 0x7F <= code <= 0x9F
 
 
 def _c_escape(char: str) -> str:
@@ -104,11 +110,11 @@ def display_name(name: str) -> str:
     """A name as a ``--check`` status line shows it.
 
     coreutils escapes only names holding a newline there (as in checksum lines) and prints the
-    others raw; a name holding any other control character but tab (one that could start a
-    terminal escape sequence, or a carriage return that could overprint the line) is quoted as in
-    messages instead.
+    others raw, bytes that are not UTF-8 included; a name holding any other control character but
+    tab (one that could start a terminal escape sequence, or a carriage return that could
+    overprint the line) is quoted as in messages instead.
     """
-    if any(_unprintable(char) and char not in "\t\n" for char in name):
+    if any(_control(char) and char not in "\t\n" for char in name):
         return quote_name(name)
     if "\n" not in name:
         return name
@@ -132,9 +138,9 @@ class Output:
         self._size = 0
         self._written = time.monotonic()
 
-    def line(self, text: str) -> None:
-        """Add one line; names that are not UTF-8 keep their original bytes."""
-        data = os.fsencode(text + "\n")
+    def line(self, text: str, end: str = "\n") -> None:
+        """Add one line (ended by `end`); names that are not UTF-8 keep their original bytes."""
+        data = os.fsencode(text + end)
         self._lines.append(data)
         self._size += len(data)
         if self._size >= OUTPUT_BUFFER or time.monotonic() - self._written >= OUTPUT_DELAY:
@@ -142,8 +148,12 @@ class Output:
 
     def error(self, name: str, exc: OSError) -> None:
         """Report a file that could not be read, its name quoted as coreutils does."""
+        self.message(f"{quote_name(name)}: {error_text(exc)}")
+
+    def message(self, text: str) -> None:
+        """Write one message on standard error after the lines gathered so far."""
         self.flush()
-        info(f"twocats sum: {quote_name(name)}: {error_text(exc)}")
+        info(f"twocats sum: {text}")
 
     def flush(self) -> None:
         """Write out the gathered lines."""

@@ -3,9 +3,12 @@
 Files are read on the calling thread with a cap checked while reading (never a size from
 ``stat``): a file that ends within :data:`SMALL_FILE` bytes joins a batch, a longer one is
 streamed through hashlib in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless FIFO runs in
-constant memory (a lane mode with no streaming form reads up to :data:`WHOLE_FILE_LIMIT` and
-refuses more).  Batches are hashed on :data:`HASH_THREADS` worker threads while the next files
-are read (hashlib and the lane kernels release the GIL), with at most :data:`PENDING` batches'
+constant memory.  KangarooTwelve and ParallelHash stream through
+:mod:`twocats.lanes.modes.keccak_stream` (their leaves hashed in lanes as they are read); a lane
+mode with no streaming form reads a file whole, up to :data:`WHOLE_FILE_LIMIT` and refusing more,
+and hashes it before the next file is read, so that one such file is in memory at a time.
+Batches are hashed on :data:`HASH_THREADS` worker threads while the next files are read (hashlib
+and the lane kernels release the GIL), with at most :data:`PENDING` batches'
 worth of data in flight; files under :data:`HASHLIB_GIL_BYTES` are hashed by the reading thread
 while hashlib is in charge.  File data in memory therefore stays under about
 (PENDING + 2 + HASH_THREADS) x BATCH_BYTES (in flight, the batch being filled, and the lanes'
@@ -106,21 +109,51 @@ class Method:
 
     name: str
     lanes: str | None
+    #: A new hasher (``update``, ``digest``) for inputs longer than SMALL_FILE, or None.
     stream: Callable[[], Any] | None
     digest_size: int
+    #: A new hashlib hasher for batches of short inputs, or None (they go to the lanes).
+    batch: Callable[[], Any] | None = None
 
 
-def method_for(algorithm: str) -> Method:
+class _FixedLength:
+    """A hashlib SHAKE hasher whose ``digest()`` has a fixed length."""
+
+    def __init__(self, hasher: Any, length: int) -> None:
+        self._hasher = hasher
+        self._length = length
+
+    def update(self, data: bytes) -> None:
+        self._hasher.update(data)
+
+    def digest(self) -> bytes:
+        return bytes(self._hasher.digest(self._length))
+
+
+def method_for(algorithm: str, backend: str | None = None) -> Method:
     """Resolve a coreutils-style name or a name of the lane registry (``twocats.lanes``)."""
     if algorithm in COREUTILS:
         lanes, stream, _ = COREUTILS[algorithm]
-        return Method(algorithm, lanes, stream, stream().digest_size)
+        return Method(algorithm, lanes, stream, stream().digest_size, stream)
     from twocats.lanes.registry import ALGORITHMS
 
     mode = ALGORITHMS[algorithm]
     name = mode.hashlib_name
-    streaming = None if name is None else (lambda: hashlib.new(name))
-    return Method(mode.name, mode.name, streaming, mode.digest_size)
+    if name is not None:
+        hashlib_stream = partial(hashlib.new, name)
+        return Method(mode.name, mode.name, hashlib_stream, mode.digest_size, hashlib_stream)
+    return Method(mode.name, mode.name, _lane_stream(mode.name, backend), mode.digest_size)
+
+
+def _lane_stream(name: str, backend: str | None) -> Callable[[], Any] | None:
+    """A streaming hasher of a lane mode that hashlib lacks, or None if it has no such form."""
+    if name in ("shake128", "shake256"):
+        shake = hashlib.shake_128 if name == "shake128" else hashlib.shake_256
+        return partial(_FixedLength, shake(), 32 if name == "shake128" else 64)
+    from twocats.lanes.modes.keccak_stream import STREAMS
+
+    factory = STREAMS.get(name)
+    return None if factory is None else partial(factory, backend)
 
 
 class LaneLoader:
@@ -215,6 +248,8 @@ def _read_entry(read: Callable[[int], bytes], name: str, method: Method) -> Entr
                 return b"".join(pieces)
             pieces.append(piece)
             size += len(piece)
+        # Drop the data before raising: the traceback would keep this frame, and it, alive.
+        del pieces
         raise _too_large(name)
     hasher = method.stream()
     for piece in pieces:
@@ -250,7 +285,8 @@ def _error(exc: OSError, name: str) -> OSError:
     """The error with the file name a message needs (os.read errors carry none)."""
     if exc.filename is None:
         exc.filename = name
-    return exc
+    # The traceback would keep the reading frames, and the data they hold, alive.
+    return exc.with_traceback(None)
 
 
 class _Scheduler:
@@ -266,7 +302,7 @@ class _Scheduler:
         else:
             self._loader = LaneLoader(method, backend)
         # Lanes from the first batch when asked for, or when hashlib cannot compute the method.
-        self._lanes_now = method.lanes is not None and (backend is not None or not method.stream)
+        self._lanes_now = method.lanes is not None and (backend is not None or not method.batch)
 
     def consider_lanes(self, bytes_done: int, files_done: int, files_total: int) -> None:
         """Start loading the lanes if the job, extrapolated from the files read, repays them."""
@@ -281,12 +317,18 @@ class _Scheduler:
         return self._loader is not None and (self._lanes_now or self._loader.ready())
 
     def short(self, data: bytes) -> Entry:
-        """Settle a short input at once while hashlib is in charge: hashlib keeps the GIL for
-        inputs under HASHLIB_GIL_BYTES, so a worker thread would only hold up the reading."""
+        """Settle an input at once where waiting for a batch would cost: a short one while hashlib
+        is in charge (hashlib keeps the GIL for inputs under HASHLIB_GIL_BYTES, so a worker
+        thread would only hold up the reading), and one read whole."""
+        if len(data) > SMALL_FILE:
+            # A file read whole (a lane mode without a streaming form) is hashed before the next
+            # file is read, so that at most one such file is held.
+            assert self._loader is not None
+            return _Done(self._loader.hash([data])[0])
         if len(data) >= HASHLIB_GIL_BYTES or self.lanes_active():
             return data
-        assert self._method.stream is not None
-        return _Done(_hashlib_batch(self._method.stream, [data])[0])
+        assert self._method.batch is not None
+        return _Done(_hashlib_batch(self._method.batch, [data])[0])
 
     def submit(self, entries: list[Entry]) -> Future[list[bytes | OSError]]:
         """Hash the file contents of one batch on a worker thread (none if all are settled)."""
@@ -301,8 +343,8 @@ class _Scheduler:
         if lanes:
             assert self._loader is not None
             return _settle(entries, self._loader.hash(messages))
-        assert self._method.stream is not None
-        return _settle(entries, _hashlib_batch(self._method.stream, messages))
+        assert self._method.batch is not None
+        return _settle(entries, _hashlib_batch(self._method.batch, messages))
 
     def close(self) -> None:
         """Stop the worker threads (pending batches are abandoned)."""
@@ -321,7 +363,7 @@ def file_digests(
     ``backend`` (given on the command line) sends every batch to the lanes; else hashlib hashes
     batches until ``loader`` (default: a :class:`LaneLoader`) has loaded the lanes.
     """
-    method = method_for(algorithm)
+    method = method_for(algorithm, backend)
     scheduler = _Scheduler(method, backend, loader)
     pending: deque[tuple[list[str], int, Future[list[bytes | OSError]]]] = deque()
     batch_names: list[str] = []
