@@ -347,7 +347,7 @@ finally:
 
 
 def test_tune_stays_within_max_memory_plus_its_overhead(tmp_path: Path) -> None:
-    """tune's peak resident memory is --concurrent work areas plus the documented 200 MiB at most."""
+    """tune's peak resident memory is --concurrent work areas plus the documented 200 MiB."""
     limit = 256 << 20
     concurrent = 2
     peak_file = tmp_path / "peak"

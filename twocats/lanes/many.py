@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING
 
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes import primitives
+from twocats.lanes.known_answers import check_compiled
 from twocats.lanes.registry import Algorithm, algorithm_named
+from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,8 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["hash_many", "hash_many_array", "hash_many_fixed"]
 
 
-def _mode(algorithm: str, lanes: int | None, threads: int) -> Algorithm:
-    """The algorithm called ``algorithm``; a mode refuses the primitives' lanes and threads."""
+def _mode(algorithm: str, lanes: int | None, threads: int, backend: str | None) -> Algorithm:
+    """The algorithm called ``algorithm``, its build checked; a mode refuses lanes and threads."""
     entry = algorithm_named(algorithm)
     # The lane modes choose their own lane counts; one thread runs each call.
     if not entry.primitive and (lanes is not None or threads != 1):
@@ -41,6 +43,7 @@ def _mode(algorithm: str, lanes: int | None, threads: int) -> Algorithm:
         raise InvalidParametersError(
             f"lanes and threads apply only to {allowed}, not {algorithm!r}"
         )
+    check_compiled(entry.name, entry.many, resolve_backend(backend))
     return entry
 
 
@@ -63,7 +66,7 @@ def hash_many(
     building a ``bytes`` object per message.
     """
     batch = messages if isinstance(messages, list) else list(messages)
-    entry = _mode(algorithm, lanes, threads)
+    entry = _mode(algorithm, lanes, threads, backend)
     if entry.primitive:
         return primitives.digest_list(
             entry.name, batch, backend=backend, lanes=lanes, threads=threads
@@ -86,7 +89,7 @@ def hash_many_array(
     built per message, which is most of hash_many's time on short messages.
     """
     batch = messages if isinstance(messages, list) else list(messages)
-    entry = _mode(algorithm, lanes, threads)
+    entry = _mode(algorithm, lanes, threads, backend)
     if entry.primitive:
         return primitives.digest_rows(
             entry.name, batch, backend=backend, lanes=lanes, threads=threads
@@ -110,4 +113,5 @@ def hash_many_fixed(
     if algorithm not in primitives.PRIMITIVES:
         allowed = ", ".join(primitives.PRIMITIVES)
         raise InvalidParametersError(f"algorithm must be one of {allowed}, not {algorithm!r}")
+    _mode(algorithm, lanes, threads, backend)
     return primitives.fixed_rows(algorithm, array, backend=backend, lanes=lanes, threads=threads)

@@ -71,6 +71,7 @@ import os
 import pickle
 import sys
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -98,6 +99,7 @@ __all__ = [
     "cache_root",
     "jit",
     "kernel_asm",
+    "recompile_package",
     "variants",
 ]
 
@@ -527,6 +529,22 @@ def _set_noalias(flags: Any) -> Any:
     return flags
 
 
+#: Every dispatcher made by :func:`jit` and :class:`Variants`, for :func:`recompile_package`.
+_DISPATCHERS: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def recompile_package(package: str) -> None:
+    """Compile afresh every kernel of ``package`` built so far, deleting its cache entries.
+
+    A known-answer check that a cached build fails calls this before checking again.
+    """
+    prefix = package + "."
+    for disp in list(_DISPATCHERS):
+        module = disp.py_func.__module__
+        if (module == package or module.startswith(prefix)) and disp.overloads:
+            disp.recompile()
+
+
 def _dispatcher(func: types.FunctionType, mode: Build, options: dict[str, Any]) -> Any:
     targetoptions = {**_DEFAULT_OPTIONS, **options}
     noalias = targetoptions.pop("noalias", False)
@@ -537,6 +555,7 @@ def _dispatcher(func: types.FunctionType, mode: Build, options: dict[str, Any]) 
         # numba has this compiler flag but no decorator option for it; it marks every array
         # argument's data pointer noalias, so the vectorizer needs no runtime overlap checks.
         disp._compiler._customize_flags = _set_noalias
+    _DISPATCHERS.add(disp)
     return disp
 
 
