@@ -88,6 +88,7 @@ from twocats import phc
 from twocats.admission import Admission
 from twocats.exceptions import InvalidParametersError
 from twocats.hasher_jobs import Job, Jobs
+from twocats.hasher_kernels import KernelShapes
 from twocats.kdf import limits
 from twocats.kdf.geometry import work_memory
 from twocats.kdf.limits import StoredLimits, format_size
@@ -234,6 +235,7 @@ class PasswordHasher:
     __slots__ = (
         "_backend",
         "_jobs",
+        "_kernels",
         "_pool",
         "_previous",
         "_timeout",
@@ -370,6 +372,7 @@ class PasswordHasher:
         self._previous = earlier
         self._timeout = _timeout(timeout)
         self._backend = backend
+        self._kernels = KernelShapes(backend, (params, *BUILT_IN, *earlier))
         self._pool = Admission(
             max_concurrency=self._concurrency(params, own, budget, max_concurrency),
             max_total_memory=budget,
@@ -478,12 +481,20 @@ class PasswordHasher:
         return self._timeout if timeout is None else _timeout(timeout)
 
     def _run(self, job: Job[_R], timeout: float | None) -> _R:
-        with self._pool.slot(job.need, self._wait(timeout)) as engine:
+        wait = self._wait(timeout)
+        # A kernel that must load or compile does so before the call holds a slot.
+        self._kernels.prepare(job.params, wait)
+        with self._pool.slot(job.need, wait) as engine:
             output = job.work(engine)
         return job.finish(output)
 
     async def _arun(self, job: Job[_R], timeout: float | None) -> _R:
-        async with self._pool.aslot(job.need, self._wait(timeout)) as lease:
+        wait = self._wait(timeout)
+        if not self._kernels.ready(job.params):
+            import asyncio
+
+            await asyncio.to_thread(self._kernels.prepare, job.params, wait)
+        async with self._pool.aslot(job.need, wait) as lease:
             output = await lease.run(job.work)
         return job.finish(output)
 
