@@ -87,6 +87,7 @@ from typing import TYPE_CHECKING, Final, Literal, TypeVar
 from twocats import phc
 from twocats.admission import Admission
 from twocats.exceptions import InvalidParametersError
+from twocats.foreign import ForeignCost, check_foreign
 from twocats.hasher_jobs import Job, Jobs
 from twocats.hasher_kernels import KernelShapes
 from twocats.kdf import limits
@@ -599,6 +600,38 @@ class PasswordHasher:
     ) -> None:
         """:meth:`verify_unknown` for asyncio."""
         await self._arun(self._jobs.unknown(password, like), timeout)
+
+    def check_foreign(self, hash: str | bytes) -> ForeignCost:
+        """Return the cost of another library's stored `hash` if this hasher's limits allow it.
+
+        `hash` is an argon2 or bcrypt string.  Raises :class:`~twocats.exceptions.InvalidHashError`
+        for any other string and its subclasses :class:`~twocats.exceptions.HashMemoryLimitError`
+        and :class:`~twocats.exceptions.HashLimitError` as :meth:`check_hash` does (see
+        :mod:`twocats.foreign`).  Nothing is computed.
+        """
+        return check_foreign(hash, self._jobs.limits)
+
+    def verify_foreign(
+        self, hash: str | bytes, check: Callable[[], _R], *, timeout: float | None = None
+    ) -> _R:
+        """Run `check`, another library's verification of `hash`, under this hasher's control.
+
+        `hash` must pass :meth:`check_foreign` (its errors are raised before any waiting); `check`
+        then runs in an admission slot, with the memory the hash asks for counted against
+        :attr:`max_total_memory` like a twocats hash's, and its result is returned.  `timeout` is
+        :meth:`verify`'s.  The framework adapters verify argon2 and bcrypt hashes through this.
+        """
+        cost = self.check_foreign(hash)
+        with self._pool.reserve(cost.memory, self._wait(timeout)):
+            return check()
+
+    async def averify_foreign(
+        self, hash: str | bytes, check: Callable[[], _R], *, timeout: float | None = None
+    ) -> _R:
+        """:meth:`verify_foreign` for asyncio: waits without blocking, `check` runs in a thread."""
+        cost = self.check_foreign(hash)
+        async with self._pool.aslot(cost.memory, self._wait(timeout), lends=False) as lease:
+            return await lease.run_plain(check)
 
     def needs_rehash(self, hash: str | bytes) -> bool:
         """Return True if `hash` was not made with this hasher's parameters and salt length.
