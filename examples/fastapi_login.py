@@ -15,10 +15,16 @@ still log in, and their hash is replaced by a twocats one as they do.
 Under a flood of logins the service stays up: twocats hashes are verified with ``averify``, which
 waits for the hasher without blocking the event loop (``GET /health`` keeps answering), and a login
 that waited ``LOGIN_TIMEOUT`` seconds in vain is answered ``503`` with ``Retry-After``.  The
-hasher's ``max_total_memory`` bounds the memory of all hashes together.  A login naming an unknown
-user, or a user whose stored hash is corrupt or asks for more than the hasher's limits, costs one
-ordinary verification (``averify_unknown``) and gets the same ``401`` as a wrong password, so the
-answer's time tells neither which users exist nor whose hash was tampered with.
+hasher's ``max_total_memory`` bounds the memory of all hashes together, argon2 ones included:
+they are verified in the twocats hasher's admission slots and within its limits
+(:class:`~twocats.integrations.pwdlib.AdmittedHasher`).  A login naming an unknown user, or a user
+whose stored hash is corrupt or asks for more than the hasher's limits (twocats or argon2), costs
+one ordinary verification (``averify_unknown``) and gets the same ``401`` as a wrong password, so
+the answer's time tells neither which users exist nor whose hash was tampered with.
+
+A request body above ``MAX_BODY`` bytes is answered ``413`` before it is read; a body that is not
+valid is answered ``422`` with the place and kind of each error and never the value sent (a
+password, or text that is not valid Unicode, such as a lone surrogate ``"\\ud800"``).
 """
 
 from __future__ import annotations
@@ -26,17 +32,21 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
+from typing import Any
 
-from fastapi import FastAPI, HTTPException, status
+from fastapi import FastAPI, HTTPException, Request, status
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from pwdlib import PasswordHash
 from pwdlib.exceptions import UnknownHashError
 from pwdlib.hashers.argon2 import Argon2Hasher
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from starlette.concurrency import run_in_threadpool
 
 from twocats import HasherBusyError, InvalidHashError, PasswordHasher, VerifyMismatchError
-from twocats.integrations.pwdlib import TwoCatsHasher
+from twocats.integrations.pwdlib import AdmittedHasher, TwoCatsHasher
 
 #: How long a login waits for the hasher, in seconds, before it is answered 503.
 LOGIN_TIMEOUT = 1.0
@@ -44,6 +54,14 @@ LOGIN_TIMEOUT = 1.0
 RETRY_AFTER = 1
 #: The work memory of all hashes of one worker process together, in bytes.
 LOGIN_MEMORY = 512 * 2**20
+#: The largest request body read, in bytes; a larger one is answered 413.
+MAX_BODY = 16 * 2**10
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class Credentials(BaseModel):
@@ -51,6 +69,64 @@ class Credentials(BaseModel):
 
     username: str = Field(min_length=1, max_length=150)
     password: SecretStr = Field(min_length=1, max_length=1024)
+
+    @field_validator("username", "password", mode="before")
+    @classmethod
+    def _unicode(cls, value: object) -> object:
+        """Refuse text that is not valid Unicode (a lone surrogate cannot be stored or hashed)."""
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("must be valid Unicode text") from None
+        return value
+
+
+class BodyLimit:
+    """ASGI middleware: answer 413 to a request whose body is larger than `limit` bytes.
+
+    A declared ``Content-Length`` above the limit is answered before anything is read; a body
+    sent in chunks is counted as it arrives, and refused once it grows past the limit.
+    """
+
+    def __init__(self, inner: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.inner = inner
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.inner(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", ())).get(b"content-length", b"0")
+        if not declared.isdigit() or int(declared) > self.limit:
+            await JSONResponse(_TOO_LARGE, 413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    # FastAPI answers an HTTPException raised while it reads the body.
+                    raise HTTPException(413, _TOO_LARGE["detail"])
+            return message
+
+        await self.inner(scope, counted, send)
+
+
+_TOO_LARGE = {"detail": "the request body is too large"}
+
+
+async def _invalid(request: Request, error: Exception) -> JSONResponse:
+    """Answer 422 with where and what each error is, never the value sent (a password)."""
+    assert isinstance(error, RequestValidationError)
+    detail = [
+        {"loc": list(item.get("loc", ())), "msg": item.get("msg", ""), "type": item.get("type", "")}
+        for item in error.errors()
+    ]
+    return JSONResponse({"detail": detail}, status_code=422)
 
 
 class UserStore:
@@ -95,7 +171,7 @@ class UserStore:
 def default_password_hash() -> PasswordHash:
     """twocats first (default profile, bounded wait and memory), then argon2 for older users."""
     hasher = PasswordHasher(timeout=LOGIN_TIMEOUT, max_total_memory=LOGIN_MEMORY)
-    return PasswordHash((TwoCatsHasher(hasher), Argon2Hasher()))
+    return PasswordHash((TwoCatsHasher(hasher), AdmittedHasher(Argon2Hasher(), hasher)))
 
 
 def _busy() -> HTTPException:
@@ -120,6 +196,8 @@ def create_app(
     users = UserStore(database)
     app = FastAPI(title="twocats login example")
     app.state.users = users
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
 
     async def hash_password(password: str) -> str:
         if core is not None:
@@ -155,9 +233,17 @@ def create_app(
             except HasherBusyError:
                 # The login succeeded; the hash is replaced at a later one.
                 return True, None
+        if core is not None:
+            try:
+                core.check_foreign(stored)
+            except InvalidHashError:
+                # Not argon2, or above the limits: refused before any work, as a twocats hash.
+                await spend_decoy(password)
+                return False, None
         try:
             # Another hasher's hash (argon2 from before the switch to twocats): pwdlib verifies
-            # it, and hashes the password anew with twocats, in a worker thread.
+            # it in one of the twocats hasher's slots, and hashes the password anew with
+            # twocats, in a worker thread.
             return await run_in_threadpool(hashing.verify_and_update, password, stored)
         except UnknownHashError:
             await spend_decoy(password)

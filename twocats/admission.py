@@ -46,6 +46,8 @@ class _Ticket:
 
     need: int
     wake: Callable[[], None]
+    #: Whether the caller is lent an engine (a foreign hash's call is not).
+    lends: bool = True
     granted: bool = False
     charge: int = 0
     engine: Engine | None = field(default=None, repr=False)
@@ -109,9 +111,22 @@ class Admission:
     @contextlib.contextmanager
     def slot(self, need: int, timeout: float | None) -> Iterator[Engine]:
         """Wait for a slot and ``need`` bytes of the budget; lend an engine for the block."""
+        yield from self._lend(self._wait(need, timeout, lends=True))
+
+    @contextlib.contextmanager
+    def reserve(self, need: int, timeout: float | None) -> Iterator[None]:
+        """Wait for a slot and ``need`` bytes of the budget, as :meth:`slot`, lending no engine.
+
+        For work that allocates its own memory (another library's hash): idle engines make
+        room for ``need`` as they do for a call of the owner's.
+        """
+        yield from self._hold(self._wait(need, timeout, lends=False))
+
+    def _wait(self, need: int, timeout: float | None, *, lends: bool) -> _Ticket:
+        """Wait in the queue until admitted; return the granted ticket."""
         # Each waiter sleeps on a condition of its own, so that a grant wakes only its caller.
         admitted = threading.Condition(self._lock)
-        ticket = _Ticket(need, admitted.notify)
+        ticket = _Ticket(need, admitted.notify, lends)
         deadline = None if timeout is None else time.monotonic() + timeout
         evicted: list[Engine] = []
         try:
@@ -131,16 +146,20 @@ class Admission:
         finally:
             # Engines let go for the budget are released outside the lock (wiping takes time).
             _release_all(evicted)
-        yield from self._lend(ticket)
+        return ticket
 
     # -- asyncio callers ---------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def aslot(self, need: int, timeout: float | None) -> AsyncIterator[_Lease]:
+    async def aslot(
+        self, need: int, timeout: float | None, *, lends: bool = True
+    ) -> AsyncIterator[_Lease]:
         """The asyncio form of :meth:`slot`: the wait never blocks the event loop.
 
         The block runs its work in a thread through :meth:`_Lease.run`, which gives the slot
         back when the work ends, also if the awaiting task was cancelled in the meantime.
+        ``lends=False`` is the asyncio form of :meth:`reserve`: run the work with
+        :meth:`_Lease.run_plain`.
         """
         # Imported here, so that a program that never awaits a hasher does not load asyncio.
         import asyncio
@@ -151,7 +170,7 @@ class Admission:
         def wake() -> None:
             loop.call_soon_threadsafe(_settle, admitted)
 
-        ticket = _Ticket(need, wake)
+        ticket = _Ticket(need, wake, lends)
         evicted: list[Engine] = []
         with self._lock:
             self._enqueue(ticket, evicted)
@@ -194,7 +213,7 @@ class Admission:
         """
         while self._queue and self._in_flight < self.max_concurrency:
             ticket = self._queue[0]
-            engine = self._free[-1] if self._free else None
+            engine = self._free[-1] if self._free and ticket.lends else None
             kept = 0 if engine is None else engine.buffer_bytes
             charge = max(ticket.need, kept)
             while (
@@ -204,7 +223,7 @@ class Admission:
                 dropped = self._free.pop(0)
                 self._idle_bytes -= dropped.buffer_bytes
                 evicted.append(dropped)
-                engine = self._free[-1] if self._free else None
+                engine = self._free[-1] if self._free and ticket.lends else None
                 kept = 0 if engine is None else engine.buffer_bytes
                 charge = max(ticket.need, kept)
             if self._charged + self._idle_bytes - kept + charge > self.max_total_memory:
@@ -275,6 +294,16 @@ class Admission:
                 self._finish(ticket, returned, evicted)
             _release_all(evicted)
 
+    def _hold(self, ticket: _Ticket) -> Iterator[None]:
+        """Hold the ticket's slot, lending no engine, for one call; then give it back."""
+        evicted: list[Engine] = []
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._finish(ticket, None, evicted)
+            _release_all(evicted)
+
     def clear(self) -> None:
         """Let go of every idle engine and its memory (zeroed first if the engine wipes)."""
         with self._lock:
@@ -309,6 +338,19 @@ class _Lease:
         lend = contextlib.contextmanager(self._admission._lend)
         with lend(self._ticket) as engine:
             return work(engine)
+
+    async def run_plain(self, work: Callable[[], _T]) -> _T:
+        """Run ``work()`` in a worker thread, lending no engine (see :meth:`Admission.reserve`)."""
+        import asyncio
+
+        self._started = True
+        loop = asyncio.get_running_loop()
+        return await asyncio.shield(loop.run_in_executor(None, self._run_plain, work))
+
+    def _run_plain(self, work: Callable[[], _T]) -> _T:
+        hold = contextlib.contextmanager(self._admission._hold)
+        with hold(self._ticket):
+            return work()
 
     def abandon(self) -> None:
         """Give the slot back if :meth:`run` was never called."""

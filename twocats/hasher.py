@@ -30,9 +30,15 @@ the built-in profiles up to :data:`~twocats.profiles.SENSITIVE`
 (:data:`twocats.profiles.BUILT_IN`) and the parameters the operator declares with ``previous``,
 and 2.5 times the work of the costliest of them.  Lowering the cost therefore never locks anyone
 out: a hash made before verifies, and :meth:`~PasswordHasher.needs_rehash` asks for it to be
-rehashed at the lower cost.  A planted hash, whatever its shape, still costs at most 2.5 times a
-verification of :data:`~twocats.profiles.SENSITIVE` with fresh memory (about 23 verifications
-at the default profile, 150 at :data:`~twocats.profiles.INTERACTIVE`; 2.5 at ``SENSITIVE``).
+rehashed at the lower cost.  A planted hash is bounded by that estimate, not by a measurement:
+measured on the project machine (two shared cores, load 5 to 8), the costliest planted hashes the
+default limits accept took up to 6 times the CPU of a verification of
+:data:`~twocats.profiles.SENSITIVE` (``h=sha512,m=19,x=8,l=2``: 3.0 s against 0.50 s; the
+estimate, 2.5 times, runs low for eight multiplies and few lanes).  The first hash of a kernel
+shape that no cache holds also costs a compile, about 7 to 9 s of CPU (18 to 26 verifications of
+``SENSITIVE``), once per shape per machine while the cache can be written; it never runs inside
+an admission slot (see :mod:`twocats.hasher_kernels`: shapes other than the hasher's own, the
+built-in profiles' and ``previous`` compile in a fresh process, one at a time, within 120 s).
 An operator who accepts costlier stored hashes says so with ``previous``, ``max_memory`` (the
 work limit then follows a default-profile hash of that size at least) or ``max_work``.
 :func:`twocats.kdf.limits.check_stored_params` makes the same check for parameters from anywhere
@@ -43,6 +49,13 @@ InvalidHashError`` handles every stored hash this server cannot use.
 Hashes a hasher makes always pass its own limits.  A hash made with parameters above another
 verifier's limits is refused there: :func:`verify_limits_for` gives the ``max_memory`` and
 ``max_work`` a verifier needs to accept it.
+
+Other libraries' hashes
+-----------------------
+:meth:`PasswordHasher.verify_foreign` runs another library's verification of an argon2 or bcrypt
+hash (the framework adapters' older users) in an admission slot, its memory counted against
+:attr:`~PasswordHasher.max_total_memory`, after :meth:`~PasswordHasher.check_foreign` checked
+its cost against the same limits as a twocats hash (see :mod:`twocats.foreign`).
 
 Under load
 ----------
@@ -87,7 +100,9 @@ from typing import TYPE_CHECKING, Final, Literal, TypeVar
 from twocats import phc
 from twocats.admission import Admission
 from twocats.exceptions import InvalidParametersError
+from twocats.foreign import ForeignCost, check_foreign
 from twocats.hasher_jobs import Job, Jobs
+from twocats.hasher_kernels import KernelShapes
 from twocats.kdf import limits
 from twocats.kdf.geometry import work_memory
 from twocats.kdf.limits import StoredLimits, format_size
@@ -234,6 +249,7 @@ class PasswordHasher:
     __slots__ = (
         "_backend",
         "_jobs",
+        "_kernels",
         "_pool",
         "_previous",
         "_timeout",
@@ -370,6 +386,7 @@ class PasswordHasher:
         self._previous = earlier
         self._timeout = _timeout(timeout)
         self._backend = backend
+        self._kernels = KernelShapes(backend, (params, *BUILT_IN, *earlier))
         self._pool = Admission(
             max_concurrency=self._concurrency(params, own, budget, max_concurrency),
             max_total_memory=budget,
@@ -478,12 +495,20 @@ class PasswordHasher:
         return self._timeout if timeout is None else _timeout(timeout)
 
     def _run(self, job: Job[_R], timeout: float | None) -> _R:
-        with self._pool.slot(job.need, self._wait(timeout)) as engine:
+        wait = self._wait(timeout)
+        # A kernel that must load or compile does so before the call holds a slot.
+        self._kernels.prepare(job.params, wait)
+        with self._pool.slot(job.need, wait) as engine:
             output = job.work(engine)
         return job.finish(output)
 
     async def _arun(self, job: Job[_R], timeout: float | None) -> _R:
-        async with self._pool.aslot(job.need, self._wait(timeout)) as lease:
+        wait = self._wait(timeout)
+        if not self._kernels.ready(job.params):
+            import asyncio
+
+            await asyncio.to_thread(self._kernels.prepare, job.params, wait)
+        async with self._pool.aslot(job.need, wait) as lease:
             output = await lease.run(job.work)
         return job.finish(output)
 
@@ -588,6 +613,38 @@ class PasswordHasher:
     ) -> None:
         """:meth:`verify_unknown` for asyncio."""
         await self._arun(self._jobs.unknown(password, like), timeout)
+
+    def check_foreign(self, hash: str | bytes) -> ForeignCost:
+        """Return the cost of another library's stored `hash` if this hasher's limits allow it.
+
+        `hash` is an argon2 or bcrypt string.  Raises :class:`~twocats.exceptions.InvalidHashError`
+        for any other string and its subclasses :class:`~twocats.exceptions.HashMemoryLimitError`
+        and :class:`~twocats.exceptions.HashLimitError` as :meth:`check_hash` does (see
+        :mod:`twocats.foreign`).  Nothing is computed.
+        """
+        return check_foreign(hash, self._jobs.limits)
+
+    def verify_foreign(
+        self, hash: str | bytes, check: Callable[[], _R], *, timeout: float | None = None
+    ) -> _R:
+        """Run `check`, another library's verification of `hash`, under this hasher's control.
+
+        `hash` must pass :meth:`check_foreign` (its errors are raised before any waiting); `check`
+        then runs in an admission slot, with the memory the hash asks for counted against
+        :attr:`max_total_memory` like a twocats hash's, and its result is returned.  `timeout` is
+        :meth:`verify`'s.  The framework adapters verify argon2 and bcrypt hashes through this.
+        """
+        cost = self.check_foreign(hash)
+        with self._pool.reserve(cost.memory, self._wait(timeout)):
+            return check()
+
+    async def averify_foreign(
+        self, hash: str | bytes, check: Callable[[], _R], *, timeout: float | None = None
+    ) -> _R:
+        """:meth:`verify_foreign` for asyncio: waits without blocking, `check` runs in a thread."""
+        cost = self.check_foreign(hash)
+        async with self._pool.aslot(cost.memory, self._wait(timeout), lends=False) as lease:
+            return await lease.run_plain(check)
 
     def needs_rehash(self, hash: str | bytes) -> bool:
         """Return True if `hash` was not made with this hasher's parameters and salt length.

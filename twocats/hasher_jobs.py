@@ -31,11 +31,16 @@ _R = TypeVar("_R")
 
 @dataclasses.dataclass(frozen=True)
 class Job(Generic[_R]):
-    """One admitted call: its memory, its work on an engine, and what to make of the output."""
+    """One admitted call: its memory, its work on an engine, and what to make of the output.
+
+    ``params`` are the parameters the work derives with: their fill kernel is made ready before
+    the call is admitted (see :mod:`twocats.hasher_kernels`).
+    """
 
     need: int
     work: Callable[[Engine], bytes]
     finish: Callable[[bytes], _R]
+    params: Params
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +70,9 @@ class Jobs:
         def work(engine: Engine) -> bytes:
             return engine.derive(secret, salt, params, data=pepper)
 
-        return Job(work_memory(params), work, lambda digest: phc.encode(params, salt, digest))
+        return Job(
+            work_memory(params), work, lambda digest: phc.encode(params, salt, digest), params
+        )
 
     def verify(self, hash: str | bytes, password: str | bytes) -> Job[Literal[True]]:
         """Compare `password` with the stored `hash` in constant time."""
@@ -81,13 +88,13 @@ class Jobs:
         """Do the work of a fresh hash, or of verifying `like`, and never match."""
         if like is None:
             fresh = self.hash(password, None)
-            need, work = fresh.need, fresh.work
+            need, work, params = fresh.need, fresh.work, fresh.params
             decoy = secrets.token_bytes(self.params.output_size)
         else:
             shaped = self.verify(like, password)
-            need, work = shaped.need, shaped.work
+            need, work, params = shaped.need, shaped.work, shaped.params
             decoy = phc.decode(like).digest
-        return Job(need, work, lambda digest: _match(digest, decoy, always_fail=True))
+        return Job(need, work, lambda digest: _match(digest, decoy, always_fail=True), params)
 
     def upgrade(self, hash: str | bytes) -> Job[str] | str:
         """Raise the memory cost of `hash` to the hasher's; a string if there is nothing to do."""
@@ -111,6 +118,7 @@ class Jobs:
             work_memory(new, old_mem_cost=old.mem_cost),
             work,
             lambda digest: phc.encode(new, stored.salt, digest),
+            new,
         )
 
     def _stored(
@@ -125,7 +133,9 @@ class Jobs:
         def work(engine: Engine) -> bytes:
             return engine.derive(secret, stored.salt, stored.params, data=pepper)
 
-        return Job(work_memory(stored.params), work, lambda digest: finish(stored, digest))
+        return Job(
+            work_memory(stored.params), work, lambda digest: finish(stored, digest), stored.params
+        )
 
 
 def _password_bytes(password: str | bytes) -> bytes:

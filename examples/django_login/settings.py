@@ -32,12 +32,16 @@ DATABASES = {
 }
 
 # twocats for new passwords; users hashed with Django's own hashers are rehashed at their next
-# login.
+# login.  Older argon2 values are verified in the twocats hasher's admission slots and within its
+# limits (a planted one cannot take more memory than a twocats hash may).
 PASSWORD_HASHERS = [
     "twocats.integrations.django.TwoCatsPasswordHasher",
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django_login.hashers.Argon2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
 ]
+
+# The largest request body read, in bytes; a larger one is answered 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 2**10
 
 # How long a login waits for the hasher, in seconds, before it is answered 503.
 LOGIN_TIMEOUT = 1.0

@@ -8,7 +8,12 @@
   hashes) and gets the same ``401`` as a wrong password: the answer's time does not tell which
   users exist.
 * Users stored by Django's other hashers log in through Django's own ``check_password``, which
-  rehashes them with twocats.
+  rehashes them with twocats; argon2 values are verified in the twocats hasher's admission slots
+  and within its limits (see ``hashers.py``).
+* A body above ``settings.DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes is answered ``413`` (read no
+  further than that, even when it is sent in chunks); one without a user name and password that
+  are valid Unicode text (a lone surrogate ``"\\ud800"`` is not) is answered ``400``, and no
+  answer repeats what was sent.
 
 With another hasher first in ``PASSWORD_HASHERS`` the login is Django's plain ``authenticate``.
 """
@@ -50,7 +55,10 @@ def _with_credentials(
 
     @functools.wraps(view)
     def checked(request: HttpRequest) -> JsonResponse:
-        credentials = _credentials(request)
+        body = _body(request)
+        if body is None:
+            return _answer(413, "the request body is too large")
+        credentials = _credentials(body)
         if credentials is None:
             return _answer(400, "expected JSON with a username and a password")
         return view(request, *credentials)
@@ -90,18 +98,42 @@ def _answer(status: int, detail: str) -> JsonResponse:
     return JsonResponse({"detail": detail}, status=status)
 
 
-def _credentials(request: HttpRequest) -> tuple[str, str] | None:
+def _body(request: HttpRequest) -> bytes | None:
+    """The request body, or None if it is larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``."""
+    limit = int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    declared = request.META.get("CONTENT_LENGTH")
+    if declared:
+        if not declared.isdigit() or int(declared) > limit:
+            return None
+        data = request.read(limit + 1)
+    else:
+        # A body sent in chunks declares no length, and Django reads none of it: the server's
+        # decoded stream is read, never more than one byte past the limit.
+        data = request.META["wsgi.input"].read(limit + 1)
+    return data if len(data) <= limit else None
+
+
+def _text(value: object, longest: int) -> str | None:
+    """`value` if it is valid Unicode text of 1 to `longest` characters, else None."""
+    if not isinstance(value, str) or not 1 <= len(value) <= longest:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value
+
+
+def _credentials(body: bytes) -> tuple[str, str] | None:
     """The user name and password of a JSON body, or None if it has no usable pair."""
     try:
-        data = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None
-    username, password = data.get("username"), data.get("password")
-    if not isinstance(username, str) or not 1 <= len(username) <= 150:
-        return None
-    if not isinstance(password, str) or not 1 <= len(password) <= 1024:
+    username, password = _text(data.get("username"), 150), _text(data.get("password"), 1024)
+    if username is None or password is None:
         return None
     return username, password
 

@@ -17,6 +17,13 @@ never locks anyone out).  Settings, in code or in an ini file (``twocats__mem_co
   ``max_work``.  A stored hash they refuse raises ``ValueError`` and is logged as a warning by
   the ``twocats.integrations`` logger.
 
+passlib's own argon2 and bcrypt handlers compute whatever a stored string asks for.
+``admitted(handler, hasher)`` returns the handler verifying under the twocats `hasher`'s
+admission control and limits (``CryptContext(schemes=[TwoCatsHandler, admitted(argon2,
+TwoCatsHandler.hasher())])``): each verification's memory counts against its
+``max_total_memory``, and a stored hash above its limits raises ``ValueError`` and is logged, as a
+twocats one is.
+
 To name the scheme ``twocats`` in an ini file, register the handler once with
 ``passlib.registry.register_crypt_handler(TwoCatsHandler)``.  Works with libpass, the maintained
 fork, and with passlib 1.7.4 on the Pythons where it still imports.  Needs
@@ -44,7 +51,7 @@ from twocats.integrations._common import has_twocats_prefix, report_refused, sha
 from twocats.params import Params
 from twocats.profiles import DEFAULT, PROFILES
 
-__all__ = ["TwoCatsHandler"]
+__all__ = ["TwoCatsHandler", "admitted"]
 
 # The cost settings, applied in this order after the profile.
 _COSTS = ("mem_cost", "start_mem_cost", "multiplies", "parallelism")
@@ -147,6 +154,11 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
         return configured
 
     @classmethod
+    def hasher(cls) -> PasswordHasher:
+        """The twocats hasher of this configuration (shared by every handler configured alike)."""
+        return cls._hasher()
+
+    @classmethod
     def _hasher(cls) -> PasswordHasher:
         try:
             return shared_hasher(
@@ -206,3 +218,33 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
         Raises ``ValueError`` (:class:`~twocats.exceptions.InvalidHashError`) for a malformed hash.
         """
         return cls._hasher().needs_rehash(_hash_text(hash))
+
+
+def admitted(handler: Any, hasher: PasswordHasher) -> Any:
+    """Return a subclass of the argon2 or bcrypt `handler` that verifies under `hasher`'s control.
+
+    Its ``verify`` reads the stored string's cost first
+    (:meth:`twocats.PasswordHasher.check_foreign`): a hash above the limits, or one that is not
+    an argon2 or bcrypt string, raises ``ValueError`` before anything is computed (the former
+    logged, see the module documentation); any other is verified by `handler` in an admission
+    slot of `hasher`, which may raise :class:`~twocats.exceptions.HasherBusyError` after the
+    hasher's timeout.  Its name, settings and hashes are `handler`'s.
+    """
+    if not isinstance(hasher, PasswordHasher):
+        raise TypeError(f"hasher must be a twocats.PasswordHasher, not {type(hasher).__name__}")
+    if hasattr(handler, "get_backend"):
+        # A handler with backends loads one now: its lazy loader replaces methods of its own
+        # class, which a subclass made first would hide.
+        handler.get_backend()
+
+    def verify(cls: Any, /, secret: str | bytes, hash: str | bytes, **context: Any) -> bool:
+        inner = super(wrapped, cls).verify
+        try:
+            verified: bool = hasher.verify_foreign(hash, lambda: inner(secret, hash, **context))
+        except HashLimitError as error:
+            report_refused(error)
+            raise
+        return verified
+
+    wrapped: Any = type(handler.__name__, (handler,), {"verify": classmethod(verify)})
+    return wrapped

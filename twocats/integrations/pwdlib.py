@@ -4,8 +4,15 @@
 verifies argon2 hashes; ``verify_and_update`` hands back a twocats hash for each argon2 user who
 logs in, and for twocats hashes made with other parameters (a lower cost included: lowering the
 cost never locks anyone out).  When a login names no user, call
-:meth:`TwoCatsHasher.dummy_verify` so that the answer takes as long as for a real one.  Needs
-``pip install -e '.[pwdlib]'`` (in a checkout).
+:meth:`TwoCatsHasher.dummy_verify` so that the answer takes as long as for a real one.
+
+pwdlib's own argon2 and bcrypt hashers compute whatever a stored string asks for.  Wrapped in
+:class:`AdmittedHasher`, as in
+``PasswordHash((twocats, AdmittedHasher(Argon2Hasher(), twocats.hasher)))``, they verify under
+the twocats hasher's admission control and limits: the memory of each verification counts
+against its ``max_total_memory``, and a stored hash above its limits fails to verify, with the
+warning of a refused twocats hash.  Needs ``pip install -e '.[pwdlib]'`` (in a
+checkout).
 """
 
 from __future__ import annotations
@@ -19,13 +26,18 @@ except ImportError as error:
 
 from collections.abc import Iterable
 
-from twocats.exceptions import InvalidHashError, InvalidParametersError, VerificationError
+from twocats.exceptions import (
+    HashLimitError,
+    InvalidHashError,
+    InvalidParametersError,
+    VerificationError,
+)
 from twocats.hasher import PasswordHasher
-from twocats.integrations._common import has_twocats_prefix, verify_quietly
+from twocats.integrations._common import has_twocats_prefix, report_refused, verify_quietly
 from twocats.params import Params
 from twocats.profiles import DEFAULT
 
-__all__ = ["TwoCatsHasher"]
+__all__ = ["AdmittedHasher", "TwoCatsHasher"]
 
 
 def _check_type(value: object, name: str) -> None:
@@ -118,3 +130,54 @@ class TwoCatsHasher(HasherProtocol):
             return self._hasher.needs_rehash(hash)
         except InvalidHashError:
             return True
+
+
+class AdmittedHasher(HasherProtocol):
+    """pwdlib's argon2 or bcrypt hasher `inner`, verifying under `hasher`'s admission and limits.
+
+    ``verify`` first reads the stored string's cost (:meth:`twocats.PasswordHasher.check_foreign`):
+    a hash above the limits, or one that is not an argon2 or bcrypt string, fails to verify (the
+    former logged like a refused twocats hash); otherwise `inner` verifies it in an admission slot
+    of `hasher`, which may raise :class:`~twocats.exceptions.HasherBusyError` after the hasher's
+    timeout.  New hashes and ``check_needs_rehash`` are `inner`'s own, made with the operator's
+    parameters.
+    """
+
+    def __init__(self, inner: HasherProtocol, hasher: PasswordHasher) -> None:
+        if not isinstance(hasher, PasswordHasher):
+            raise TypeError(f"hasher must be a twocats.PasswordHasher, not {type(hasher).__name__}")
+        self._inner = inner
+        self._hasher = hasher
+
+    @property
+    def inner(self) -> HasherProtocol:
+        """The wrapped pwdlib hasher."""
+        return self._inner
+
+    def __repr__(self) -> str:
+        return f"AdmittedHasher({self._inner!r}, {self._hasher!r})"
+
+    # pwdlib asks the instance; its answer is the wrapped hasher's.
+    def identify(self, hash: str | bytes) -> bool:  # type: ignore[override]
+        """Return whether `inner` verifies `hash`."""
+        return self._inner.identify(hash)
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        """`inner`'s hash of `password`."""
+        return self._inner.hash(password, salt=salt)
+
+    def verify(self, password: str | bytes, hash: str | bytes) -> bool:
+        """Return whether `password` matches `hash`; False for a mismatch or a refused hash."""
+        _check_type(password, "password")
+        _check_type(hash, "hash")
+        try:
+            return self._hasher.verify_foreign(hash, lambda: self._inner.verify(password, hash))
+        except HashLimitError as error:
+            report_refused(error)
+            return False
+        except InvalidHashError:
+            return False
+
+    def check_needs_rehash(self, hash: str | bytes) -> bool:
+        """`inner`'s answer."""
+        return self._inner.check_needs_rehash(hash)

@@ -1,0 +1,168 @@
+"""Fill kernels made ready before a hasher's call is admitted, so that a compile never holds a slot.
+
+Every stored hash names the shape of the fill kernel it runs (hash type, lane count, block hash;
+:func:`twocats.simd.warmup.kernels_for`).  A kernel that no artefact or cache holds yet compiles
+for seconds, and a call that did so inside an admission slot would keep every other login waiting.
+:meth:`KernelShapes.prepare` therefore makes the kernel ready first, outside admission:
+
+* A kernel already loaded in this process, or whose checked artefact loads now, is ready at once.
+* The shapes of the hasher's own parameters, of ``previous`` and of the built-in profiles (the
+  shapes its users' hashes legitimately have) are loaded in the calling thread: compiled there if
+  no cache holds them, as the first hash of a fresh server always did.
+* Any other shape (a planted hash, or a rare legitimate one) is compiled by a fresh Python
+  process, at most one at a time per process and within :data:`COMPILE_SECONDS`; the caller
+  then loads the result from the cache.  A caller that would wait longer than its admission
+  ``timeout`` for another caller's compile gets :class:`~twocats.exceptions.HasherBusyError`, and
+  a shape whose compile failed or ran out of time is refused, for the rest of the process, with
+  :class:`~twocats.exceptions.HashLimitError` (which the framework adapters answer like a wrong
+  password).
+
+Each shape is prepared once per process; the ``reference`` backend and kernels run as Python
+(``NUMBA_DISABLE_JIT``) need nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable
+from typing import Final
+
+from twocats.exceptions import HasherBusyError, HashLimitError
+from twocats.params import Params
+from twocats.simd.registry import resolve_backend
+
+__all__ = ["COMPILE_SECONDS", "KernelShapes", "Shape", "shape_of"]
+
+#: The longest a compiling process may run, in seconds, before the shape is refused.
+COMPILE_SECONDS: Final = 120.0
+
+#: A kernel shape: hash code, lane count and block hash (0 final/2014, 1 March 2014).
+Shape = tuple[int, int, int]
+
+# The shapes loaded in this process, by backend, and those whose compile failed.
+_ready: set[tuple[str, Shape]] = set()
+_failed: set[tuple[str, Shape]] = set()
+# One compiling process at a time.
+_compiling = threading.Lock()
+
+
+def shape_of(params: Params) -> Shape:
+    """Return the kernel shape ``params`` run."""
+    return params.hash_code, params.lanes, 1 if params.variant == "2014-03" else 0
+
+
+def _plain() -> bool:
+    """Whether kernels run as Python (``NUMBA_DISABLE_JIT``): nothing compiles."""
+    return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+
+
+class KernelShapes:
+    """The kernel shapes a hasher expects, and the preparation of any other (see the module)."""
+
+    __slots__ = ("_backend", "_expected")
+
+    def __init__(self, backend: str | None, expected: Iterable[Params]) -> None:
+        self._backend = backend
+        self._expected = frozenset(shape_of(params) for params in expected)
+
+    def ready(self, params: Params) -> bool:
+        """Whether a call with ``params`` may be admitted at once (nothing left to load)."""
+        backend = resolve_backend(self._backend)
+        return backend == "reference" or _plain() or (backend, shape_of(params)) in _ready
+
+    def prepare(self, params: Params, wait: float | None) -> None:
+        """Make the kernel of ``params`` ready, outside admission; ``wait`` bounds the queue.
+
+        Raises :class:`~twocats.exceptions.HasherBusyError` after ``wait`` seconds (None:
+        :data:`COMPILE_SECONDS`) behind another caller's compile, and
+        :class:`~twocats.exceptions.HashLimitError` for a shape that could not be compiled.
+        """
+        if self.ready(params):
+            return
+        backend, shape = resolve_backend(self._backend), shape_of(params)
+        key = (backend, shape)
+        if shape in self._expected:
+            _load(backend, shape)
+            _ready.add(key)
+            return
+        if not _compiling.acquire(timeout=COMPILE_SECONDS if wait is None else wait):
+            raise HasherBusyError(
+                f"the hasher is busy: waited {wait:g} s (timeout) for another stored hash's "
+                "kernel to compile"
+            )
+        try:
+            if key in _failed:
+                raise _refusal(shape)
+            if key in _ready:
+                return
+            if not _load_artefact(backend, shape):
+                if not _compile_elsewhere(backend, shape):
+                    _failed.add(key)
+                    raise _refusal(shape)
+                _load(backend, shape)
+            _ready.add(key)
+        finally:
+            _compiling.release()
+
+
+def _load_artefact(backend: str, shape: Shape) -> bool:
+    """Whether a checked ahead-of-time kernel of ``shape`` loads now (cheap: no numba)."""
+    from twocats.simd import aot
+
+    code, lanes, variant = shape
+    if not aot.enabled():
+        return False
+    # Whatever an earlier look at the artefacts found (before a compile) is looked at again.
+    aot.forget(aot.FillKey(lanes, backend, code, variant))
+    return aot.load_fill(lanes, backend, code, variant) is not None
+
+
+def _load(backend: str, shape: Shape) -> None:
+    """Load the kernel of ``shape`` as the fill will, compiling it here if no cache holds it."""
+    if _load_artefact(backend, shape):
+        return
+    from twocats.simd import aot
+    from twocats.simd.warmup import Kernel
+
+    code, lanes, variant = shape
+    kernel = Kernel(backend, code, lanes, variant)
+    # numba's build loads (or compiles), and an artefact is built where one can be.
+    kernel.compile()
+    if not _load_artefact(backend, shape):
+        # The build was tried: the fill does not try it again inside a slot.
+        aot.claim_build(kernel.key)
+
+
+def _compile_elsewhere(backend: str, shape: Shape) -> bool:
+    """Compile the kernel of ``shape`` into the cache in a fresh process; whether it succeeded."""
+    code, lanes, variant = shape
+    program = (
+        "from twocats.simd.warmup import Kernel; "
+        f"Kernel({backend!r}, {code}, {lanes}, {variant}).compile()"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", program],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=COMPILE_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def _refusal(shape: Shape) -> HashLimitError:
+    from twocats.hashes import HASHES
+
+    code, lanes, variant = shape
+    march = " (2014-03)" if variant else ""
+    return HashLimitError(
+        f"the stored hash is refused: its fill kernel ({HASHES[code].name} x{lanes}{march}) "
+        f"could not be compiled within {COMPILE_SECONDS:g} s"
+    )
