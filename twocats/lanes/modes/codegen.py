@@ -348,8 +348,10 @@ def blake2_lanes(v: Blake2Variant) -> list[str]:
     f1 = e.let("f", "F1[k]")
     for i, name in enumerate(hash_codegen.blake2_body(e, h, m, t0, t1, f0, f1)):
         e.line(f"H[{i * width} + k] = {name}")
+    # One vector of all the leaves: left to its cost model, LLVM packs BLAKE2sp's eight leaves in
+    # two xmm registers on AVX2.
     return [
-        "@variants",
+        f"@variants(vector_width={width})",
         f"def {v.name}_tree_lanes(H: Any, M: Any, T: Any, F0: Any, F1: Any) -> None:",
         f'    """{v.name.upper()} compression of one block into each of {width} states in place.',
         "",

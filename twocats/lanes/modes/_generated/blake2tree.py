@@ -33,7 +33,7 @@ BLAKE2B_IV7 = U64(0x5BE0CD19137E2179)
 BLAKE2B_IV = np.array([BLAKE2B_IV0, BLAKE2B_IV1, BLAKE2B_IV2, BLAKE2B_IV3, BLAKE2B_IV4, BLAKE2B_IV5, BLAKE2B_IV6, BLAKE2B_IV7], dtype=np.uint64)
 
 
-@variants
+@variants(vector_width=8)
 def blake2s_tree_lanes(H: Any, M: Any, T: Any, F0: Any, F1: Any) -> None:
     """BLAKE2S compression of one block into each of 8 states in place.
 
@@ -173,7 +173,7 @@ def blake2s_tree_lanes(H: Any, M: Any, T: Any, F0: Any, F1: Any) -> None:
         H[56 + k] = h_15
 
 
-@variants
+@variants(vector_width=4)
 def blake2b_tree_lanes(H: Any, M: Any, T: Any, F0: Any, F1: Any) -> None:
     """BLAKE2B compression of one block into each of 4 states in place.
 
