@@ -63,6 +63,13 @@ def test_a_server_memory_too_small_for_its_share_is_a_usage_error() -> None:
     )
 
 
+def test_a_server_memory_above_the_machines_is_a_usage_error() -> None:
+    """A --server-memory larger than the machine is refused before anything is measured."""
+    result = CliRunner().invoke(main, ["tune", "--server-memory", "4TiB", "--time", "1ms"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: --server-memory 4 TiB is more than this machine's")
+
+
 def test_the_human_output_names_the_memory_at_once_and_the_throughput() -> None:
     """Without --json tune prints the memory at N at once and the verifications per second."""
     options = ["--concurrent", "2", "--server-memory", "64MiB", "--time", "1ms", "--lanes", "8"]

@@ -194,7 +194,7 @@ def tune_command(
     200 MiB for the interpreter and the kernels.  Progress goes to standard error: every trial
     on a terminal, a line every few seconds otherwise.
     """
-    from twocats._machine import load_average, usable_cpus
+    from twocats._machine import load_average, machine_memory, usable_cpus
     from twocats.kdf.limits import format_size
     from twocats.perf.peers import busy_note
     from twocats.perf.tune import start_params
@@ -208,6 +208,12 @@ def tune_command(
     concurrent = usable_cpus() if concurrent is None else concurrent
     if server_memory is None:
         server_memory = default_server_memory(concurrent, max_memory)
+    machine = machine_memory()
+    if machine is not None and server_memory > machine:
+        raise UsageFailure(
+            f"--server-memory {format_size(server_memory)} is more than this machine's memory "
+            f"({format_size(machine)})"
+        )
     hash_memory = per_verification_memory(max_memory, server_memory, concurrent)
     base = start_params(
         isa,
