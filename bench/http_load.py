@@ -34,7 +34,7 @@ from bench.http_config import HASHERS, argon2_settings, twocats_params
 from bench.http_servers import Load, Server, Service, drive, plant, register, wrk_path
 from twocats import PasswordHasher
 from twocats._machine import usable_cpus
-from twocats.kdf.limits import format_size
+from twocats._units import format_size
 
 __all__ = ["main", "run", "smoke", "step_row"]
 

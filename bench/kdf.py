@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from bench.harness import Report, measure_group, once, print_markdown, run_suite, suite_parser
-from twocats.kdf.limits import format_size
+from twocats._units import format_size
 from twocats.params import Params
 
 #: Goals of issue 3.

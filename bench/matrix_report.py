@@ -22,7 +22,7 @@ from bench.matrix_cells import (
     peer_rows,
     shared_mem_costs,
 )
-from twocats.kdf.limits import format_size
+from twocats._units import format_size
 from twocats.perf.levels import MIN_CELL_SECONDS, Cell
 from twocats.simd.asm import describe_check
 

@@ -27,7 +27,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from bench.matrix_cells import HEADLINE, find_cell, peer_rows, shared_mem_costs
-from twocats.kdf.limits import format_size
+from twocats._units import format_size
 from twocats.perf.levels import Cell
 
 __all__ = ["plot_all", "plot_breakdown", "plot_matrix", "plot_peers"]

@@ -200,7 +200,7 @@ def argon2_commands(memory_kib: int, parallelism: int) -> list[Command]:
     """
     import argon2
 
-    from twocats.kdf.limits import format_size
+    from twocats._units import format_size
 
     defaults = argon2.PasswordHasher()
     memory_kib = max(memory_kib, 8 * parallelism)
@@ -398,7 +398,7 @@ def _row(label: str, figures: dict[str, float]) -> str:
 
 def markdown(document: dict[str, Any]) -> str:
     """The report as markdown."""
-    from twocats.kdf.limits import format_size
+    from twocats._units import format_size
 
     trees = "this tree (`new`)"
     if document["against"]:

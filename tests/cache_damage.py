@@ -82,14 +82,14 @@ def text_ranges(data: bytes) -> list[tuple[int, int]]:
 def _elf_text(data: bytes, base: int) -> list[tuple[int, int]]:
     """The code sections of the 64-bit little-endian ELF image at ``base`` of ``data``."""
     try:
-        shoff, = struct.unpack_from("<Q", data, base + 0x28)
+        (shoff,) = struct.unpack_from("<Q", data, base + 0x28)
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, base + 0x3A)
         names_at = base + shoff + shstrndx * shentsize
-        names_offset, = struct.unpack_from("<Q", data, names_at + 0x18)
+        (names_offset,) = struct.unpack_from("<Q", data, names_at + 0x18)
         found = []
         for index in range(shnum):
             header = base + shoff + index * shentsize
-            name, = struct.unpack_from("<I", data, header)
+            (name,) = struct.unpack_from("<I", data, header)
             offset, size = struct.unpack_from("<QQ", data, header + 0x18)
             end = data.find(b"\0", base + names_offset + name)
             section = data[base + names_offset + name : end]

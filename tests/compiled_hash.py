@@ -23,10 +23,9 @@ from twocats.simd.statehash import (
     sha512_compress,
 )
 
-__all__ = ["DIGEST_SIZES", "hash_bytes"]
+__all__ = ["hash_bytes"]
 
 #: Digest size in bytes per hash code.
-DIGEST_SIZES = tuple(facts.digest_size for facts in HASHES)
 
 # Kernel arguments: numba types them at run time; for mypy they are numpy arrays and integers.
 Array = npt.NDArray[Any]

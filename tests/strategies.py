@@ -11,11 +11,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from twocats.hashes import HASH_TYPES, by_name
 from twocats.kdf.geometry import resize_2014_03
 from twocats.params import (
     BOUNDS,
-    DIGEST_SIZES,
-    HASH_TYPES,
     MAX_PARALLEL_BYTES_2014_03,
     MAX_STRICT_HASH_SIZE,
     Params,
@@ -65,7 +64,7 @@ def param_sets(
     mem_costs = (min_mem_cost, max_mem_cost)
     variant = draw(st.sampled_from(variants))
     hash_type = draw(st.sampled_from(HASH_TYPES))
-    digest = DIGEST_SIZES[HASH_TYPES.index(hash_type)]
+    digest = by_name(hash_type).digest_size
     lanes = draw(st.sampled_from([n for n in LANES if n <= digest // 4]))
     fields: dict[str, Any] = {
         "variant": variant,

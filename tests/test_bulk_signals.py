@@ -69,9 +69,7 @@ def _wait_for_rows(url: str, job: subprocess.Popen[str]) -> None:
 def _files_holding_a_key(folder: Path) -> list[Path]:
     """Return every file under `folder` that holds a PEM private key."""
     return [
-        path
-        for path in folder.rglob("*")
-        if path.is_file() and b"PRIVATE KEY" in path.read_bytes()
+        path for path in folder.rglob("*") if path.is_file() and b"PRIVATE KEY" in path.read_bytes()
     ]
 
 

@@ -37,9 +37,7 @@ print(sum(kernel._cache_hits.values()), sum(kernel._cache_misses.values()))
 
 def test_kernels_for_names_the_fill_of_the_parameters() -> None:
     """A parameter set needs exactly its own fill: lanes, hash type and block hash."""
-    assert kernels_for(Params(hash_type="blake2b", lanes=16), "simd") == [
-        Kernel("simd", 1, 16, 0)
-    ]
+    assert kernels_for(Params(hash_type="blake2b", lanes=16), "simd") == [Kernel("simd", 1, 16, 0)]
     march = Params(variant="2014-03", lanes=4, mem_cost=12)
     assert kernels_for(march, "scalar") == [Kernel("scalar", 0, 4, 1)]
 

@@ -231,8 +231,6 @@ def test_kernels_release_the_gil() -> None:
             assert fill_kernel(lanes, backend).targetoptions.get("nogil") is True
 
 
-
-
 @compiled_only
 @pytest.mark.skipif(host_arch() != "x86_64", reason="x86 assembly (AArch64: tests/test_arm64.py)")
 def test_simd_kernel_uses_vector_instructions_and_scalar_does_not() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from twocats import kdf, phc
+from twocats._units import format_size
 from twocats.exceptions import (
     InvalidHashError,
     InvalidParametersError,
@@ -18,8 +19,9 @@ from twocats.exceptions import (
     TwoCatsError,
     VerifyMismatchError,
 )
-from twocats.hasher import PasswordHasher, format_size
-from twocats.params import HASH_TYPES, Params
+from twocats.hasher import PasswordHasher
+from twocats.hashes import HASH_TYPES
+from twocats.params import Params
 from twocats.profiles import CHEAPEST, DEFAULT, SENSITIVE
 
 VECTORS = Path(__file__).parent / "vectors" / "twocats-2015.jsonl"

@@ -23,10 +23,11 @@ from twocats.exceptions import (
     MemoryLimitError,
 )
 from twocats.hasher import PasswordHasher, verify_limits_for
+from twocats.hashes import HASH_TYPES
 from twocats.kdf import core, limits
 from twocats.kdf.geometry import SliceJob
 from twocats.kdf.limits import StoredLimits, WorkUnits, check_stored_params
-from twocats.params import HASH_TYPES, Params
+from twocats.params import Params
 from twocats.profiles import CHEAPEST, INTERACTIVE, MODERATE, SENSITIVE
 
 SALT = bytes(range(16))

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from twocats import kdf, phc
+from twocats._units import format_size
 from twocats.cli import main
 from twocats.exceptions import (
     HashingError,
@@ -70,7 +71,7 @@ def machine_text() -> str:
     """The machine's limit as the error messages write it."""
     machine = limits.machine_memory()
     assert machine is not None
-    return f"this machine's memory ({limits.format_size(machine)}, {machine} bytes)"
+    return f"this machine's memory ({format_size(machine)}, {machine} bytes)"
 
 
 # -- memory: a stored hash over max_memory ---------------------------------------------------------

@@ -90,5 +90,5 @@ def test_chunks_cover_every_message_once(sizes: list[int], limit: int) -> None:
         if end - first > 1:
             assert int(lengths.sum()) < limit
         for start, length in zip(starts.tolist(), lengths.tolist(), strict=True):
-            seen.append(data[start:start + length].tobytes())
+            seen.append(data[start : start + length].tobytes())
     assert seen == messages

@@ -10,9 +10,10 @@ import pytest
 
 from twocats import kdf
 from twocats.exceptions import InvalidParametersError
+from twocats.hashes import HASH_TYPES
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, parse_vector
-from twocats.params import BOUNDS, HASH_TYPES, Params, check_update
+from twocats.params import BOUNDS, Params, check_update
 
 #: The parameter each case of twocats-rejects.jsonl must be refused for.
 REJECTED_PARAMETER = {

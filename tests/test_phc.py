@@ -13,7 +13,8 @@ from strategies import param_sets
 
 from twocats import phc
 from twocats.exceptions import InvalidHashError
-from twocats.params import HASH_TYPES, Params
+from twocats.hashes import HASH_TYPES
+from twocats.params import Params
 
 SALT = bytes(range(16))
 DIGEST = bytes(range(100, 132))

@@ -6,9 +6,11 @@ import hashlib
 
 import numpy as np
 import pytest
-from compiled_hash import DIGEST_SIZES, hash_bytes
+from compiled_hash import hash_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from twocats.hashes import HASHES
 
 ALGORITHMS = ("blake2s", "blake2b", "sha256", "sha512")
 BOUNDARIES = sorted(
@@ -27,8 +29,8 @@ def compiled_digest(code: int, message: bytes) -> bytes:
     out = np.full(80, 0xA5, dtype=np.uint8)
     hash_bytes(np.uint32(code), msg, out)
     # Bytes past the digest stay untouched.
-    assert (out[DIGEST_SIZES[code] :] == 0xA5).all()
-    return bytes(out[: DIGEST_SIZES[code]])
+    assert (out[HASHES[code].digest_size :] == 0xA5).all()
+    return bytes(out[: HASHES[code].digest_size])
 
 
 @pytest.mark.parametrize(("code", "algorithm"), list(enumerate(ALGORITHMS)))

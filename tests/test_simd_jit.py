@@ -17,7 +17,7 @@ from twocats.simd import registry
 
 # A tiny kernel module compiled in child processes; it reports its builds' cache statistics.
 KERNEL_MODULE = textwrap.dedent(
-    '''
+    """
     import numpy as np
     from twocats.simd._jit import jit, variants
 
@@ -29,7 +29,7 @@ KERNEL_MODULE = textwrap.dedent(
     def add(a, b):
         for i in range(a.shape[0]):
             a[i] = bump(np.uint32(a[i] + b[i]))
-    '''
+    """
 )
 
 RUNNER = textwrap.dedent(

@@ -9,7 +9,8 @@ from hypothesis import Phase, find, given, settings
 from strategies import param_sets
 
 from twocats import phc
-from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
+from twocats.hashes import HASH_TYPES
+from twocats.params import BOUNDS, VARIANTS, Params
 
 #: What the strategy must be able to draw: every variant and hash type, and each bound.
 TARGETS: dict[str, Callable[[Params], bool]] = {

@@ -27,8 +27,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from twocats._units import format_size
 from twocats.exceptions import HasherBusyError
-from twocats.kdf.limits import format_size
 
 if TYPE_CHECKING:
     import asyncio

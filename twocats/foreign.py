@@ -20,8 +20,9 @@ import dataclasses
 import re
 from typing import Final
 
+from twocats._units import format_size
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, InvalidHashError
-from twocats.kdf.limits import StoredLimits, format_size, format_work
+from twocats.kdf.limits import StoredLimits, format_work
 
 __all__ = ["ForeignCost", "check_foreign", "foreign_cost"]
 

@@ -98,6 +98,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
 from twocats import phc
+from twocats._units import format_size
 from twocats.admission import Admission
 from twocats.exceptions import InvalidParametersError
 from twocats.foreign import ForeignCost, check_foreign
@@ -105,7 +106,7 @@ from twocats.hasher_jobs import Job, Jobs
 from twocats.hasher_kernels import KernelShapes
 from twocats.kdf import limits
 from twocats.kdf.geometry import work_memory
-from twocats.kdf.limits import StoredLimits, format_size
+from twocats.kdf.limits import StoredLimits
 from twocats.params import Params, check_int, refuse
 from twocats.profiles import BUILT_IN, DEFAULT
 from twocats.target import differences
@@ -118,7 +119,6 @@ __all__ = [
     "TOTAL_MEMORY_SHARE",
     "PasswordHasher",
     "can_upgrade_to",
-    "format_size",
     "needs_rehash_for",
     "verify_limits_for",
 ]

@@ -43,12 +43,10 @@ from dataclasses import dataclass, field
 from typing import NoReturn, TypeGuard
 
 from twocats.exceptions import InvalidParametersError
-from twocats.hashes import HASHES
+from twocats.hashes import HASH_TYPES, HASHES
 
 __all__ = [
     "BOUNDS",
-    "DIGEST_SIZES",
-    "HASH_TYPES",
     "VARIANTS",
     "Params",
     "check_int",
@@ -56,12 +54,6 @@ __all__ = [
     "refuse",
     "resize_2014_03",
 ]
-
-#: Hash types; the index is the hash code used everywhere, also inside compiled kernels.
-HASH_TYPES = tuple(facts.name for facts in HASHES)
-
-#: Digest size in bytes of each hash type, by hash code.
-DIGEST_SIZES = tuple(facts.digest_size for facts in HASHES)
 
 #: The three published versions of the algorithm.
 VARIANTS = ("2015", "2014", "2014-03")
@@ -200,7 +192,7 @@ class Params:
     @property
     def digest_size(self) -> int:
         """Digest size S of the hash type in bytes (32 or 64)."""
-        return DIGEST_SIZES[self.hash_code]
+        return HASHES[self.hash_code].digest_size
 
     @property
     def state_words(self) -> int:

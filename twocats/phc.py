@@ -57,7 +57,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from twocats.exceptions import InvalidHashError
-from twocats.params import HASH_TYPES, Params
+from twocats.hashes import HASH_TYPES
+from twocats.params import Params
 
 __all__ = [
     "MAX_ENCODED_LENGTH",

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
+from twocats._units import format_size
 from twocats.cli._common import F, UsageFailure
 from twocats.cli._limits import verify_limits
-from twocats.kdf.limits import format_size
-from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
+from twocats.hashes import HASH_TYPES
+from twocats.params import BOUNDS, VARIANTS, Params
 from twocats.simd.registry import BACKENDS
 
 if TYPE_CHECKING:

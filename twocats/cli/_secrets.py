@@ -15,8 +15,8 @@ from typing import BinaryIO, Final
 import click
 
 from twocats._bounded_io import read_file_bounded
+from twocats._units import format_size
 from twocats.cli._common import F, UsageFailure, info
-from twocats.kdf.limits import format_size
 
 
 def password_stdin_option(function: F) -> F:

@@ -181,12 +181,8 @@ _CHECK_ONLY: Final = {
     help="End each output line with NUL, not newline, and do not escape file names.",
 )
 @click.option("--quiet", is_flag=True, help="With --check, do not print OK lines.")
-@click.option(
-    "--status", is_flag=True, help="With --check, print nothing; the exit status tells."
-)
-@click.option(
-    "--strict", is_flag=True, help="With --check, exit 1 on improperly formatted lines."
-)
+@click.option("--status", is_flag=True, help="With --check, print nothing; the exit status tells.")
+@click.option("--strict", is_flag=True, help="With --check, exit 1 on improperly formatted lines.")
 @click.option(
     "-w", "--warn", is_flag=True, help="With --check, warn about each improperly formatted line."
 )

@@ -66,8 +66,8 @@ def fit_notes(params: Params) -> tuple[list[str], list[str]]:
     options that raise them); the warning says when the memory is below the least the docs
     recommend, the interactive profile's.
     """
+    from twocats._units import format_size
     from twocats.cli._limits import verify_limits, verify_options
-    from twocats.kdf.limits import format_size
     from twocats.profiles import INTERACTIVE
 
     notes = [_django_fit(params)]
@@ -195,7 +195,7 @@ def tune_command(
     on a terminal, a line every few seconds otherwise.
     """
     from twocats._machine import load_average, machine_memory, usable_cpus
-    from twocats.kdf.limits import format_size
+    from twocats._units import format_size
     from twocats.perf.peers import busy_note
     from twocats.perf.tune import start_params
     from twocats.phc import encode_params

@@ -137,6 +137,5 @@ def _usable_artefacts(fills: list[Kernel]) -> list[str]:
     return [
         kernel.label
         for kernel in fills
-        if aot.load_fill(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant)
-        is not None
+        if aot.load_fill(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant) is not None
     ]

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
+from twocats._units import format_size
 from twocats.exceptions import BackendError, HashingError
 from twocats.kdf import core, limits, words
 from twocats.params import Params, check_int
@@ -282,6 +283,6 @@ class Engine:
         except MemoryError as error:
             size = 4 * count
             raise HashingError(
-                f"could not allocate {limits.format_size(size)} of work memory ({size} bytes) "
+                f"could not allocate {format_size(size)} of work memory ({size} bytes) "
                 f"for mem_cost={params.mem_cost}: the system is out of memory"
             ) from error

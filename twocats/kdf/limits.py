@@ -54,7 +54,6 @@ __all__ = [
     "check_stored_params",
     "effective_limit",
     "estimated_work",
-    "format_size",
     "format_work",
     "machine_memory",
     "memory_limit_error",

@@ -19,9 +19,9 @@ import hashlib
 import struct
 from array import array
 
+from twocats.hashes import HASH_TYPES
 from twocats.kdf import words as _words
 from twocats.kdf.geometry import SliceJob
-from twocats.params import HASH_TYPES
 
 __all__ = [
     "block_hash",

@@ -220,7 +220,7 @@ def _settle(entries: list[Entry], hashed: list[bytes]) -> list[bytes | OSError]:
 
 
 def _too_large(name: str) -> OSError:
-    from twocats.kdf.limits import format_size
+    from twocats._units import format_size
 
     limit = format_size(WHOLE_FILE_LIMIT)
     reason = f"File too large: this algorithm has no streaming form (limit {limit})"

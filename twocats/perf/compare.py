@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Row", "attacker_comparison", "compare_params", "format_table", "run_comparison"]
 
+
 @dataclasses.dataclass(frozen=True)
 class Row:
     """One measured configuration."""

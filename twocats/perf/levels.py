@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from twocats._machine import load_average
+from twocats._units import format_size
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
-from twocats.kdf.limits import format_size
 from twocats.simd.asm import AsmProfile, describe_check, dispatcher_asm, profile_asm, verify_level
 from twocats.simd.isa import (
     IsaLevel,

@@ -7,9 +7,10 @@ from typing import Any
 from django.contrib.auth.hashers import get_hashers
 from django.core import checks
 
+from twocats._units import format_size
 from twocats.exceptions import InvalidParametersError
 from twocats.integrations.django.hashers import TwoCatsPasswordHasher
-from twocats.kdf.limits import format_size, format_work
+from twocats.kdf.limits import format_work
 
 
 def check_hashers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:

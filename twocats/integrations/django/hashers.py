@@ -20,10 +20,10 @@ from django.contrib.auth.hashers import BasePasswordHasher, mask_hash
 from django.utils.translation import gettext_noop as _
 
 from twocats import phc
+from twocats._units import format_size
 from twocats.exceptions import InvalidHashError, InvalidParametersError, TwoCatsError
 from twocats.hasher import PasswordHasher
 from twocats.integrations._common import shared_hasher, verify_quietly
-from twocats.kdf.limits import format_size
 from twocats.params import Params
 from twocats.profiles import DEFAULT
 

@@ -182,9 +182,7 @@ class KangarooTwelveStream:
         self._backend = resolve_backend(backend)
         self._first = bytearray()
         self._final = Sponge(self._rate, 12, self._backend)
-        self._chunks = _LeafStream(
-            ref.KT_CHUNK, self._rate, 0x0B, security // 4, 12, self._backend
-        )
+        self._chunks = _LeafStream(ref.KT_CHUNK, self._rate, 0x0B, security // 4, 12, self._backend)
 
     def update(self, data: bytes) -> None:
         """Hash more input."""

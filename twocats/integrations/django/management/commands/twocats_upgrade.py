@@ -14,10 +14,10 @@ from django.contrib.auth.hashers import get_hashers
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from twocats._units import format_size
 from twocats.exceptions import TwoCatsError
 from twocats.integrations.django.hashers import TwoCatsPasswordHasher
 from twocats.integrations.django.upgrade import UpgradeSummary, upgrade_users
-from twocats.kdf.limits import format_size
 from twocats.params import BOUNDS
 from twocats.target import describe_differences
 
