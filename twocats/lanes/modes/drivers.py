@@ -19,6 +19,7 @@ import numpy as np
 
 from twocats.lanes._generated.sha256 import SHA256_IV, sha256_lanes
 from twocats.lanes._generated.sha512 import sha512_lanes
+from twocats.lanes._words import load_word, padded_word
 from twocats.lanes.modes._generated import blake2tree, keccak, lsh
 from twocats.lanes.modes._generated.sha1 import sha1_lanes_x8
 from twocats.lanes.modes._generated.sha256tree import sha256_lanes_x8
@@ -105,24 +106,14 @@ def keccak_sponge(
                 pos = b * rate64
                 if b + U64(1) < blocks[k]:
                     for w in range(words):
-                        q = base + pos + U64(8) * w
-                        word = U64(0)
-                        for j in range(8):
-                            word |= U64(data[q + U64(j)]) << U64(8 * j)
-                        S[w * U64(K) + U64(k)] ^= word
+                        S[w * U64(K) + U64(k)] ^= load_word(data, base + pos + U64(8) * w, 8, False)
                 else:
                     # The last block: the message tail, the domain byte, zeros, and the final bit.
                     for w in range(words):
-                        word = U64(0)
-                        for j in range(8):
-                            p = pos + U64(8) * w + U64(j)
-                            byte = U64(0)
-                            if p < length:
-                                byte = U64(data[base + p])
-                            elif p == length:
-                                byte = U64(domain)
-                            word |= byte << (U64(8) * U64(j))
-                        S[w * U64(K) + U64(k)] ^= word
+                        tail = pos + U64(8) * w
+                        S[w * U64(K) + U64(k)] ^= padded_word(
+                            data, base, tail, length, 8, False, domain
+                        )
                     S[(words - U64(1)) * U64(K) + U64(k)] ^= U64(0x80) << U64(56)
             permute(S, first)
             for k in range(active):
@@ -184,24 +175,12 @@ def lsh_many(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any
                 pos = b * block
                 if b + U64(1) < blocks[k]:
                     for i in range(32):
-                        q = base + pos + U64(WB * i)
-                        word = U64(0)
-                        for j in range(WB):
-                            word |= U64(data[q + U64(j)]) << U64(8 * j)
-                        M[i * K + k] = WORD(word)
+                        M[i * K + k] = WORD(load_word(data, base + pos + U64(WB * i), WB, False))
                 else:
                     # The last block: the message tail, then 0x80, then zeros.
                     for i in range(32):
-                        word = U64(0)
-                        for j in range(WB):
-                            p = pos + U64(WB * i + j)
-                            byte = U64(0)
-                            if p < length:
-                                byte = U64(data[base + p])
-                            elif p == length:
-                                byte = U64(0x80)
-                            word |= byte << U64(8 * j)
-                        M[i * K + k] = WORD(word)
+                        tail = pos + U64(WB * i)
+                        M[i * K + k] = WORD(padded_word(data, base, tail, length, WB, False, 0x80))
             permute(CV, M, even, odd)
             for k in range(active):
                 if b + U64(1) == blocks[k]:
@@ -229,23 +208,10 @@ def lsh_one(data: Any, length: Any, iv: Any, out: Any) -> None:
         pos = b * block
         if b + U64(1) < blocks:
             for i in range(32):
-                q = pos + U64(WB * i)
-                word = U64(0)
-                for j in range(WB):
-                    word |= U64(data[q + U64(j)]) << U64(8 * j)
-                M[i] = WORD(word)
+                M[i] = WORD(load_word(data, pos + U64(WB * i), WB, False))
         else:
             for i in range(32):
-                word = U64(0)
-                for j in range(WB):
-                    p = pos + U64(WB * i + j)
-                    byte = U64(0)
-                    if p < length:
-                        byte = U64(data[p])
-                    elif p == length:
-                        byte = U64(0x80)
-                    word |= byte << U64(8 * j)
-                M[i] = WORD(word)
+                M[i] = WORD(padded_word(data, U64(0), pos + U64(WB * i), length, WB, False, 0x80))
         compress(CV, M)
     for j in range(out.shape[0]):
         i = j // WB
@@ -304,26 +270,14 @@ def sha1_many_x8(data: Any, starts: Any, lengths: Any, order: Any, out: Any) -> 
                 pos = b * U64(64)
                 if pos + U64(64) <= length:
                     for i in range(16):
-                        q = base + pos + U64(4 * i)
                         M[i * SHA1_WIDTH + k] = U32(
-                            (U64(data[q]) << U64(24))
-                            | (U64(data[q + U64(1)]) << U64(16))
-                            | (U64(data[q + U64(2)]) << U64(8))
-                            | U64(data[q + U64(3)])
+                            load_word(data, base + pos + U64(4 * i), 4, True)
                         )
                 else:
                     # A padding block: the message tail, 0x80, zeros, and in the last block
                     # the 64-bit big-endian bit length.
                     for i in range(16):
-                        word = U64(0)
-                        for j in range(4):
-                            p = pos + U64(4 * i + j)
-                            byte = U64(0)
-                            if p < length:
-                                byte = U64(data[base + p])
-                            elif p == length:
-                                byte = U64(0x80)
-                            word |= byte << U64(24 - 8 * j)
+                        word = padded_word(data, base, pos + U64(4 * i), length, 4, True, 0x80)
                         M[i * SHA1_WIDTH + k] = U32(word)
                     if b + U64(1) == blocks[k]:
                         M[14 * SHA1_WIDTH + k] = U32(length >> U64(29))
@@ -381,18 +335,11 @@ def blake2p_hash(data: Any, length: Any, init: Any, key: Any, keyed: Any, out: A
                 start = U64(512) * stride + U64(BLOCK * k)
                 if start + U64(BLOCK) <= length:
                     for i in range(16):
-                        q = start + U64(WB * i)
-                        word = U64(0)
-                        for j in range(WB):
-                            word |= U64(data[q + U64(j)]) << U64(8 * j)
-                        M[i * K + k] = WORD(word)
+                        M[i * K + k] = WORD(load_word(data, start + U64(WB * i), WB, False))
                 else:
+                    # The last leaf block is zero-padded (BLAKE2 marks the end with its flags).
                     for i in range(16):
-                        word = U64(0)
-                        for j in range(WB):
-                            p = start + U64(WB * i + j)
-                            if p < length:
-                                word |= U64(data[p]) << U64(8 * j)
+                        word = padded_word(data, U64(0), start + U64(WB * i), length, WB, False, 0)
                         M[i * K + k] = WORD(word)
             last = b + U64(1) == blocks[k]
             T[k] = min(U64(BLOCK) * (b + U64(1)), total[k])
@@ -479,13 +426,7 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
             for i in range(16):
                 row = U64(4) * (b * U64(16) + U64(i)) * lanes
                 for k in range(j):
-                    q = row + U64(4 * k)
-                    M[i, k] = U32(
-                        (U64(data[q]) << U64(24))
-                        | (U64(data[q + U64(1)]) << U64(16))
-                        | (U64(data[q + U64(2)]) << U64(8))
-                        | U64(data[q + U64(3)])
-                    )
+                    M[i, k] = U32(load_word(data, row + U64(4 * k), 4, True))
             if width == SHA256_NARROW:
                 sha256_lanes_x8(H, M, T, F, width)
             else:
@@ -500,12 +441,7 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
             if pos + U64(64) <= size:
                 for i in range(16):
                     q = U64(4) * ((b * U64(16) + U64(i)) * lanes + lane)
-                    M[i, k] = U32(
-                        (U64(data[q]) << U64(24))
-                        | (U64(data[q + U64(1)]) << U64(16))
-                        | (U64(data[q + U64(2)]) << U64(8))
-                        | U64(data[q + U64(3)])
-                    )
+                    M[i, k] = U32(load_word(data, q, 4, True))
             else:
                 for i in range(16):
                     word = U64(0)
@@ -554,13 +490,7 @@ def sha256_mh(data: Any, length: Any, out: Any) -> None:
         if base + U64(1024) <= length:
             for i in range(16):
                 for s in range(16):
-                    q = base + U64(4 * (16 * i + s))
-                    M[i, s] = U32(
-                        (U64(data[q]) << U64(24))
-                        | (U64(data[q + U64(1)]) << U64(16))
-                        | (U64(data[q + U64(2)]) << U64(8))
-                        | U64(data[q + U64(3)])
-                    )
+                    M[i, s] = U32(load_word(data, base + U64(4 * (16 * i + s)), 4, True))
         else:
             for i in range(16):
                 for s in range(16):
@@ -614,23 +544,10 @@ def sha2_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> No
             pos = b * U64(BLOCK)
             if pos + U64(BLOCK) <= size:
                 for i in range(16):
-                    q = base + pos + U64(WB * i)
-                    word = U64(0)
-                    for t in range(WB):
-                        word |= U64(data[q + U64(t)]) << U64(8 * (WB - 1 - t))
-                    M[i, k] = WORD(word)
+                    M[i, k] = WORD(load_word(data, base + pos + U64(WB * i), WB, True))
             else:
                 for i in range(16):
-                    word = U64(0)
-                    for t in range(WB):
-                        p = pos + U64(WB * i + t)
-                        byte = U64(0)
-                        if p < size:
-                            byte = U64(data[base + p])
-                        elif p == size:
-                            byte = U64(0x80)
-                        word |= byte << U64(8 * (WB - 1 - t))
-                    M[i, k] = WORD(word)
+                    M[i, k] = WORD(padded_word(data, base, pos + U64(WB * i), size, WB, True, 0x80))
                 if b + U64(1) == blocks[k]:
                     # The bit length, big-endian in the last two words (its top bits are zero).
                     M[14, k] = WORD(size >> U64(8 * WB - 3))
