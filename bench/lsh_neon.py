@@ -59,7 +59,7 @@ def _kernel_loop(family: int, backend: str) -> Callable[[Any, Any], None]:
     """A compiled loop hashing each row with the single-message kernel of ``backend``."""
     from numba import njit
 
-    from twocats.lanes.modes import drivers
+    from twocats.lanes.modes.kernels import lsh as drivers
 
     kernel = getattr(drivers, f"lsh{family}_one").get(backend)
     variant = ref.LSH256 if family == 256 else ref.LSH512

@@ -43,7 +43,9 @@ def _mode(algorithm: str, lanes: int | None, threads: int, backend: str | None) 
         raise InvalidParametersError(
             f"lanes and threads apply only to {allowed}, not {algorithm!r}"
         )
-    check_compiled(entry.name, entry.many, resolve_backend(backend))
+    check_compiled(
+        entry.name, entry.many, resolve_backend(backend), known_answer=entry.known_answer
+    )
     return entry
 
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from twocats.lanes.algorithm import Algorithm
 from twocats.lanes.modes._common import as_data, check_bytes, check_int, check_messages
 from twocats.lanes.reference import blake2tree as ref
 from twocats.simd.registry import resolve_backend
 
-__all__ = ["blake2bp", "blake2bp_many", "blake2sp", "blake2sp_many"]
+__all__ = ["ALGORITHMS", "blake2bp", "blake2bp_many", "blake2sp", "blake2sp_many"]
 
 
 def _init_rows(v: ref.Blake2Variant, digest_size: int, key_size: int) -> Any:
@@ -58,7 +59,7 @@ def _tree(
         return func(data, key, digest_size)
     import numpy as np
 
-    from twocats.lanes.modes import drivers
+    from twocats.lanes.modes.kernels import blake2tree as drivers
 
     padded_key = key + bytes(v.block_bytes - len(key))
     key_words = np.frombuffer(padded_key, dtype=f"<u{v.word_bits // 8}").astype(
@@ -111,3 +112,24 @@ def blake2bp_many(
         blake2bp(m, key=key, digest_size=digest_size, backend=backend)
         for m in check_messages(messages)
     ]
+
+
+#: The registry's rows (:mod:`twocats.lanes.registry`).
+ALGORITHMS = (
+    Algorithm(
+        "blake2sp",
+        32,
+        blake2sp_many,
+        None,
+        "BLAKE2sp, 8 BLAKE2s leaves",
+        "9eb17f0720918cff34177e8076641227c8275505d53ba778c9c12959fc9e34ff",
+    ),
+    Algorithm(
+        "blake2bp",
+        64,
+        blake2bp_many,
+        None,
+        "BLAKE2bp, 4 BLAKE2b leaves",
+        "9ec926ea182453ded1dc7de4f4ec9105bca2588f56673b09cd02ab075dbb9987",
+    ),
+)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from twocats.hashes import HASHES
 from twocats.lanes import codegen as hash_codegen
+from twocats.lanes.modes._common import LSH_WIDTH, SHA1_WIDTH, SHA256_NARROW
 from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.lanes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.lanes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
@@ -114,17 +115,13 @@ def keccak_module() -> str:
     constants.append(f"KECCAK_RC = np.array([{rc}], dtype=np.uint64)")
     parts = [
         _header(
-            doc="Keccak-f[1600] over 4 and 8 states in lock-step (the sponge is in drivers.py)."
+            doc="Keccak-f[1600] over 4 and 8 states in lock-step (the sponge: kernels/keccak.py)."
         ),
         *constants,
     ]
     for width in KECCAK_WIDTHS:
         parts += ["", "", *keccak_permutation(width)]
     return "\n".join(parts) + "\n"
-
-
-#: The number of messages hashed in lock-step by the multi-message LSH kernels.
-LSH_WIDTH = 8
 
 
 class _Words:
@@ -255,9 +252,6 @@ def lsh_module() -> str:
     return "\n".join(lines) + "\n"
 
 
-#: The number of messages hashed in lock-step by the multi-buffer SHA-1 kernel.
-SHA1_WIDTH = 8
-
 _SHA1_K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
 # The boolean function of each group of 20 rounds: choose, parity, majority, parity.
 _SHA1_F = ("d ^ (b & (c ^ d))", "b ^ c ^ d", "(b & c) | (d & (b | c))", "b ^ c ^ d")
@@ -380,10 +374,6 @@ def blake2_module() -> str:
     for v in (BLAKE2S, BLAKE2B):
         lines += ["", "", *blake2_lanes(v)]
     return "\n".join(lines) + "\n"
-
-
-#: The lane width of the project's own SHA-256 kernel for j-lanes and j-pointers with j <= 8.
-SHA256_NARROW = 8
 
 
 def sha256_narrow_kernel(width: int) -> list[str]:

@@ -17,8 +17,10 @@ chaining values in lock-step; the single-message kernel keeps one state in local
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
+from twocats.lanes.algorithm import Algorithm
 from twocats.lanes.modes._common import (
     as_data,
     check_bytes,
@@ -30,12 +32,12 @@ from twocats.lanes.modes._common import (
 from twocats.lanes.reference import lsh as ref
 from twocats.simd.registry import resolve_backend
 
-__all__ = ["lsh256", "lsh256_many", "lsh512", "lsh512_many"]
+__all__ = ["ALGORITHMS", "lsh256", "lsh256_many", "lsh512", "lsh512_many"]
 
 
 def _kernels() -> Any:
     """Import the LSH drivers (this imports numpy and numba)."""
-    from twocats.lanes.modes import drivers
+    from twocats.lanes.modes.kernels import lsh as drivers
 
     return drivers
 
@@ -106,3 +108,56 @@ def lsh512_many(
 ) -> list[bytes]:
     """Return LSH-512-(8*digest_size) of each message, 8 messages in lock-step."""
     return _many(ref.LSH512, messages, digest_size, backend)
+
+
+#: The registry's rows (:mod:`twocats.lanes.registry`).
+ALGORITHMS = (
+    Algorithm(
+        "lsh-256-224",
+        28,
+        partial(lsh256_many, digest_size=28),
+        None,
+        "LSH-256-224 (KS X 3262), 8 messages in lanes",
+        "7454ab8143be6a749f101a9d6e887270e2e69cb05fac5828c9fec9020ea9c1be",
+    ),
+    Algorithm(
+        "lsh-256-256",
+        32,
+        partial(lsh256_many, digest_size=32),
+        None,
+        "LSH-256-256 (KS X 3262), 8 messages in lanes",
+        "ea8f224b38c436779f802d87bf50eb8cbb996d6f55419306c7fd6d4a1cbb6368",
+    ),
+    Algorithm(
+        "lsh-512-224",
+        28,
+        partial(lsh512_many, digest_size=28),
+        None,
+        "LSH-512-224 (KS X 3262), 8 messages in lanes",
+        "7af0354a94b0db8b6f05b9b1cf749fc2e350a1fad58519b73a289735cb743992",
+    ),
+    Algorithm(
+        "lsh-512-256",
+        32,
+        partial(lsh512_many, digest_size=32),
+        None,
+        "LSH-512-256 (KS X 3262), 8 messages in lanes",
+        "03701d39614cd898528c282327bd53b2c1ac9e9fd54fc100e567904b7623c639",
+    ),
+    Algorithm(
+        "lsh-512-384",
+        48,
+        partial(lsh512_many, digest_size=48),
+        None,
+        "LSH-512-384 (KS X 3262), 8 messages in lanes",
+        "a5e5e37ca202b8ecbcbe79ea29776b53b9e0d9b38bafe921745dc23928148a5e",
+    ),
+    Algorithm(
+        "lsh-512-512",
+        64,
+        partial(lsh512_many, digest_size=64),
+        None,
+        "LSH-512-512 (KS X 3262), 8 messages in lanes",
+        "a32bfa1b011289ce8085be14a88ffd759e550c415c2bbb4830a5a5d2ec26557c",
+    ),
+)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from twocats.lanes.algorithm import Algorithm
 from twocats.lanes.modes._common import check_messages, chunks, unpack
 from twocats.lanes.reference import sha1 as ref
 from twocats.simd.registry import resolve_backend
 
-__all__ = ["sha1_many"]
+__all__ = ["ALGORITHMS", "sha1_many"]
 
 
 def sha1_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
@@ -30,7 +31,7 @@ def sha1_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[
         return ref.sha1_many(msgs)
     import numpy as np
 
-    from twocats.lanes.modes import drivers
+    from twocats.lanes.modes.kernels import sha1 as drivers
 
     out = np.zeros((len(msgs), 20), dtype=np.uint8)
     kernel = drivers.sha1_many_x8.get(chosen)
@@ -38,3 +39,17 @@ def sha1_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[
         order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
         kernel(data, starts, lengths, order, out[first:end])
     return unpack(out)
+
+
+#: The registry's row (:mod:`twocats.lanes.registry`).
+ALGORITHMS = (
+    Algorithm(
+        "sha1",
+        20,
+        sha1_many,
+        "sha1",
+        "SHA-1, 8 messages per lane group",
+        "78695d520a0bc11e42860bb32ded5f72bcbee13e4aa18b7228743cbd768eda8b",
+        legacy=True,
+    ),
+)

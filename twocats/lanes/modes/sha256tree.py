@@ -24,11 +24,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from twocats.exceptions import InvalidParametersError
+from twocats.lanes.algorithm import Algorithm, each
 from twocats.lanes.modes._common import as_data, check_bytes, check_messages, pack
 from twocats.lanes.reference import sha256tree as ref
 from twocats.simd.registry import resolve_backend
 
-__all__ = ["SHA384_IV", "jlanes_sha256", "jpointers", "jpointers_messages", "mh_sha256"]
+__all__ = [
+    "ALGORITHMS",
+    "SHA384_IV",
+    "jlanes_sha256",
+    "jpointers",
+    "jpointers_messages",
+    "mh_sha256",
+]
 
 
 def _sqrt_fraction_bits(p: int) -> int:
@@ -50,7 +58,7 @@ _POINTER_KERNELS: dict[str, tuple[int, tuple[int, ...], int]] = {
 
 def _kernels() -> Any:
     """Import the SHA-2 tree drivers (this imports numpy and numba)."""
-    from twocats.lanes.modes import drivers
+    from twocats.lanes.modes.kernels import sha256tree as drivers
 
     return drivers
 
@@ -158,3 +166,40 @@ def jpointers_messages(
         return ref.jpointers_messages(msgs, hash_name)
     data, starts, lengths = pack(msgs)
     return hashlib.new(hash_name, _leaf_digests(data, starts, lengths, hash_name, chosen)).digest()
+
+
+#: The registry's rows (:mod:`twocats.lanes.registry`).
+ALGORITHMS = (
+    Algorithm(
+        "mh-sha256",
+        32,
+        each(mh_sha256),
+        None,
+        "Intel multi-hash SHA-256 (ISA-L mh_sha256), 16 segments",
+        "44e4151f78b23fa9b8777873816dd75572ec03201f8e16593419d55caf232997",
+    ),
+    Algorithm(
+        "jlanes-sha256-4",
+        32,
+        each(jlanes_sha256, j=4),
+        None,
+        "j-lanes SHA-256 tree, j = 4, standard IVs",
+        "9f2f5e741a838d1bb7c724b054703ad53ae22207f5b2c237ca0cb0b7114ef5ff",
+    ),
+    Algorithm(
+        "jlanes-sha256-8",
+        32,
+        each(jlanes_sha256, j=8),
+        None,
+        "j-lanes SHA-256 tree, j = 8, standard IVs",
+        "a34dcf35ee1ae8f96185dd7703fbfdd096168b8e2b2876647d25b02a3adba581",
+    ),
+    Algorithm(
+        "jlanes-sha256-16",
+        32,
+        each(jlanes_sha256, j=16),
+        None,
+        "j-lanes SHA-256 tree, j = 16, standard IVs",
+        "2ae213c93f171daa0e4048d754b7be90ff2aa20631d0732c248923d67fedb58f",
+    ),
+)

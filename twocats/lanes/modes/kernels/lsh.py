@@ -1,0 +1,136 @@
+"""LSH-256 and LSH-512 drivers: many messages in lock-step, and one message alone.
+
+The compressions are generated (``_generated/lsh.py``); the drivers are ordinary kernel
+source bound once per word size below (numba freezes globals into the machine code; the values
+given here only let the unbound source read as Python).
+
+Kernel code only: importing this module imports numba; the mode modules import it on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from twocats.lanes._words import load_word, padded_word
+from twocats.lanes.modes._common import LSH_WIDTH
+from twocats.lanes.modes._generated import lsh
+from twocats.simd._jit import variants
+
+__all__ = ["lsh256_many_x8", "lsh256_one", "lsh512_many_x8", "lsh512_one"]
+
+U8 = np.uint8
+U32 = np.uint32
+U64 = np.uint64
+
+# The globals bound per word size (placeholders: only the bound copies below run).
+#: Lanes hashed in lock-step.
+K = LSH_WIDTH
+#: Bytes in a word, the word type and bytes in a block.
+WB = 4
+WORD = np.uint32
+BLOCK = 128
+#: The lane compression, and the single-message compression.
+permute = lsh.lsh256_lanes_x8
+compress = lsh.lsh256_compress
+
+
+@variants  # type: ignore[call-overload]
+def lsh_many(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any) -> None:
+    """Hash many messages with LSH, K at a time in lock-step, one message per lane.
+
+    Message m is data[starts[m]:starts[m] + lengths[m]]; out[m] receives the first out.shape[1]
+    bytes of its digest.  ``iv`` is the 16-word IV of that digest length.  Messages are taken in
+    the given order, K per group.
+    """
+    count = order.shape[0]
+    outlen = out.shape[1]
+    block = U64(BLOCK)
+    CV = np.zeros(16 * K, dtype=WORD)
+    M = np.zeros(32 * K, dtype=WORD)
+    even = np.zeros(16 * K, dtype=WORD)
+    odd = np.zeros(16 * K, dtype=WORD)
+    saved = np.zeros(16 * K, dtype=WORD)
+    blocks = np.zeros(K, dtype=np.uint64)
+    for group in range(0, count, K):
+        active = min(K, count - group)
+        most = U64(0)
+        for k in range(K):
+            for i in range(16):
+                CV[i * K + k] = iv[i]
+        for k in range(active):
+            blocks[k] = U64(lengths[order[group + k]]) // block + U64(1)
+            most = max(most, blocks[k])
+        for b in range(most):
+            for k in range(active):
+                if b >= blocks[k]:
+                    continue
+                m = order[group + k]
+                base = U64(starts[m])
+                length = U64(lengths[m])
+                pos = b * block
+                if b + U64(1) < blocks[k]:
+                    for i in range(32):
+                        M[i * K + k] = WORD(load_word(data, base + pos + U64(WB * i), WB, False))
+                else:
+                    # The last block: the message tail, then 0x80, then zeros.
+                    for i in range(32):
+                        tail = pos + U64(WB * i)
+                        M[i * K + k] = WORD(padded_word(data, base, tail, length, WB, False, 0x80))
+            permute(CV, M, even, odd)
+            for k in range(active):
+                if b + U64(1) == blocks[k]:
+                    for i in range(16):
+                        saved[i * K + k] = CV[i * K + k]
+        for k in range(active):
+            m = order[group + k]
+            for j in range(outlen):
+                i = j // WB
+                word = saved[i * K + k] ^ saved[(i + 8) * K + k]
+                out[m, j] = U8((U64(word) >> U64(8 * (j % WB))) & U64(0xFF))
+
+
+@variants  # type: ignore[call-overload]
+def lsh_one(data: Any, length: Any, iv: Any, out: Any) -> None:
+    """Hash data[0:length] with LSH (single-message kernel); out receives the digest."""
+    length = U64(length)
+    block = U64(BLOCK)
+    CV = np.empty(16, dtype=WORD)
+    M = np.empty(32, dtype=WORD)
+    for i in range(16):
+        CV[i] = iv[i]
+    blocks = length // block + U64(1)
+    for b in range(blocks):
+        pos = b * block
+        if b + U64(1) < blocks:
+            for i in range(32):
+                M[i] = WORD(load_word(data, pos + U64(WB * i), WB, False))
+        else:
+            for i in range(32):
+                M[i] = WORD(padded_word(data, U64(0), pos + U64(WB * i), length, WB, False, 0x80))
+        compress(CV, M)
+    for j in range(out.shape[0]):
+        i = j // WB
+        out[j] = U8((U64(CV[i] ^ CV[i + 8]) >> U64(8 * (j % WB))) & U64(0xFF))
+
+
+def _lsh(word: Any, lanes: Any, single: Any) -> dict[str, Any]:
+    """The globals of the LSH drivers for one word type."""
+    wb = np.dtype(word).itemsize
+    return {
+        "K": LSH_WIDTH,
+        "WB": wb,
+        "WORD": word,
+        "BLOCK": 32 * wb,
+        "permute": lanes,
+        "compress": single,
+    }
+
+
+_LSH256 = _lsh(np.uint32, lsh.lsh256_lanes_x8, lsh.lsh256_compress)
+_LSH512 = _lsh(np.uint64, lsh.lsh512_lanes_x8, lsh.lsh512_compress)
+lsh256_many_x8 = lsh_many.specialise("lsh256", **_LSH256)
+lsh512_many_x8 = lsh_many.specialise("lsh512", **_LSH512)
+lsh256_one = lsh_one.specialise("lsh256", **_LSH256)
+lsh512_one = lsh_one.specialise("lsh512", **_LSH512)
