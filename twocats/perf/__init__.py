@@ -9,6 +9,7 @@ these modules; none of them imports the command line.
 * :mod:`twocats.perf.compare`: TwoCats against its peers at equal memory and at equal time, and
   :mod:`twocats.perf.compare_plot`, its drawing.
 * :mod:`twocats.perf.levels`: fill-rate runs at instruction-set levels in child processes.
+* :mod:`twocats.perf.text_table`: the aligned plain-text tables they print.
 
 Importing this package imports nothing else.
 """

@@ -34,6 +34,7 @@ from twocats.perf.peers import (
     scrypt_call,
     time_calls,
 )
+from twocats.perf.text_table import aligned_table
 from twocats.perf.tune import start_params
 
 if TYPE_CHECKING:
@@ -184,12 +185,4 @@ def format_table(rows: list[Row], runs: int) -> str:
         )
         for row in rows
     ]
-    widths = [max(len(line[i]) for line in (header, *table)) for i in range(len(header))]
-    lines = []
-    for line in (header, *table):
-        cells = [
-            cell.ljust(width) if index < 3 else cell.rjust(width)
-            for index, (cell, width) in enumerate(zip(line, widths, strict=True))
-        ]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+    return aligned_table(header, table, left=3)

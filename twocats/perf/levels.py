@@ -30,6 +30,7 @@ from twocats._machine import load_average
 from twocats._units import format_size
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
+from twocats.perf.text_table import aligned_table
 from twocats.simd.asm import AsmProfile, describe_check, dispatcher_asm, profile_asm, verify_level
 from twocats.simd.isa import (
     IsaLevel,
@@ -577,15 +578,7 @@ def format_table(levels: Sequence[dict[str, Any]], markdown: bool = False) -> st
         ]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(lines + _emulation_note(emulators))
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    out = []
-    for row in [header, *rows]:
-        padded = (
-            value.ljust(widths[i]) if i < 2 else value.rjust(widths[i])
-            for i, value in enumerate(row)
-        )
-        out.append("  ".join(padded).rstrip())
-    return "\n".join(out + _emulation_note(emulators))
+    return "\n".join([aligned_table(header, rows, left=2), *_emulation_note(emulators)])
 
 
 def _emulation_note(emulators: Sequence[str]) -> list[str]:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from twocats.params import Params
+from twocats.perf.text_table import aligned_table
 from twocats.perf.tradeoff import graphs
 from twocats.perf.tradeoff.ranking import Attack, attack
 
@@ -148,11 +149,4 @@ def format_attacker_table(rows: Sequence[AttackerRow]) -> str:
         )
         for row in rows
     ]
-    widths = [max(len(line[i]) for line in (header, *table)) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(
-            cell.ljust(width) if index < 2 else cell.rjust(width)
-            for index, (cell, width) in enumerate(zip(line, widths, strict=True))
-        ).rstrip()
-        for line in (header, *table)
-    )
+    return aligned_table(header, table, left=2)
