@@ -1,11 +1,4 @@
-"""The BLAKE2sp and BLAKE2bp driver: the leaves of one message in lanes, then the root.
-
-The tree compressions are generated (``_generated/blake2tree.py``); the driver is ordinary
-kernel source bound once per variant below (numba freezes globals into the machine code; the
-values given here only let the unbound source read as Python).
-
-Kernel code only: importing this module imports numba; the mode modules import it on first use.
-"""
+"""The BLAKE2sp and BLAKE2bp driver: a message's leaves in lanes, then its root."""
 
 from __future__ import annotations
 
@@ -13,16 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from twocats.lanes._words import load_word, padded_word
+from twocats.lanes._words import U8, U32, U64, load_word, padded_word
 from twocats.lanes.modes._generated import blake2tree
 from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.simd._jit import variants
 
 __all__ = ["blake2bp_hash", "blake2sp_hash"]
-
-U8 = np.uint8
-U32 = np.uint32
-U64 = np.uint64
 
 # The globals bound per variant (placeholders: only the bound copies below run).
 #: Leaves hashed in lock-step, bytes in a word, the word type and bytes in a block.

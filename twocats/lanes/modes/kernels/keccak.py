@@ -1,11 +1,4 @@
-"""The Keccak sponge over 4 or 8 states in lock-step: message words in, output bytes out.
-
-The permutation is generated (``_generated/keccak.py``); the sponge around it is ordinary
-kernel source, bound once per state count below (numba freezes globals into the machine code;
-the value given here only lets the unbound source read as Python).
-
-Kernel code only: importing this module imports numba; the mode modules import it on first use.
-"""
+"""The Keccak sponge over 4 or 8 states in lock-step, bound once per state count."""
 
 from __future__ import annotations
 
@@ -13,15 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from twocats.lanes._words import load_word, padded_word
+from twocats.lanes._words import U8, U64, group_blocks, load_word, padded_word
 from twocats.lanes.modes._generated import keccak
 from twocats.simd._jit import variants
 
 __all__ = ["keccak_sponge_x4", "keccak_sponge_x8"]
-
-U8 = np.uint8
-U32 = np.uint32
-U64 = np.uint64
 
 #: States hashed in lock-step, and their permutation (placeholders: only bound copies run).
 K = 4
@@ -50,10 +39,7 @@ def keccak_sponge(
     for group in range(0, count, K):
         active = min(K, count - group)
         S[:] = U64(0)
-        most = U64(0)
-        for k in range(active):
-            blocks[k] = lengths[order[group + k]] // rate64 + U64(1)
-            most = max(most, blocks[k])
+        most = group_blocks(lengths, order, group, active, rate64, 0, blocks)
         for b in range(most):
             for k in range(active):
                 if b >= blocks[k]:

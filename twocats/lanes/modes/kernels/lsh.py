@@ -1,11 +1,4 @@
-"""LSH-256 and LSH-512 drivers: many messages in lock-step, and one message alone.
-
-The compressions are generated (``_generated/lsh.py``); the drivers are ordinary kernel
-source bound once per word size below (numba freezes globals into the machine code; the values
-given here only let the unbound source read as Python).
-
-Kernel code only: importing this module imports numba; the mode modules import it on first use.
-"""
+"""The LSH-256 and LSH-512 drivers: many messages in lock-step, or one alone."""
 
 from __future__ import annotations
 
@@ -13,16 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from twocats.lanes._words import load_word, padded_word
+from twocats.lanes._words import U8, U64, group_blocks, load_word, padded_word
 from twocats.lanes.modes._common import LSH_WIDTH
 from twocats.lanes.modes._generated import lsh
 from twocats.simd._jit import variants
 
 __all__ = ["lsh256_many_x8", "lsh256_one", "lsh512_many_x8", "lsh512_one"]
-
-U8 = np.uint8
-U32 = np.uint32
-U64 = np.uint64
 
 # The globals bound per word size (placeholders: only the bound copies below run).
 #: Lanes hashed in lock-step.
@@ -55,13 +44,10 @@ def lsh_many(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any
     blocks = np.zeros(K, dtype=np.uint64)
     for group in range(0, count, K):
         active = min(K, count - group)
-        most = U64(0)
         for k in range(K):
             for i in range(16):
                 CV[i * K + k] = iv[i]
-        for k in range(active):
-            blocks[k] = U64(lengths[order[group + k]]) // block + U64(1)
-            most = max(most, blocks[k])
+        most = group_blocks(lengths, order, group, active, block, 0, blocks)
         for b in range(most):
             for k in range(active):
                 if b >= blocks[k]:

@@ -1,10 +1,4 @@
-"""Multi-buffer SHA-1: SHA1_WIDTH messages in lock-step, one message per 32-bit lane.
-
-The rounds are generated (``_generated/sha1.py``); this driver, which schedules messages onto
-the lanes and pads them, is ordinary kernel source.
-
-Kernel code only: importing this module imports numba; the mode modules import it on first use.
-"""
+"""Multi-buffer SHA-1: the driver that schedules and pads SHA1_WIDTH messages, one per lane."""
 
 from __future__ import annotations
 
@@ -12,17 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from twocats.lanes._words import load_word, padded_word
+from twocats.lanes._words import U8, U32, U64, group_blocks, load_word, padded_word
 from twocats.lanes.modes._common import SHA1_WIDTH
 from twocats.lanes.modes._generated.sha1 import sha1_lanes_x8
 from twocats.lanes.reference.sha1 import SHA1_IV as _SHA1_IV
 from twocats.simd._jit import variants
 
 __all__ = ["sha1_many_x8"]
-
-U8 = np.uint8
-U32 = np.uint32
-U64 = np.uint64
 
 SHA1_IV = np.array(_SHA1_IV, dtype=np.uint32)
 
@@ -41,13 +31,10 @@ def sha1_many_x8(data: Any, starts: Any, lengths: Any, order: Any, out: Any) -> 
     blocks = np.zeros(SHA1_WIDTH, dtype=np.uint64)
     for group in range(0, count, SHA1_WIDTH):
         active = min(SHA1_WIDTH, count - group)
-        most = U64(0)
         for k in range(SHA1_WIDTH):
             for i in range(5):
                 H[i * SHA1_WIDTH + k] = SHA1_IV[i]
-        for k in range(active):
-            blocks[k] = (U64(lengths[order[group + k]]) + U64(72)) // U64(64)
-            most = max(most, blocks[k])
+        most = group_blocks(lengths, order, group, active, 64, 8, blocks)
         for b in range(most):
             for k in range(active):
                 if b >= blocks[k]:

@@ -1,12 +1,4 @@
-"""The SHA-2 tree drivers: j-lanes SHA-256, Intel's mh_sha256 and j-pointers SHA-256/512.
-
-The lane rounds are generated (``_generated/sha256tree.py`` and the primitives' kernels); the
-drivers are ordinary kernel source, the pointers driver bound once per word size below (numba
-freezes globals into the machine code; the values given here only let the unbound source read
-as Python).
-
-Kernel code only: importing this module imports numba; the mode modules import it on first use.
-"""
+"""The SHA-2 tree drivers: j-lanes SHA-256, mh_sha256, and j-pointers bound per word size."""
 
 from __future__ import annotations
 
@@ -16,16 +8,12 @@ import numpy as np
 
 from twocats.lanes._generated.sha256 import SHA256_IV, sha256_lanes
 from twocats.lanes._generated.sha512 import sha512_lanes
-from twocats.lanes._words import load_word, padded_word
+from twocats.lanes._words import U32, U64, load_word, padded_word
 from twocats.lanes.modes._common import SHA256_NARROW
 from twocats.lanes.modes._generated.sha256tree import sha256_lanes_x8
 from twocats.simd._jit import variants
 
 __all__ = ["sha256_jlanes", "sha256_mh", "sha256_pointers", "sha512_pointers"]
-
-U8 = np.uint8
-U32 = np.uint32
-U64 = np.uint64
 
 # The globals of the pointers driver (SHA-256's; only the bound copies below run).
 #: Bytes in a word, the word type and bytes in a block.
