@@ -22,7 +22,7 @@ from twocats.exceptions import BackendError
 __all__ = ["SAMPLE", "check_compiled"]
 
 #: Messages of every padding case and of more than two 8 KiB chunks, painted ``i % 251``.
-SAMPLE: Final = tuple(bytes(i % 251 for i in range(n)) for n in (0, 1, 64, 65, 200, 1000, 16391))
+SAMPLE: Final = tuple((bytes(range(251)) * 66)[:n] for n in (0, 1, 64, 65, 200, 1000, 16391))
 
 _checked: set[tuple[str, str]] = set()
 _lock = threading.Lock()
