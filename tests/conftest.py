@@ -2,7 +2,8 @@
 
 Engines are shared by the whole session (one per backend) so that compiled kernels load once and
 work buffers are reused across tests, as they are in production.  Under ``CI=true`` a test that
-skips because something is missing (see ``environment.py``) fails instead.
+skips because something is missing (see ``environment.py``) fails instead.  ``--core`` runs the
+core selection only (:data:`CORE_MODULES`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import os
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from environment import NEEDS, SHARED_VECTORS_DIR, in_ci, need
@@ -33,6 +34,22 @@ VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
 settings.register_profile("twocats", deadline=None)
 settings.register_profile("twocats-ci", deadline=None, derandomize=True, database=None)
 settings.load_profile("twocats-ci" if in_ci() else "twocats")
+
+#: The core selection (``pytest --core``), by test module name: the TwoCats vectors on every
+#: backend, the password API and its PHC strings, the lanes' known answers and the password
+#: commands.  CI runs it on every Python the package claims but the one that runs every test
+#: (``.ci/pythons``).  Only modules that need nothing beyond the test extra belong here.
+CORE_MODULES: Final = frozenset(
+    {
+        "test_kdf_vectors",
+        "test_kdf_api",
+        "test_hasher",
+        "test_phc",
+        "test_params",
+        "test_lanes_known_answers",
+        "test_cli",
+    }
+)
 
 #: The three TwoCats known-answer files, one per algorithm version.
 TWOCATS_FILES = ("twocats-2015.jsonl", "twocats-2014.jsonl", "twocats-2014-03.jsonl")
@@ -88,6 +105,37 @@ def engine_for() -> Iterator[Callable[[str], Engine]]:
     yield get
     for engine in engines.values():
         engine.release()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add ``--core``: collect the modules of :data:`CORE_MODULES` only."""
+    parser.addoption(
+        "--core",
+        action="store_true",
+        help="run the core selection only (CORE_MODULES in tests/conftest.py)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``--core``, refuse a core module name that no test module has (one was renamed)."""
+    if not config.getoption("core"):
+        return
+    present = {path.stem for path in Path(__file__).resolve().parent.rglob("test_*.py")}
+    missing = sorted(CORE_MODULES - present)
+    if missing:
+        raise pytest.UsageError(f"CORE_MODULES names no test module: {', '.join(missing)}")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``--core``, leave out the test modules that are not in :data:`CORE_MODULES`."""
+    if (
+        config.getoption("core")
+        and collection_path.suffix == ".py"
+        and collection_path.name.startswith("test_")
+        and collection_path.stem not in CORE_MODULES
+    ):
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,4 +1,4 @@
-"""Under CI=true a skip for something missing fails the run; other skips stay skips."""
+"""Under CI=true a skip for something missing fails the run; other skips stay skips; --core."""
 
 from __future__ import annotations
 
@@ -44,17 +44,24 @@ def test_cpu():
 '''
 
 
-def _run(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:
-    """Run the sample module under the project's conftest, with CI set to ``ci`` (or unset)."""
+def _run(
+    tmp_path: Path, ci: str | None, *args: str, sample: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run pytest with ``args`` in ``tmp_path`` under the project's conftest, CI set to ``ci``.
+
+    ``sample`` writes the sample module first.
+    """
     for name in ("conftest.py", "environment.py"):
         shutil.copy(HERE / name, tmp_path / name)
-    (tmp_path / "test_sample.py").write_text(SAMPLE)
+    if sample:
+        (tmp_path / "test_sample.py").write_text(SAMPLE)
     (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     if ci is not None:
         env["CI"] = ci
+    command = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *args]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(tmp_path)],
+        [*command, "--import-mode=importlib", str(tmp_path)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -93,3 +100,23 @@ def test_in_ci_missing_things_fail(tmp_path: Path) -> None:
     ]
     assert "CI=true and this test needs coreutils' sha256sum" in done.stdout
     assert "needs the shared vector file" in done.stdout
+
+
+def test_core_runs_the_core_modules_wherever_they_lie_and_no_other(tmp_path: Path) -> None:
+    """--core collects the modules CORE_MODULES names, in any folder; one missing is an error."""
+    from conftest import CORE_MODULES
+
+    for index, name in enumerate(sorted(CORE_MODULES)):
+        folder = tmp_path / f"sub{index % 2}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"{name}.py").write_text("def test_core():\n    pass\n")
+    (tmp_path / "test_other.py").write_text("def test_other():\n    assert False\n")
+    done = _run(tmp_path, "true", "--core", sample=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith(f"{len(CORE_MODULES)} passed")
+
+    first = sorted(CORE_MODULES)[0]
+    (tmp_path / "sub0" / f"{first}.py").unlink()
+    done = _run(tmp_path, "true", "--core", sample=False)
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert f"CORE_MODULES names no test module: {first}" in done.stderr

@@ -23,6 +23,7 @@ from django.contrib.auth.hashers import (  # noqa: E402
 from twocats import InvalidHashError, InvalidParametersError, PasswordHasher, profiles  # noqa: E402
 from twocats.integrations.django import MAX_STORED_LENGTH, TwoCatsPasswordHasher  # noqa: E402
 from twocats.integrations.django.hashers import longest_stored  # noqa: E402
+from twocats.kdf.limits import format_work  # noqa: E402
 from twocats.params import Params  # noqa: E402
 
 PASSWORD = "correct horse battery staple"
@@ -607,3 +608,121 @@ def test_system_check_reports_a_hasher_that_cannot_fit(project: None) -> None:
     assert len(errors) == 1
     assert errors[0].obj is Blake2bTwoCats
     assert "128" in errors[0].msg
+
+
+def _cheapest_at(mem_cost: int) -> Params:
+    """The cheapest parameters at another memory cost (2**mem_cost KiB)."""
+    return dataclasses.replace(profiles.CHEAPEST, mem_cost=mem_cost, start_mem_cost=mem_cost)
+
+
+class DeclaredTwoCats(CheapTwoCats):
+    """Earlier parameters within the default limits: the cheapest ones and the sensitive profile."""
+
+    previous = (profiles.CHEAPEST, profiles.SENSITIVE)
+
+
+class LowMemoryTwoCats(CheapTwoCats):
+    """A memory limit of 1 MiB below the second of two earlier parameter sets, of 4 MiB."""
+
+    previous = (dataclasses.replace(profiles.CHEAPEST, multiplies=2), _cheapest_at(12))
+    max_memory = 1 << 20
+
+
+class BeyondMachineTwoCats(CheapTwoCats):
+    """An earlier parameter set of 1 TiB, more memory than the test machine has."""
+
+    previous = (Params(mem_cost=30),)
+
+
+class LowWorkTwoCats(CheapTwoCats):
+    """A work limit below that of an earlier parameter set of 1 MiB."""
+
+    previous = (_cheapest_at(10),)
+    max_work = 1_000_000
+
+
+class LowUpgradeWorkTwoCats(TwoCatsPasswordHasher):
+    """A work limit that accepts the earlier parameters and the own, but not an upgraded hash."""
+
+    params = _cheapest_at(6)
+    previous = (_cheapest_at(3),)
+    max_work = 600_000
+
+
+def _twocats_checks(*hashers: type) -> list[Any]:
+    """The messages of the twocats system check with `hashers` (and PBKDF2) configured."""
+    from django.core import checks
+    from django.test import override_settings
+
+    paths = [_path(hasher) for hasher in hashers]
+    with override_settings(PASSWORD_HASHERS=[*paths, _path(FastPBKDF2)]):
+        messages = checks.run_checks(tags=["security"])
+    return [m for m in messages if m.id.startswith("twocats.")]
+
+
+def test_system_check_is_silent_when_the_limits_accept_every_stored_hash(project: None) -> None:
+    """No message for the own parameters, nor for earlier ones and their upgrades within limits."""
+    assert _twocats_checks(CheapTwoCats, DeclaredTwoCats) == []
+
+
+def _warning(hasher: type[TwoCatsPasswordHasher], id: str, msg: str) -> Any:
+    """The one twocats message with `hasher` configured: a warning of `id` starting with `msg`."""
+    from django.core import checks
+
+    (warning,) = _twocats_checks(CheapTwoCats, hasher)
+    assert (warning.id, warning.level, warning.obj) == (id, checks.WARNING, hasher)
+    assert warning.msg.startswith(msg)
+    assert warning.msg.endswith("users with such hashes cannot log in")
+    return warning
+
+
+@pytest.mark.parametrize(
+    ("hasher", "msg", "hint"),
+    [
+        (
+            LowMemoryTwoCats,
+            "a hash of previous[1] is refused: mem_cost=12 needs 4 MiB",
+            (
+                "raise max_memory to at least 4194304 (4 MiB), or drop previous[1] if no stored "
+                "hash was made with it"
+            ),
+        ),
+        (
+            BeyondMachineTwoCats,
+            "a hash of previous[0] is refused: mem_cost=30 needs 1 TiB",
+            (
+                "this machine cannot hold such a hash: drop previous[0] if no stored hash was "
+                "made with it"
+            ),
+        ),
+    ],
+    ids=["max_memory", "machine"],
+)
+def test_system_check_warns_of_an_earlier_parameter_set_above_the_memory_limit(
+    project: None, hasher: type[TwoCatsPasswordHasher], msg: str, hint: str
+) -> None:
+    """A previous set above the memory limit is twocats.W001, naming max_memory or the set."""
+    assert _warning(hasher, "twocats.W001", msg).hint == hint
+
+
+@pytest.mark.parametrize(
+    ("hasher", "refused", "msg"),
+    [
+        (LowWorkTwoCats, _cheapest_at(10), "a hash of previous[0] is refused: its work is"),
+        (
+            LowUpgradeWorkTwoCats,
+            dataclasses.replace(_cheapest_at(3), mem_cost=6),
+            "a hash of previous[0] upgraded to mem_cost=6 is refused: its work is",
+        ),
+    ],
+    ids=["own", "upgraded"],
+)
+def test_system_check_warns_of_an_earlier_parameter_set_above_the_work_limit(
+    project: None, hasher: type[TwoCatsPasswordHasher], refused: Params, msg: str
+) -> None:
+    """A previous set whose hashes, or their upgrades, cost more than max_work is twocats.W002."""
+    work = hasher().hasher.limits.work_of(refused)
+    assert _warning(hasher, "twocats.W002", msg).hint == (
+        f"raise max_work to at least {work} ({format_work(work)}), or drop previous[0] if no "
+        "stored hash was made with it"
+    )

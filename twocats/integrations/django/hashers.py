@@ -52,7 +52,8 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
     configured parameters, of every built-in profile and of the parameters listed in `previous`
     (a tuple of :class:`~twocats.params.Params`: what this site used before); `max_memory` and
     `max_work` set them outright.  A stored hash they refuse fails to verify and is logged as a
-    warning by the ``twocats.integrations`` logger; ``manage.py check`` says what they accept.
+    warning by the ``twocats.integrations`` logger; ``manage.py check`` warns of a `previous`
+    set whose hashes they refuse (see :mod:`twocats.integrations.django.checks`).
 
     ``verify`` returns False for a wrong password and for a malformed hash, never raises for
     either; ``must_update`` asks Django to rehash a hash made with other parameters or a shorter
