@@ -20,10 +20,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench.gpu import docs_section as gpu_section
+from bench.attacker.gpu import docs_section as gpu_section
 from bench.harness import RESULTS_DIR
-from bench.matrix_report import headline_ratios, performance_section
-from bench.startup import WHEEL_HASH
+from bench.matrix.report import headline_ratios, performance_section
+from bench.startup.processes import WHEEL_HASH
 
 __all__ = [
     "README_END",

@@ -24,6 +24,7 @@ import datetime
 import json
 import platform
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,9 +36,11 @@ from twocats._machine import load_averages, usable_cpus
 from twocats.perf.samples import Samples
 
 __all__ = [
+    "REPO",
     "RESULTS_DIR",
     "Report",
     "children_cpu",
+    "commit",
     "load_average",
     "load_note",
     "load_text",
@@ -54,8 +57,11 @@ __all__ = [
     "write_document",
 ]
 
+#: The repository's root, the folder that holds ``bench/``.
+REPO = Path(__file__).resolve().parent.parent
+
 #: Where reports are written unless a suite says otherwise.
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+RESULTS_DIR = REPO / "bench" / "results"
 
 
 def once(
@@ -95,6 +101,16 @@ def measure_group(
         for name, call in calls.items():
             samples[name].append(once(call, min_time))
     return {name: Samples(tuple(values)) for name, values in samples.items()}
+
+
+def commit(rev: str = "HEAD", *, short: bool = False) -> str:
+    """The commit ``rev`` names in this repository, or ``unknown`` where git cannot say."""
+    command = ["git", "-C", str(REPO), "rev-parse", *(["--short"] if short else []), rev]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip()
 
 
 def children_cpu() -> float:

@@ -29,12 +29,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import load_average, machine, write_document
-from bench.startup import PASSWORD, Command, Run, _env, argon2_commands, console_script, timed
+from bench.harness import REPO, load_average, machine, write_document
+from bench.startup.processes import (
+    PASSWORD,
+    Command,
+    Run,
+    _env,
+    argon2_commands,
+    console_script,
+    timed,
+)
 
 __all__ = ["RUNS", "main", "run", "smoke"]
 
-REPO = Path(__file__).resolve().parent.parent
 
 #: Timed calls, or processes, per figure (the median is reported).
 RUNS = 5

@@ -3,7 +3,7 @@
 ``python -m bench compile [--against REV] [--new REV] [--repeats N] [--skip-cold]
 [--skip-startup] [--skip-hot] [--out DIR]`` runs the working tree or commit ``--new`` ("new") and
 commit ``--against`` ("old", default ``HEAD~1``; commits are exported with ``git archive``) through
-the same worker (:mod:`bench.compile_worker`) and reports:
+the same worker (:mod:`bench.startup.compile_worker`) and reports:
 
 * **cold compile**: each tree in its own empty kernel cache, the kernels a user meets one after
   another (the default profile's fill first, then the other lane counts, hash types and variants,
@@ -34,19 +34,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from bench.compile_worker import HOT_CELLS
 from bench.harness import (
+    REPO,
     RESULTS_DIR,
     children_cpu,
+    commit,
     load_average,
     machine,
     measured_on,
     write_document,
 )
+from bench.startup.compile_worker import HOT_CELLS
 
 __all__ = ["main", "smoke"]
 
-REPO = Path(__file__).resolve().parent.parent
 WORKER = Path(__file__).resolve().parent / "compile_worker.py"
 
 #: Hot-loop ratio old / new below which a cell counts as slower.
@@ -304,12 +305,6 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _commit(rev: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", rev], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 def run(
     against: str,
     repeats: int,
@@ -324,9 +319,9 @@ def run(
         "suite": "compile",
         "machine": machine(),
         "against": against,
-        "against_commit": _commit(against),
+        "against_commit": commit(against),
         "new": new,
-        "commit": _commit(new or "HEAD"),
+        "commit": commit(new or "HEAD"),
         "repeats": repeats,
         "load_before": load_average(),
     }

@@ -1,6 +1,6 @@
 -- wrk script of the HTTP benchmark: POST /login with a mix of logins, timed per kind.
 --
---   wrk -s bench/http_mix.lua URL -- USERS PLANTED SEED [timing]
+--   wrk -s bench/service/mix.lua URL -- USERS PLANTED SEED [timing]
 --
 -- Each request is a valid login (70%), a wrong password (20%), an unknown user (9%) or a user
 -- whose stored hash was planted with costly parameters (1%); with "timing", half are wrong

@@ -14,13 +14,13 @@ What each run measures (``python -m bench matrix --full`` regenerates ``bench/re
   published outputs.
 * In the first level also the headline configuration with fresh memory on every call (allocation
   and page faults included, as argon2 pays them).
-* The peers of :mod:`bench.peers`, and the breakdown of where the headline configuration's time
-  goes.
+* The peers of :mod:`bench.matrix.peers`, and the breakdown of where the headline configuration's
+  time goes.
 
 Without ``--full`` a short matrix runs (the CLI's ``twocats bench`` levels, blake2s with 1 and 8
 lanes, 16 MiB and 1 GiB, multiplies 2, one thread) and writes to ``bench/results/tmp/``.  This
-module runs the measurements; the cells are in :mod:`bench.matrix_cells` and the reports are
-written by :mod:`bench.matrix_report`.
+module runs the measurements; the cells are in :mod:`bench.matrix.cells` and the reports are
+written by :mod:`bench.matrix.report`.
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench import peers as peer_bench
-from bench.harness import load_average
-from bench.matrix_cells import (
+from bench.harness import RESULTS_DIR, commit, load_average
+from bench.matrix import peers as peer_bench
+from bench.matrix.cells import (
     HEADLINE,
     MAILING_LIST,
-    RESULTS_DIR,
     SMALL_MEM_COST,
     TINY_MEM_COST,
     find_cell,
@@ -51,7 +50,7 @@ from bench.matrix_cells import (
     mailing_list_cells,
     matrix_cells,
 )
-from bench.matrix_report import summary_levels, write_results
+from bench.matrix.report import summary_levels, write_results
 from twocats._machine import machine_memory, usable_cpus
 from twocats.perf.levels import Cell, check_outputs, format_table, run_levels
 from twocats.simd import isa
@@ -101,20 +100,6 @@ def _version(module: str) -> str:
         return "not installed"
 
 
-def _git_commit() -> str:
-    try:
-        completed = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=Path(__file__).resolve().parent,
-        )
-    except OSError:
-        return "unknown"
-    return completed.stdout.strip() or "unknown"
-
-
 def machine_description() -> dict[str, Any]:
     """Describe the machine and software the run measured."""
     host_name, host_features = isa.host_target()
@@ -134,7 +119,7 @@ def machine_description() -> dict[str, Any]:
             for name in ("numba", "llvmlite", "numpy", "argon2-cffi", "argon2-cffi-bindings")
         },
         "openssl": __import__("ssl").OPENSSL_VERSION,
-        "git_commit": _git_commit(),
+        "git_commit": commit(short=True),
     }
 
 

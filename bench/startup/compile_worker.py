@@ -1,10 +1,10 @@
 """Child process of ``python -m bench compile``: compiles or times kernels of one source tree.
 
-Run as a file (``python bench/compile_worker.py MODE``), never as ``-m``, so that the ``twocats``
-it imports is the tree on ``PYTHONPATH``: the suite runs one worker on the checked-out tree and one
-on an exported older commit, side by side.  It uses only the public API that every commit has
-(``twocats.kdf.derive`` and ``hash_many_fixed``, from ``twocats.lanes`` or, in commits older than
-that package, ``twocats.simd``), so the same worker measures old and new code alike.
+Run as a file (``python bench/startup/compile_worker.py MODE``), never as ``-m``, so that the
+``twocats`` it imports is the tree on ``PYTHONPATH``: the suite runs one worker on the checked-out
+tree and one on an exported older commit, side by side.  It uses only the public API that every
+commit has (``twocats.kdf.derive`` and ``hash_many_fixed``, from ``twocats.lanes`` or, in commits
+older than that package, ``twocats.simd``), so the same worker measures old and new code alike.
 
 Modes:
 

@@ -7,7 +7,7 @@ argon2id at the same memory (pwdlib's ``Argon2Hasher``, Django's ``Argon2Passwor
 hashers' servers of a stack run side by side and their steps alternate, so that each comparison
 sees the same neighbours on the shared machine.  Each service gets registered users and a few
 users whose stored hash was planted in the database with costly parameters; then ``wrk`` (with
-:file:`http_mix.lua`) posts logins at 8, 64 and 256 connections, each step bounded in time: 70%
+:file:`mix.lua`) posts logins at 8, 64 and 256 connections, each step bounded in time: 70%
 valid, 20% wrong passwords, 9% unknown users, 1% planted hashes.
 
 Per step it reports logins/s (answers 200 and 401), the p50/p95/p99 latency of every answer, the
@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import RESULTS_DIR, load_average, machine, measured, write_document
-from bench.http_config import HASHERS, argon2_settings, twocats_params
-from bench.http_servers import Load, Server, Service, drive, plant, register, wrk_path
+from bench.service.config import HASHERS, argon2_settings, twocats_params
+from bench.service.servers import Load, Server, Service, drive, plant, register, wrk_path
 from twocats import PasswordHasher
 from twocats._machine import usable_cpus
 from twocats.kdf.limits import format_size

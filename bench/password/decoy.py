@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 
 from django.test import override_settings
 
-from bench.django_settings import configure
 from bench.harness import Report, load_average, load_note, measure_group, plain_smoke, plain_suite
+from bench.password.django_settings import configure
 from twocats.hasher import PasswordHasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.params import Params

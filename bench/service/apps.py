@@ -1,7 +1,7 @@
-"""The FastAPI example as the HTTP benchmark serves it: ``uvicorn --factory bench.http_apps:app``.
+"""The FastAPI example as the HTTP benchmark serves it: ``bench.service.apps:app`` (a factory).
 
 The app is ``examples/fastapi_login.py`` unchanged, built with the hasher the environment names
-(see :mod:`bench.http_config`), and wrapped in :class:`Echo`, which copies the request's
+(see :mod:`bench.service.config`), and wrapped in :class:`Echo`, which copies the request's
 ``X-Bench`` header into the answer so that the load generator can tell which kind of login each
 answer belongs to and when it was sent.
 """
@@ -15,7 +15,7 @@ from fastapi_login import create_app
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-from bench.http_config import argon2_settings, server_config, twocats_params
+from bench.service.config import argon2_settings, server_config, twocats_params
 from twocats import PasswordHasher
 from twocats.integrations.pwdlib import TwoCatsHasher
 

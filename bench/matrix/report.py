@@ -1,7 +1,7 @@
 """The report writer of the TwoCats trade-off matrix: markdown, PERFORMANCE.md and the plots.
 
-It reads a result document of :func:`bench.matrix.run_matrix` (or a saved ``matrix.json``) and
-measures nothing.
+It reads a result document of :func:`bench.matrix.runner.run_matrix` (or a saved ``matrix.json``)
+and measures nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.matrix_cells import (
+from bench.matrix.cells import (
     C_REFERENCE_GBPS,
     FULL_CONFIGS,
     HEADLINE,
@@ -506,7 +506,7 @@ def performance_section(
 
 def write_results(document: dict[str, Any], out_dir: Path) -> list[Path]:
     """Write the JSON, markdown, PERFORMANCE.md and plots of ``document`` into ``out_dir``."""
-    from bench import plots
+    from bench.matrix import plots
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "matrix.json", out_dir / "matrix.md", out_dir / "PERFORMANCE.md"]

@@ -46,11 +46,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, children_cpu, load_average, markdown_head, write_document
+from bench.harness import (
+    REPO,
+    RESULTS_DIR,
+    children_cpu,
+    commit,
+    load_average,
+    machine,
+    markdown_head,
+    write_document,
+)
 
 __all__ = ["main", "smoke"]
 
-REPO = Path(__file__).resolve().parent.parent
 
 #: Processes timed for each warm figure (the median is reported).
 RUNS = 11
@@ -344,24 +352,16 @@ def _heavy_imports(command: Command) -> list[str]:
     return [name for name in HEAVY if name in imported]
 
 
-def _commit(rev: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", rev], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 def run(profile: str, runs: int, against: str | None, wheel: Path | None = None) -> dict[str, Any]:
     """Measure this tree (and commit ``against``); return the report document."""
-    from bench.harness import machine
-
     before = load_average()
     document: dict[str, Any] = {
         "suite": "startup",
         "title": "Start-up: whole processes beside argon2-cffi's",
         "machine": machine(),
-        "commit": _commit("HEAD"),
+        "commit": commit(),
         "against": against,
-        "against_commit": _commit(against) if against else None,
+        "against_commit": commit(against) if against else None,
         "load_before": before,
     }
     with tempfile.TemporaryDirectory(prefix="twocats-against-") as old_dir:

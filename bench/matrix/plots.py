@@ -1,4 +1,4 @@
-"""PNG plots of a matrix result document (see :mod:`bench.matrix`), drawn with matplotlib (Agg).
+"""PNG plots of a matrix result document (see :mod:`bench.matrix.runner`), drawn with matplotlib.
 
 * ``matrix.png``: GB/s against lanes, one line per ISA level, in four panels (16 MiB / 1 GiB by
   multiplies 0 / 2), one thread; blake2s for 1-8 lanes (solid), blake2b for 8 and 16 (dotted); the
@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from bench.matrix_cells import HEADLINE, find_cell, peer_rows, shared_mem_costs
+from bench.matrix.cells import HEADLINE, find_cell, peer_rows, shared_mem_costs
 from twocats.kdf.limits import format_size
 from twocats.perf.levels import Cell
 

@@ -189,7 +189,16 @@ def paired(callers: int, rounds: int, smoke: bool) -> dict[str, Any]:
 
 
 def _child(library: str, mode: str, callers: int, each: int, smoke: bool) -> dict[str, Any]:
-    command = [sys.executable, "-m", "bench.load", "--one", library, mode, str(callers), str(each)]
+    command = [
+        sys.executable,
+        "-m",
+        "bench.password.load",
+        "--one",
+        library,
+        mode,
+        str(callers),
+        str(each),
+    ]
     if smoke:
         command.append("--smoke")
     before = _machine.load_average() or 0.0
@@ -202,7 +211,7 @@ def _child(library: str, mode: str, callers: int, each: int, smoke: bool) -> dic
 
 def _paired(callers: int, rounds: int, smoke: bool) -> dict[str, Any]:
     """Run :func:`paired` in a fresh process and print its ratio."""
-    command = [sys.executable, "-m", "bench.load", "--paired", str(callers), str(rounds)]
+    command = [sys.executable, "-m", "bench.password.load", "--paired", str(callers), str(rounds)]
     if smoke:
         command.append("--smoke")
     done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)

@@ -4,7 +4,7 @@
 uvicorn, the Django example under gunicorn's threaded workers), waits until ``GET /health``
 answers and stops it again.  :func:`register` creates users through ``POST /register``,
 :func:`plant` writes users with costly stored hashes straight into the database, and
-:func:`drive` runs ``wrk`` with :file:`http_mix.lua` for a bounded time while :class:`Sampler`
+:func:`drive` runs ``wrk`` with :file:`mix.lua` for a bounded time while :class:`Sampler`
 times ``GET /health`` and reads the workers' memory from ``/proc``.
 """
 
@@ -27,7 +27,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from bench.http_config import (
+from bench.harness import REPO
+from bench.service.config import (
     ENV_DATABASE,
     ENV_HASHER,
     ENV_SIZE,
@@ -50,9 +51,8 @@ __all__ = [
     "wrk_path",
 ]
 
-REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
-LUA_SCRIPT = Path(__file__).resolve().parent / "http_mix.lua"
+LUA_SCRIPT = Path(__file__).resolve().parent / "mix.lua"
 HOST = "127.0.0.1"
 #: How long a server may take to answer its first ``GET /health`` (imports, compiled kernels).
 START_TIMEOUT = 180.0
@@ -120,7 +120,7 @@ class Server:
         env[ENV_SIZE] = self.service.size
         env[ENV_DATABASE] = str(self.database)
         env[ENV_TIMEOUT] = repr(self.service.timeout)
-        env["DJANGO_SETTINGS_MODULE"] = "bench.http_django"
+        env["DJANGO_SETTINGS_MODULE"] = "bench.service.django_site"
         return env
 
     def _command(self) -> list[str]:
@@ -131,7 +131,7 @@ class Server:
                 "-m",
                 "uvicorn",
                 "--factory",
-                "bench.http_apps:app",
+                "bench.service.apps:app",
                 "--host",
                 HOST,
                 "--port",

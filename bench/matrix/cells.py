@@ -1,14 +1,13 @@
 """The cells of the TwoCats trade-off matrix: what ``python -m bench matrix`` measures.
 
-Shared by the runner (:mod:`bench.matrix`), the report writer (:mod:`bench.matrix_report`) and the
-plots (:mod:`bench.plots`).
+Shared by the runner (:mod:`bench.matrix.runner`), the report writer (:mod:`bench.matrix.report`)
+and the plots (:mod:`bench.matrix.plots`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Final
 
 from twocats.perf.levels import Cell
@@ -22,7 +21,6 @@ __all__ = [
     "HEADLINE",
     "MAILING_LIST",
     "MAILING_LIST_PUBLISHED",
-    "RESULTS_DIR",
     "SMALL_MEM_COST",
     "TINY_MEM_COST",
     "copy_ceiling",
@@ -33,8 +31,6 @@ __all__ = [
     "peer_rows",
     "shared_mem_costs",
 ]
-
-RESULTS_DIR: Final = Path(__file__).resolve().parent / "results"
 
 #: (hash type, lanes) pairs of the full matrix: 16 lanes need a 64-byte hash.
 FULL_CONFIGS: Final = (

@@ -26,7 +26,6 @@ from django.test import override_settings
 from passlib.context import CryptContext
 from pwdlib import PasswordHash
 
-from bench.django_settings import configure
 from bench.harness import (
     Report,
     load_average,
@@ -35,6 +34,7 @@ from bench.harness import (
     plain_smoke,
     plain_suite,
 )
+from bench.password.django_settings import configure
 from twocats.exceptions import TwoCatsError
 from twocats.hasher import DEFAULT_SALT_LEN
 from twocats.integrations._common import shared_hasher

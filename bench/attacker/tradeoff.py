@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, machine, write_document
+from bench.harness import RESULTS_DIR, commit, machine, write_document
 from twocats.perf.tradeoff import graphs
 from twocats.perf.tradeoff.ranking import Attack, at_alpha, attack
 from twocats.perf.tradeoff.spec import twocats_params
@@ -56,16 +55,6 @@ PLOTTED = (
     ("twocats hybrid", "#2b8a3e", "-"),
     ("twocats side-channel-resistant", "#1971c2", "--"),
 )
-
-
-def _commit() -> str:
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return done.stdout.strip()
 
 
 def _builders(blocks: int) -> dict[str, Callable[[int], graphs.Graph]]:
@@ -184,7 +173,7 @@ def _run(blocks: int, seeds: int, out: Path, plot: bool) -> int:
     document: dict[str, Any] = {
         "suite": "tradeoff",
         "machine": machine(),
-        "commit": _commit(),
+        "commit": commit(),
         "blocks": blocks,
         "seeds": list(range(seeds)),
         "graphs": {},

@@ -1,7 +1,7 @@
 """The Django example's settings as the HTTP benchmark serves it (``DJANGO_SETTINGS_MODULE``).
 
 The site is ``examples/django_login`` unchanged; these settings pick the hasher and database the
-environment names (see :mod:`bench.http_config`) and add :func:`echo`, which copies the request's
+environment names (see :mod:`bench.service.config`) and add :func:`echo`, which copies the request's
 ``X-Bench`` header into the answer for the load generator.
 """
 
@@ -14,7 +14,7 @@ from django.contrib.auth.hashers import Argon2PasswordHasher
 from django_login.settings import *  # noqa: F403
 from django_login.settings import DATABASES
 
-from bench.http_config import argon2_settings, server_config, twocats_params
+from bench.service.config import argon2_settings, server_config, twocats_params
 from twocats.hasher import verify_limits_for
 from twocats.integrations.django import TwoCatsPasswordHasher
 
@@ -58,9 +58,9 @@ def echo(get_response: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 DATABASES["default"]["NAME"] = _SERVER.database
 PASSWORD_HASHERS = [
-    "bench.http_django.BenchTwoCats"
+    "bench.service.django_site.BenchTwoCats"
     if _SERVER.hasher == "twocats"
-    else "bench.http_django.BenchArgon2"
+    else "bench.service.django_site.BenchArgon2"
 ]
-MIDDLEWARE = ["bench.http_django.echo"]
+MIDDLEWARE = ["bench.service.django_site.echo"]
 LOGIN_TIMEOUT = _SERVER.timeout
