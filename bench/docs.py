@@ -22,7 +22,8 @@ from typing import Any
 
 from bench.attacker.gpu import docs_section as gpu_section
 from bench.harness import RESULTS_DIR
-from bench.matrix.report import headline_ratios, performance_section
+from bench.matrix.publish import performance_section
+from bench.matrix.report import headline_ratios
 from bench.startup.processes import WHEEL_HASH
 
 __all__ = [

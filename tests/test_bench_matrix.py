@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bench.matrix import cells, peers, report, runner
+from bench.matrix import cells, peers, publish, report, runner
 from bench.matrix.cells import HEADLINE, MAILING_LIST
 from twocats.perf.levels import Cell, run_level
 from twocats.simd.asm import profile_asm, verify_level
@@ -158,7 +158,7 @@ def test_reports_and_plots_are_written(tmp_path: Path) -> None:
     """write_results produces the JSON, the markdown report, PERFORMANCE.md and the PNG plots."""
     document = _document()
     document["breakdown"] = runner.breakdown(document)
-    written = {path.name for path in report.write_results(document, tmp_path)}
+    written = {path.name for path in publish.write_results(document, tmp_path)}
     assert written == {
         "matrix.json",
         "matrix.md",

@@ -1,4 +1,4 @@
-"""The report writer of the TwoCats trade-off matrix: markdown, PERFORMANCE.md and the plots.
+"""The markdown report of the TwoCats trade-off matrix, and the figures other pages read from it.
 
 It reads a result document of :func:`bench.matrix.runner.run_matrix` (or a saved ``matrix.json``)
 and measures nothing.
@@ -7,14 +7,11 @@ and measures nothing.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from bench.matrix.cells import (
     C_REFERENCE_GBPS,
-    FULL_CONFIGS,
     HEADLINE,
     MAILING_LIST_PUBLISHED,
     copy_ceiling,
@@ -26,16 +23,11 @@ from twocats.kdf.limits import format_size
 from twocats.perf.levels import MIN_CELL_SECONDS, Cell
 from twocats.simd.asm import describe_check
 
-__all__ = [
-    "headline_ratios",
-    "markdown_report",
-    "performance_section",
-    "summary_levels",
-    "write_results",
-]
+__all__ = ["fmt", "headline_ratios", "machine_lines", "markdown_report", "summary_levels"]
 
 
-def _fmt(value: float | None, digits: int = 2) -> str:
+def fmt(value: float | None, digits: int = 2) -> str:
+    """A rate or ratio with `digits` decimals, ``-`` where it was not measured."""
     return "-" if value is None else f"{value:.{digits}f}"
 
 
@@ -124,7 +116,7 @@ def _matrix_tables(document: dict[str, Any]) -> list[str]:
             present = [rate for rate in rates if rate is not None]
             if not present:
                 continue
-            row = f"| {hash_type} | {lanes} | {multiplies} | " + " | ".join(map(_fmt, rates))
+            row = f"| {hash_type} | {lanes} | {multiplies} | " + " | ".join(map(fmt, rates))
             if ceiling:
                 row += f" | {max(present) / ceiling:.2f}"
             lines.append(row + " |")
@@ -202,7 +194,8 @@ def headline_ratios(document: dict[str, Any]) -> dict[str, float | None]:
     return ratios
 
 
-def _machine_lines(document: dict[str, Any]) -> list[str]:
+def machine_lines(document: dict[str, Any]) -> list[str]:
+    """The bullets naming the machine and the software of a matrix run."""
     machine = document["machine"]
     cpu = machine["lscpu"]
     versions = machine["versions"]
@@ -300,7 +293,7 @@ def markdown_report(document: dict[str, Any]) -> str:
             "over the rounds; GB/s is 10^9 bytes of work memory per second of `derive`."
         ),
         "",
-        *_machine_lines(document),
+        *machine_lines(document),
         *_load_lines(document),
         "",
         "## Each level's kernels, disassembled",
@@ -367,154 +360,27 @@ def markdown_report(document: dict[str, Any]) -> str:
         "## Headline (blake2s, 8 lanes, multiplies 2, 16 KiB blocks, 1 GiB, one thread)",
         "",
         (
-            f"- {_fmt(ratios['headline_gbps'])} GB/s on a reused buffer "
+            f"- {fmt(ratios['headline_gbps'])} GB/s on a reused buffer "
             f"(the published C reference: {C_REFERENCE_GBPS['multiplies 2']} GB/s on the project "
             "machine)"
         ),
-        f"- {_fmt(ratios['vs_argon2id_p1'])}x argon2id t=1 p=1 at equal memory (goal 6.5x)",
+        f"- {fmt(ratios['vs_argon2id_p1'])}x argon2id t=1 p=1 at equal memory (goal 6.5x)",
         (
-            f"- parallelism 2 on 2 threads: {_fmt(ratios['p2_over_p1'])}x one thread (goal 1.7x); "
-            f"CPU seconds per wall second {_fmt(ratios['p2_cpu_per_wall'])} (2.00 would mean both "
+            f"- parallelism 2 on 2 threads: {fmt(ratios['p2_over_p1'])}x one thread (goal 1.7x); "
+            f"CPU seconds per wall second {fmt(ratios['p2_cpu_per_wall'])} (2.00 would mean both "
             "vCPUs filled memory the whole time)"
         ),
-        f"- fresh memory on every call: {_fmt(ratios['fresh_gbps'])} GB/s (goal 4.5)",
+        f"- fresh memory on every call: {fmt(ratios['fresh_gbps'])} GB/s (goal 4.5)",
         (
             f"- simd over no-vector build, 8 lanes, multiplies 0: "
-            f"{_fmt(ratios.get('simd_over_scalar_16MiB'))}x at 16 MiB (goal 2.5x), "
-            f"{_fmt(ratios.get('simd_over_scalar_1GiB'))}x at 1 GiB (goal 1.5x)"
+            f"{fmt(ratios.get('simd_over_scalar_16MiB'))}x at 16 MiB (goal 2.5x), "
+            f"{fmt(ratios.get('simd_over_scalar_1GiB'))}x at 1 GiB (goal 1.5x)"
         ),
     ]
     parts = document.get("breakdown")
     if parts:
         lines += _breakdown_lines(parts)
     return "\n".join(lines) + "\n"
-
-
-def _rate(level: dict[str, Any] | None, cell: Cell) -> float | None:
-    found = find_cell(level, cell) if level else None
-    return None if found is None else float(found["gbps"])
-
-
-def _takeaways(document: dict[str, Any], levels: Sequence[dict[str, Any]]) -> list[str]:
-    """Return the README bullets that compare the best SIMD level with no vectors."""
-    best = levels[0] if levels else None
-    plain = next((level for level in levels if level["level"] == "none"), None)
-    if best is None or plain is None or best is plain:
-        return []
-    lines = []
-    pairs = (
-        ("8 lanes, multiplies 2", HEADLINE),
-        ("8 lanes, multiplies 0", dataclasses.replace(HEADLINE, multiplies=0)),
-        ("16 lanes (blake2b), multiplies 2", dataclasses.replace(HEADLINE, hash_type="blake2b",
-                                                                  lanes=16)),
-    )  # fmt: skip
-    parts = []
-    for name, cell in pairs:
-        simd, scalar = _rate(best, cell), _rate(plain, cell)
-        if simd and scalar:
-            parts.append(f"{name} {simd:.2f} against {scalar:.2f} GB/s ({simd / scalar:.2f}x)")
-    if parts:
-        lines.append(
-            f"- What SIMD buys at 1 GiB, one thread ({best['label']} against no vectors): "
-            + "; ".join(parts)
-            + "."
-        )
-    chain = document.get("breakdown") or {}
-    if "chain_step_ns" in chain:
-        lines.append(
-            f"- With multiplies 2 the serial multiply chain is the critical path "
-            f"({chain['chain_step_ns']:.2f} ns per step; {chain['chain_alone_s']:.3f} s of the "
-            f"headline's {chain['total_s']:.3f} s), so the rate grows with the lane count (which "
-            "shortens the chain) and hardly with the instruction set."
-        )
-    return lines
-
-
-def _results_link(name: str, root: str) -> str:
-    """A link to a report beside the README; on a page elsewhere (`root` set), its path."""
-    path = f"bench/results/{name}"
-    return f"`{path}`" if root else f"[{path}]({path})"
-
-
-def performance_section(
-    document: dict[str, Any],
-    plot_name: str = "matrix.png",
-    *,
-    root: str = "",
-    heading: str = "## Performance",
-) -> str:
-    """Return the "Performance" section (``bench/results/PERFORMANCE.md``).
-
-    `root` is the path from the page that shows the section to the repository's top (the plot's
-    path starts with it; reports are then named, not linked), and `heading` its first line
-    (empty for none).
-    """
-    levels = [level for level in document["levels"] if "cells" in level]
-    ratios = headline_ratios(document)
-    header = "| hash, lanes | " + " | ".join(level["label"] for level in levels) + " |"
-    lines = [
-        *([heading, ""] if heading else []),
-        (
-            "TwoCats fill rate of `twocats.kdf.derive` in GB/s of memory filled (10^9 bytes/s), "
-            "1 GiB (`mem_cost=20`), 16 KiB blocks, multiplies 2, one thread, on a reused buffer; "
-            "each instruction-set level is a separate process whose kernels were disassembled "
-            "and checked against the level."
-        ),
-        "",
-        header,
-        "|---|" + "---:|" * len(levels),
-    ]
-    for hash_type, lanes in FULL_CONFIGS:
-        rates = [find_cell(level, Cell(hash_type, lanes, 2, 20, 1)) for level in levels]
-        if any(rates):
-            lines.append(
-                f"| {hash_type}, {lanes} | "
-                + " | ".join(_fmt(r["gbps"] if r else None) for r in rates)
-                + " |"
-            )
-    lines += [
-        "",
-        f"![TwoCats fill rate by lanes and instruction set]({root}bench/results/{plot_name})",
-        "",
-        (
-            f"- Headline (blake2s, 8 lanes, multiplies 2, 1 GiB, one thread): "
-            f"{_fmt(ratios['headline_gbps'])} GB/s, {_fmt(ratios['vs_argon2id_p1'])}x argon2id "
-            f"(t=1, p=1, same memory); parallelism 2 on 2 threads "
-            f"{_fmt(ratios['p2_over_p1'])}x; fresh memory on every call "
-            f"{_fmt(ratios['fresh_gbps'])} "
-            "GB/s."
-        ),
-    ]
-    lines += _takeaways(document, levels)
-    rows = peer_rows(document)
-    copy = next((rate for name, rate, _, _ in rows if name == "numpy copy, 1 thread"), None)
-    if copy:
-        lines.append(f"- The memory ceiling: numpy copies {copy:.2f} GB/s on one thread.")
-    lines += [
-        "",
-        f"Measured {document['date']} with `{document['command']}`:",
-        "",
-        *_machine_lines(document),
-        "",
-        (
-            "Every table, the peers (argon2id, scrypt, memory bandwidth) and the breakdown of "
-            f"where the time goes are in {_results_link('matrix.md', root)}."
-        ),
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def write_results(document: dict[str, Any], out_dir: Path) -> list[Path]:
-    """Write the JSON, markdown, PERFORMANCE.md and plots of ``document`` into ``out_dir``."""
-    from bench.matrix import plots
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = [out_dir / "matrix.json", out_dir / "matrix.md", out_dir / "PERFORMANCE.md"]
-    written[0].write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
-    written[1].write_text(markdown_report(document))
-    written[2].write_text(performance_section(document))
-    written += plots.plot_all(document, out_dir)
-    return written
 
 
 def summary_levels(levels: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -50,7 +50,8 @@ from bench.matrix.cells import (
     mailing_list_cells,
     matrix_cells,
 )
-from bench.matrix.report import summary_levels, write_results
+from bench.matrix.publish import write_results
+from bench.matrix.report import summary_levels
 from twocats._machine import machine_memory, usable_cpus
 from twocats.perf.levels import Cell, check_outputs, format_table, run_levels
 from twocats.simd import isa

@@ -25,6 +25,7 @@ __all__ = [
     "ENV_SIZE",
     "ENV_TIMEOUT",
     "HASHERS",
+    "STACKS",
     "ServerConfig",
     "argon2_settings",
     "planted_argon2",
@@ -33,6 +34,9 @@ __all__ = [
     "setting",
     "twocats_params",
 ]
+
+#: The example services, each under its own server.
+STACKS = ("fastapi", "django")
 
 ENV_HASHER = "BENCH_HTTP_HASHER"
 ENV_SIZE = "BENCH_HTTP_SIZE"
