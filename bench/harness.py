@@ -27,7 +27,7 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -41,6 +41,7 @@ __all__ = [
     "Report",
     "children_cpu",
     "commit",
+    "heading",
     "load_average",
     "load_note",
     "load_text",
@@ -153,6 +154,14 @@ def measured(
     )
 
 
+def heading(title: str, *paragraphs: str) -> list[str]:
+    """A markdown report's first lines: ``# title``, then each paragraph after a blank line."""
+    lines = [f"# {title}"]
+    for paragraph in paragraphs:
+        lines += ["", paragraph]
+    return lines
+
+
 def markdown_head(
     document: dict[str, Any],
     before: Sequence[float] | None,
@@ -161,14 +170,8 @@ def markdown_head(
     align: str,
 ) -> list[str]:
     """The first lines of a report: its title, where and under which load, and a table's head."""
-    return [
-        f"# {document['title']}",
-        "",
-        measured(document["machine"], before, after),
-        "",
-        header,
-        align,
-    ]
+    measured_line = measured(document["machine"], before, after)
+    return [*heading(document["title"], measured_line), "", header, align]
 
 
 def suite_parser(
@@ -324,9 +327,38 @@ class Report:
             row["mb_per_s"] = nbytes / timing.median / 1e6
         self.rows.append(row)
 
+    def record_group(
+        self,
+        timings: Mapping[str, Samples],
+        *,
+        key: str = "",
+        items: int | None = None,
+        nbytes: int | None = None,
+        **fields: Any,
+    ) -> None:
+        """Record a row for each timing of a group: key ``<key>/<name>`` (the name alone without
+        ``key``), the ``fields``, and the name as ``method``."""
+        for name, timing in timings.items():
+            row_key = f"{key}/{name}" if key else name
+            self.record(row_key, timing, items=items, nbytes=nbytes, **fields, method=name)
+
     def ratio(self, label: str, *, faster: str, slower: str, goal: float | None = None) -> float:
         """Record how many times ``faster`` beats ``slower`` (median over median)."""
         value = self._timings[slower].median / self._timings[faster].median
+        self.record_ratio(label, value, faster=faster, slower=slower, goal=goal)
+        return value
+
+    def record_ratio(
+        self,
+        label: str,
+        value: float,
+        *,
+        faster: str,
+        slower: str,
+        goal: float | None = None,
+        **fields: Any,
+    ) -> None:
+        """Record a ratio computed by the suite (``fields`` say how, e.g. ``statistic``)."""
         self.ratios.append(
             {
                 "label": label,
@@ -335,9 +367,19 @@ class Report:
                 "ratio": value,
                 "goal": goal,
                 "met": None if goal is None else value >= goal,
+                **fields,
             }
         )
-        return value
+
+    def ratio_group(
+        self, label: str, key: str, pairs: Iterable[tuple[str, str, str, float | None]]
+    ) -> None:
+        """Record the ratios of one group: for each ``(what, faster, slower, goal)``, how many
+        times row ``<key>/<faster>`` beats row ``<key>/<slower>``, labelled ``<label>: <what>``."""
+        for what, faster, slower, goal in pairs:
+            self.ratio(
+                f"{label}: {what}", faster=f"{key}/{faster}", slower=f"{key}/{slower}", goal=goal
+            )
 
     def document(self) -> dict[str, Any]:
         """The report as one JSON-ready document."""

@@ -31,11 +31,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench.harness import load_average, machine, measured, suite_parser, write_document
+from bench.harness import (
+    heading,
+    load_average,
+    machine,
+    measured,
+    suite_parser,
+    write_document,
+)
 
 __all__ = ["docs_section", "gpu_missing", "main", "markdown", "smoke"]
 
@@ -62,15 +68,23 @@ def gpu_missing() -> str | None:
     return None
 
 
-def _median_seconds(call: Callable[[], object], repeats: int) -> list[float]:
-    """Wall-clock seconds of ``repeats`` calls of ``call`` after one warm-up call."""
-    call()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return times
+def _seconds(call: Callable[[], object], repeats: int) -> list[float]:
+    """Wall-clock seconds of ``repeats`` calls of ``call``, one at a time, after a warm-up call."""
+    from twocats.perf.peers import time_calls
+
+    return list(time_calls(call, repeats).wall.values)
+
+
+def _throughput(guesses: int, times: list[float], bytes_per_guess: int) -> dict[str, Any]:
+    """A kernel's batches of ``guesses``: their times, the median and the guesses per second."""
+    median = statistics.median(times)
+    return {
+        "guesses_in_flight": guesses,
+        "times_s": times,
+        "median_s": median,
+        "guesses_per_second": guesses / median,
+        "bytes_per_guess": bytes_per_guess,
+    }
 
 
 def _device() -> dict[str, Any]:
@@ -108,7 +122,7 @@ def bandwidth(repeats: int) -> dict[str, Any]:
         target.copy_to_device(source)
         cuda.synchronize()
 
-    times = _median_seconds(copy, repeats)
+    times = _seconds(copy, repeats)
     median = statistics.median(times)
     return {
         "copy_bytes": size,
@@ -161,18 +175,11 @@ def _gpu_twocats(params: Any, repeats: int, most: int) -> dict[str, Any]:
         batch.load(keys)
         batch.run()
 
-    times = _median_seconds(run, repeats)
+    times = _seconds(run, repeats)
     output = hash_bytes(params.hash_code, batch.client_keys()[0].astype("<u4").tobytes())
     if output != derive(passwords[0], SALT, params):
         raise AssertionError("the GPU's TwoCats output differs from the CPU's")
-    median = statistics.median(times)
-    return {
-        "guesses_in_flight": guesses,
-        "times_s": times,
-        "median_s": median,
-        "guesses_per_second": guesses / median,
-        "bytes_per_guess": twocats_traffic(params),
-    }
+    return _throughput(guesses, times, twocats_traffic(params))
 
 
 def _gpu_argon2id(memory_kib: int, parallelism: int, repeats: int, most: int) -> dict[str, Any]:
@@ -192,7 +199,7 @@ def _gpu_argon2id(memory_kib: int, parallelism: int, repeats: int, most: int) ->
         batch.load(first)
         batch.run()
 
-    times = _median_seconds(run, repeats)
+    times = _seconds(run, repeats)
     tag = long_hash(32, batch.final_blocks()[0].astype("<u8").tobytes())
     expected = hash_secret_raw(
         passwords[0], SALT, time_cost=1, memory_cost=memory_kib, parallelism=parallelism,
@@ -200,14 +207,7 @@ def _gpu_argon2id(memory_kib: int, parallelism: int, repeats: int, most: int) ->
     )  # fmt: skip
     if tag != bytes(expected):
         raise AssertionError("the GPU's argon2id tag differs from argon2-cffi's")
-    median = statistics.median(times)
-    return {
-        "guesses_in_flight": guesses,
-        "times_s": times,
-        "median_s": median,
-        "guesses_per_second": guesses / median,
-        "bytes_per_guess": argon2id_traffic(params),
-    }
+    return _throughput(guesses, times, argon2id_traffic(params))
 
 
 def _defender(params: Any, runs: int) -> tuple[float, int]:
@@ -300,16 +300,14 @@ def markdown(document: dict[str, Any]) -> str:
     """The report as markdown."""
     gpu, copy = document["gpu"], document["bandwidth"]
     lines = [
-        f"# {document['title']}",
-        "",
-        measured(document["machine"], document["load_before"], document["load_after"]),
-        "",
-        (
+        *heading(
+            document["title"],
+            measured(document["machine"], document["load_before"], document["load_after"]),
             f"GPU: {gpu['name']} (compute capability "
             f"{'.'.join(str(n) for n in gpu['compute_capability'])}, "
             f"{gpu['memory_bytes'] / (1 << 30):.0f} GiB); device-to-device copy "
             f"{copy['bytes_per_second'] / 1e9:.0f} GB/s (read plus write, "
-            f"{copy['copy_bytes'] / (1 << 30):.1f} GiB copied)."
+            f"{copy['copy_bytes'] / (1 << 30):.1f} GiB copied).",
         ),
         "",
         *table(document),

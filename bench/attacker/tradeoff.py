@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, commit, machine, write_document
+from bench.harness import RESULTS_DIR, commit, heading, machine, write_document
 from twocats.perf.tradeoff import graphs
 from twocats.perf.tradeoff.ranking import Attack, at_alpha, attack
 from twocats.perf.tradeoff.spec import twocats_params
@@ -97,16 +97,15 @@ def _ratio(value: float | None, published: float | None) -> str:
 
 def _markdown(document: dict[str, Any]) -> str:
     lines = [
-        "# The ranking trade-off attack on Argon2 and TwoCats",
-        "",
-        (
+        *heading(
+            "The ranking trade-off attack on Argon2 and TwoCats",
             f"Written by `python -m bench tradeoff` at commit `{document['commit'][:12]}`: "
             f"graphs of {document['blocks']} blocks, seeds {document['seeds']} (every figure the "
             "mean over them).  C is compression calls per block and D sequential calls per block, "
             "both relative to the defender's one, when the fraction alpha of the blocks is kept; "
             "they are read at each alpha by log-log interpolation between the attack's rows.  "
             "In brackets: the ratio to the Argon2 specification's figure (tab:generic3 for "
-            "Argon2d, tab:comp-alpha and tab:depth-alpha for the power graphs)."
+            "Argon2d, tab:comp-alpha and tab:depth-alpha for the power graphs).",
         ),
         "",
         "| graph | E | best alpha*D at alpha | "

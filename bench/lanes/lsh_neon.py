@@ -125,31 +125,20 @@ def run(count: int, *, repeats: int, min_time: float, kisa: Path | None) -> Repo
                 raise AssertionError(f"lsh{family}_many: digests disagree with the reference")
             calls[f"lsh-{family}/{size * 8}-bit/many simd"] = lambda m=messages, f=many: f(m)
             timings = measure_group(calls, repeats=repeats, min_time=min_time)
-            for key, timing in timings.items():
-                report.record(key, timing, items=count, nbytes=count * size, method=key)
-            prefix = f"lsh-{family}/{size * 8}-bit"
+            report.record_group(timings, items=count, nbytes=count * size)
             goal = PUBLISHED.get(size) if family == 256 and not emulator else None
-            if kisa is not None:
-                report.ratio(
-                    f"LSH-{family} {size * 8}-bit: simd / KISA reference",
-                    faster=f"{prefix}/simd",
-                    slower=f"{prefix}/kisa",
-                    goal=goal,
-                )
-                report.ratio(
-                    f"LSH-{family} {size * 8}-bit: multi-message simd / KISA reference",
-                    faster=f"{prefix}/many simd",
-                    slower=f"{prefix}/kisa",
-                )
-            report.ratio(
-                f"LSH-{family} {size * 8}-bit: simd / scalar",
-                faster=f"{prefix}/simd",
-                slower=f"{prefix}/scalar",
-            )
-            report.ratio(
-                f"LSH-{family} {size * 8}-bit: multi-message simd / single-message scalar",
-                faster=f"{prefix}/many simd",
-                slower=f"{prefix}/scalar",
+            kisa_pairs = [
+                ("simd / KISA reference", "simd", "kisa", goal),
+                ("multi-message simd / KISA reference", "many simd", "kisa", None),
+            ]
+            report.ratio_group(
+                f"LSH-{family} {size * 8}-bit",
+                f"lsh-{family}/{size * 8}-bit",
+                [
+                    *(kisa_pairs if kisa is not None else []),
+                    ("simd / scalar", "simd", "scalar", None),
+                    ("multi-message simd / single-message scalar", "many simd", "scalar", None),
+                ],
             )
     if emulator:
         report.notes.append(

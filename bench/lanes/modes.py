@@ -57,27 +57,6 @@ class _Workload:
     nbytes: int
 
 
-def _group(
-    report: Report,
-    calls: dict[str, Callable[[], object]],
-    workload: _Workload,
-    *,
-    repeats: int,
-    min_time: float,
-) -> None:
-    """Time one group of callables in rotation and record a row for each."""
-    timings = measure_group(calls, repeats=repeats, min_time=min_time)
-    for name, timing in timings.items():
-        report.record(
-            name,
-            timing,
-            items=workload.items,
-            nbytes=workload.nbytes,
-            workload=workload.label,
-            method=name,
-        )
-
-
 def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
     """Measure every group; return the report."""
     report = Report("modes", "Lane modes: multi-message and tree hashing vs single-stream peers")
@@ -90,7 +69,10 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
     single_message = _Workload(one, 1, large)
 
     def group(calls: dict[str, Callable[[], object]], workload: _Workload) -> None:
-        _group(report, calls, workload, repeats=repeats, min_time=min_time)
+        timings = measure_group(calls, repeats=repeats, min_time=min_time)
+        report.record_group(
+            timings, items=workload.items, nbytes=workload.nbytes, workload=workload.label
+        )
 
     # SHA3-256, multi-buffer.
     expected = [hashlib.sha3_256(m).digest() for m in messages]

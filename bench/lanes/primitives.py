@@ -113,39 +113,41 @@ def run(
 
             calls = _calls(messages, rows, algorithm)
             timings = measure_group(calls, repeats=repeats, min_time=min_time)
-            for name, timing in timings.items():
-                report.record(
-                    f"{workload}/{algorithm}/{name}",
-                    timing,
-                    items=count,
-                    nbytes=count * size,
-                    workload=f"{count} x {workload}",
-                    algorithm=algorithm,
-                    method=name,
-                )
-            key = f"{workload}/{algorithm}"
-            report.ratio(
-                f"{algorithm} {count} x {workload}: hash_many / hashlib loop",
-                faster=f"{key}/hash_many",
-                slower=f"{key}/hashlib",
-                goal=GOALS.get((workload, algorithm)) if goals else None,
+            report.record_group(
+                timings,
+                key=f"{workload}/{algorithm}",
+                items=count,
+                nbytes=count * size,
+                workload=f"{count} x {workload}",
+                algorithm=algorithm,
             )
-            report.ratio(
-                f"{algorithm} {count} x {workload}: hash_many_fixed / hashlib loop",
-                faster=f"{key}/hash_many_fixed",
-                slower=f"{key}/hashlib",
-            )
-            for api in ("hash_many", "hash_many_fixed"):
-                report.ratio(
-                    f"{algorithm} {count} x {workload}: {api} on {THREADS} threads / hashlib loop",
-                    faster=f"{key}/{api}_{THREADS}t",
-                    slower=f"{key}/hashlib",
-                )
-            report.ratio(
-                f"{algorithm} {count} x {workload}: simd / scalar at {COMPARE_LANES} lanes",
-                faster=f"{key}/simd16",
-                slower=f"{key}/scalar16",
-                goal=SIMD_GOAL if goals else None,
+            report.ratio_group(
+                f"{algorithm} {count} x {workload}",
+                f"{workload}/{algorithm}",
+                [
+                    (
+                        "hash_many / hashlib loop",
+                        "hash_many",
+                        "hashlib",
+                        GOALS.get((workload, algorithm)) if goals else None,
+                    ),
+                    ("hash_many_fixed / hashlib loop", "hash_many_fixed", "hashlib", None),
+                    *(
+                        (
+                            f"{api} on {THREADS} threads / hashlib loop",
+                            f"{api}_{THREADS}t",
+                            "hashlib",
+                            None,
+                        )
+                        for api in ("hash_many", "hash_many_fixed")
+                    ),
+                    (
+                        f"simd / scalar at {COMPARE_LANES} lanes",
+                        "simd16",
+                        "scalar16",
+                        SIMD_GOAL if goals else None,
+                    ),
+                ],
             )
     report.notes.append(
         "hash_many includes joining the message list, the compiled scheduler and building the "

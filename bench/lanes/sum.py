@@ -211,16 +211,13 @@ def _best_ratio(
         ("wall", wall, "best wall time", goal),
         ("CPU time", cpu, "least CPU time", None),
     ):
-        report.ratios.append(
-            {
-                "label": f"{label} ({suffix})",
-                "faster": faster,
-                "slower": slower,
-                "ratio": value,
-                "goal": target,
-                "met": None if target is None else value >= target,
-                "statistic": statistic,
-            }
+        report.record_ratio(
+            f"{label} ({suffix})",
+            value,
+            faster=faster,
+            slower=slower,
+            goal=target,
+            statistic=statistic,
         )
 
 
@@ -289,18 +286,16 @@ def bench_api(report: Report, count: int, repeats: int, min_time: float, goals: 
             raise AssertionError(f"hash_many_fixed({algorithm}) disagrees with hashlib")
         timings = measure_group(calls, repeats=repeats, min_time=min_time)
         workload = f"{count} x 64 B"
-        for method, timing in timings.items():
-            report.record(
-                f"{workload}/{algorithm}/{method}",
-                timing,
-                items=count,
-                nbytes=count * 64,
-                workload=f"{workload}, {algorithm}",
-                method=method,
-                best_wall_s="",
-                cpu_s="",
-                cycles_per_byte="",
-            )
+        report.record_group(
+            timings,
+            key=f"{workload}/{algorithm}",
+            items=count,
+            nbytes=count * 64,
+            workload=f"{workload}, {algorithm}",
+            best_wall_s="",
+            cpu_s="",
+            cycles_per_byte="",
+        )
         for method in ("hash_many", "hash_many_array", "hash_many_fixed"):
             report.ratio(
                 f"{algorithm} {workload}, one thread: {method} / hashlib loop",

@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from bench.harness import heading
 from bench.matrix.cells import (
     C_REFERENCE_GBPS,
     HEADLINE,
@@ -281,16 +282,15 @@ def _breakdown_lines(parts: dict[str, Any]) -> list[str]:
 def markdown_report(document: dict[str, Any]) -> str:
     """Return the full results as markdown (``bench/results/matrix.md``)."""
     lines = [
-        "# TwoCats trade-off matrix and peers",
-        "",
-        (
+        *heading(
+            "TwoCats trade-off matrix and peers",
             f"Regenerate with `{document['command']}`. Run {document['date']}, "
             f"{document['wall_s'] / 60:.0f} minutes. Every level runs in a child process of its "
             "own, and each cell is timed at all levels in rotation (one untimed call per level, "
             f"then {document['repeats']} rounds of one call per level, or of several calls when "
             f"one is shorter than {1000 * MIN_CELL_SECONDS / document['repeats']:.0f} ms), "
             "so that the load of a shared machine disturbs the levels alike. Figures are medians "
-            "over the rounds; GB/s is 10^9 bytes of work memory per second of `derive`."
+            "over the rounds; GB/s is 10^9 bytes of work memory per second of `derive`.",
         ),
         "",
         *machine_lines(document),

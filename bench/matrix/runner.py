@@ -53,7 +53,7 @@ from bench.matrix.cells import (
 from bench.matrix.publish import write_results
 from bench.matrix.report import summary_levels
 from twocats._machine import machine_memory, usable_cpus
-from twocats.perf.levels import Cell, check_outputs, format_table, run_levels
+from twocats.perf.levels import Cell, check_outputs, format_table, level_caches, run_levels
 from twocats.simd import isa
 from twocats.simd.cache import cache_root
 
@@ -165,7 +165,7 @@ def run_matrix(
         levels,
         chosen,
         host_features=host_features,
-        cache_dir=lambda level: cache_root / level.key if per_level_cache else cache_root,
+        cache_dir=level_caches(cache_root, separate=per_level_cache),
         repeats=repeats,
         first_level_cells=first_level_extras() if full else (),
     )

@@ -27,7 +27,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, load_average, load_text, machine, measured_on, write_document
+from bench.harness import (
+    RESULTS_DIR,
+    heading,
+    load_average,
+    load_text,
+    machine,
+    measured_on,
+    write_document,
+)
 
 __all__ = ["main", "run_once", "smoke"]
 
@@ -93,13 +101,12 @@ def _markdown(document: dict[str, Any]) -> str:
     info, summary = document["machine"], document["summary"]
     budget = document["budget"]
     lines = [
-        "# twocats tune, run again and again",
-        "",
-        (
+        *heading(
+            "twocats tune, run again and again",
             f"{measured_on(info)}, simd ISA {info.get('simd_isa', '?')}, "
             f"load average {load_text(info.get('load_average'))}.  "
             f"Command: `twocats tune --time {budget} --max-memory {document['max_memory']} "
-            f"--json`, {summary['runs']} runs in a row."
+            f"--json`, {summary['runs']} runs in a row.",
         ),
         "",
         (

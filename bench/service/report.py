@@ -9,7 +9,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from bench.harness import RESULTS_DIR, measured, write_document
+from bench.harness import RESULTS_DIR, heading, measured, write_document
 from bench.service.config import HASHERS, STACKS
 from twocats.kdf.limits import format_size
 
@@ -156,12 +156,9 @@ def markdown(document: dict[str, Any]) -> str:
         "other | socket errors | health p99 | RSS peak / worker | valid | wrong | unknown | "
         "planted | unknown/wrong | server CPU | load |"
     )
+    start, end = document["load_average_start"], document["load_average_end"]
     lines = [
-        f"# {document['title']}",
-        "",
-        measured(document["machine"], document["load_average_start"], document["load_average_end"]),
-        "",
-        setup,
+        *heading(document["title"], measured(document["machine"], start, end), setup),
         "",
         header,
         "|---|---|" + "---:|" * 6 + "---|---|" + "---:|" * 10,

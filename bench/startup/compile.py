@@ -39,6 +39,7 @@ from bench.harness import (
     RESULTS_DIR,
     children_cpu,
     commit,
+    heading,
     load_average,
     machine,
     measured_on,
@@ -233,14 +234,13 @@ def markdown(doc: dict[str, Any]) -> str:
     """The report as markdown."""
     info = doc["machine"]
     lines = [
-        "# Kernel compile time, start-up and hot loops: this tree against an earlier commit",
-        "",
-        (
+        *heading(
+            "Kernel compile time, start-up and hot loops: this tree against an earlier commit",
             f"{measured_on(info)}, numba {info.get('numba')}, "
             f"simd ISA {info.get('simd_isa', '?')}.  Old: `{doc['against']}` "
             f"({doc['against_commit'][:10]}); new: `{doc.get('new') or 'the working tree'}` "
             f"({doc['commit'][:10]}).  "
-            f"Load average before {doc['load_before']}, after {doc['load_after']}."
+            f"Load average before {doc['load_before']}, after {doc['load_after']}.",
         ),
         "",
     ]
