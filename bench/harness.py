@@ -22,10 +22,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
-import resource
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,9 +41,10 @@ from twocats.perf.samples import Samples
 __all__ = [
     "REPO",
     "RESULTS_DIR",
+    "Process",
     "Report",
-    "children_cpu",
     "commit",
+    "cpuinfo",
     "heading",
     "load_average",
     "load_note",
@@ -53,6 +57,7 @@ __all__ = [
     "measured_on",
     "once",
     "print_markdown",
+    "run_process",
     "run_suite",
     "suite_parser",
     "write_document",
@@ -114,10 +119,73 @@ def commit(rev: str = "HEAD", *, short: bool = False) -> str:
     return done.stdout.strip()
 
 
-def children_cpu() -> float:
-    """CPU seconds (user and system) of every child process waited for so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+@dataclass(frozen=True)
+class Process:
+    """One finished child process: its exit status, its output, and what it cost."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    #: Seconds of wall clock from its start to its end.
+    wall: float
+    #: CPU seconds (user + system) the system accounted to it when it was reaped.
+    cpu: float
+    #: Its peak resident memory, in bytes.
+    max_rss: int
+
+
+def run_process(
+    args: Sequence[str],
+    *,
+    stdin: bytes = b"",
+    env: Mapping[str, str] | None = None,
+    cwd: Path | str | None = None,
+    timeout: float | None = None,
+) -> Process:
+    """Run ``args`` in a fresh process and time it: the wall clock around it, its own CPU time and
+    peak memory (``wait4``).  A process that outlives ``timeout`` seconds is killed."""
+    with (
+        tempfile.TemporaryFile() as given,
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+    ):
+        given.write(stdin)
+        given.seek(0)
+        started = time.perf_counter()
+        child = subprocess.Popen(args, stdin=given, stdout=out, stderr=err, env=env, cwd=cwd)
+        killer = None
+        if timeout is not None:
+            killer = threading.Timer(timeout, lambda: child.send_signal(signal.SIGKILL))
+            killer.start()
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        if killer is not None:
+            killer.cancel()
+        # Popen is told the status wait4 collected, so that it never waits for the child again.
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Process(
+            returncode=child.returncode,
+            stdout=out.read(),
+            stderr=err.read(),
+            wall=wall,
+            cpu=usage.ru_utime + usage.ru_stime,
+            # ru_maxrss is in KiB on Linux.
+            max_rss=usage.ru_maxrss * 1024,
+        )
+
+
+def cpuinfo(field: str) -> str | None:
+    """The value of ``field`` for the first CPU in /proc/cpuinfo, or None where it has none."""
+    try:
+        with open("/proc/cpuinfo") as lines:
+            for line in lines:
+                if line.startswith(field):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
 
 
 def load_average() -> list[float] | None:
@@ -279,13 +347,10 @@ def machine() -> dict[str, Any]:
         info["simd_isa"] = simd_isa()
     except ImportError:
         info["numba"] = None
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
+    model = cpuinfo("model name")
+    if model is not None:
+        info["cpu"] = model
+    elif not Path("/proc/cpuinfo").is_file():
         info["cpu"] = platform.processor()
     info["load_average"] = load_average()
     return info

@@ -27,14 +27,9 @@ kernels' cycles per byte.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -43,7 +38,15 @@ from typing import Final
 
 import numpy as np
 
-from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
+from bench.harness import (
+    Report,
+    cpuinfo,
+    measure_group,
+    print_markdown,
+    run_process,
+    run_suite,
+    suite_parser,
+)
 from twocats.lanes import hash_many, hash_many_array, hash_many_fixed
 from twocats.perf.samples import Samples
 
@@ -114,31 +117,10 @@ def _twocats() -> list[str]:
 
 def _run(argv: list[str], folder: Path, timeout: float = 600.0) -> Run:
     """Run a command in ``folder``; measure its wall and CPU time with wait4."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        process = subprocess.Popen(argv, cwd=folder, stdout=out, stderr=err)
-        timer = _Killer(process, timeout)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode != 0:
-            err.seek(0)
-            raise RuntimeError(f"{argv[:4]} failed ({process.returncode}): {err.read()[-500:]!r}")
-        out.seek(0)
-        return Run(wall, usage.ru_utime + usage.ru_stime, out.read())
-
-
-class _Killer:
-    """Kills a process that outlives its time limit."""
-
-    def __init__(self, process: subprocess.Popen[bytes], seconds: float) -> None:
-        self._timer = threading.Timer(seconds, lambda: process.send_signal(signal.SIGKILL))
-        self._timer.start()
-
-    def cancel(self) -> None:
-        """The process ended in time."""
-        self._timer.cancel()
+    done = run_process(argv, cwd=folder, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{argv[:4]} failed ({done.returncode}): {done.stderr[-500:]!r}")
+    return Run(done.wall, done.cpu, done.stdout)
 
 
 def make_tree(folder: Path, count: int, median: int | None) -> tuple[list[str], int]:
@@ -307,14 +289,8 @@ def bench_api(report: Report, count: int, repeats: int, min_time: float, goals: 
 
 def clock_hz() -> float | None:
     """The clock rate /proc/cpuinfo reports for the first CPU, in Hz (None if unknown)."""
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("cpu MHz"):
-                    return float(line.split(":", 1)[1]) * 1e6
-    except OSError:
-        return None
-    return None
+    mhz = cpuinfo("cpu MHz")
+    return None if mhz is None else float(mhz) * 1e6
 
 
 def bench_cycles(report: Report, count: int, repeats: int, min_time: float) -> None:

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +31,7 @@ from bench.harness import (
     load_text,
     machine,
     measured_on,
+    run_process,
     write_document,
 )
 
@@ -51,19 +49,8 @@ def run_once(budget: str, max_memory: str) -> dict[str, Any]:
     if program is None:
         raise SystemExit("the twocats command is not installed in this environment")
     load_before = _load()
-    started = time.perf_counter()
-    with tempfile.TemporaryFile() as output:
-        child = subprocess.Popen(
-            [program, "tune", "--time", budget, "--max-memory", max_memory, "--json"],
-            stdout=output,
-            stderr=subprocess.DEVNULL,
-        )
-        # wait4 gives the child's own peak memory; Popen is told the status it collected.
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.perf_counter() - started
-        output.seek(0)
-        text = output.read().decode()
+    child = run_process([program, "tune", "--time", budget, "--max-memory", max_memory, "--json"])
+    wall, text = child.wall, child.stdout.decode()
     if child.returncode != 0:
         raise SystemExit(f"twocats tune failed: {text}")
     document = json.loads(text)
@@ -75,8 +62,7 @@ def run_once(budget: str, max_memory: str) -> dict[str, Any]:
         "steps_down": document["steps_down"],
         "trials": len(document["trials"]),
         "wall_seconds": wall,
-        # ru_maxrss is in KiB on Linux.
-        "peak_rss_bytes": usage.ru_maxrss * 1024,
+        "peak_rss_bytes": child.max_rss,
         "max_memory": document["max_memory"],
         "load_before": load_before,
         "load_after": _load(),

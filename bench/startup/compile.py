@@ -29,7 +29,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -37,12 +36,12 @@ from typing import IO, Any
 from bench.harness import (
     REPO,
     RESULTS_DIR,
-    children_cpu,
     commit,
     heading,
     load_average,
     machine,
     measured_on,
+    run_process,
     write_document,
 )
 from bench.startup.compile_worker import HOT_CELLS
@@ -81,17 +80,8 @@ def _cli(
 ) -> tuple[float, float, int]:
     """Run the tree's CLI in a fresh process; return (wall seconds, CPU seconds, exit status)."""
     command = [sys.executable, "-c", "from twocats.cli import main; main()", *args]
-    cpu = children_cpu()
-    start = time.perf_counter()
-    done = subprocess.run(
-        command,
-        input=stdin,
-        env=_env(tree, cache),
-        cwd=tempfile.gettempdir(),
-        capture_output=True,
-        check=False,
-    )
-    return time.perf_counter() - start, children_cpu() - cpu, done.returncode
+    done = run_process(command, stdin=stdin, env=_env(tree, cache), cwd=tempfile.gettempdir())
+    return done.wall, done.cpu, done.returncode
 
 
 def _say(message: str) -> None:

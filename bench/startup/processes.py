@@ -40,7 +40,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,11 +48,11 @@ from typing import Any
 from bench.harness import (
     REPO,
     RESULTS_DIR,
-    children_cpu,
     commit,
     load_average,
     machine,
     markdown_head,
+    run_process,
     write_document,
 )
 
@@ -107,22 +106,14 @@ class Run:
 
 def timed(command: Command) -> Run:
     """Run ``command`` once in a fresh process; raise if it fails."""
-    cpu = children_cpu()
-    started = time.perf_counter()
-    done = subprocess.run(
-        command.args,
-        input=command.stdin,
-        env=command.env,
-        cwd=tempfile.gettempdir(),
-        capture_output=True,
-        check=False,
+    done = run_process(
+        command.args, stdin=command.stdin, env=command.env, cwd=tempfile.gettempdir()
     )
-    wall = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(
             f"{command.label} failed (exit {done.returncode}): {done.stderr.decode()[-400:]}"
         )
-    return Run(wall, children_cpu() - cpu, done.stdout.decode())
+    return Run(done.wall, done.cpu, done.stdout.decode())
 
 
 def console_script(tree: Path) -> tuple[str, ...]:
