@@ -41,7 +41,6 @@ from twocats.integrations._common import shared_hasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.integrations.passlib import TwoCatsHandler
 from twocats.integrations.pwdlib import TwoCatsHasher
-from twocats.perf.samples import Samples
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST, INTERACTIVE
 
@@ -116,23 +115,6 @@ def _calls(label: str) -> dict[str, Callable[[str], bool]]:
     }
 
 
-def _cpu_times(
-    calls: Mapping[str, Callable[[], object]], *, repeats: int, min_time: float
-) -> dict[str, Samples]:
-    """CPU seconds per call of each callable, timed in rotation like the wall times."""
-    samples: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(repeats):
-        for name, call in calls.items():
-            count, wall, cpu = 0, time.perf_counter(), time.process_time()
-            while True:
-                call()
-                count += 1
-                if time.perf_counter() - wall >= min_time:
-                    break
-            samples[name].append((time.process_time() - cpu) / count)
-    return {name: Samples(tuple(values)) for name, values in samples.items()}
-
-
 def _check(calls: Mapping[str, Callable[[str], bool]], label: str) -> None:
     for name, verify in calls.items():
         if verify(PASSWORD) is not True or verify(WRONG) is not False:
@@ -154,7 +136,9 @@ def run(*, repeats: int, min_time: float, smoke: bool = False) -> Report:
                 name: functools.partial(verify, PASSWORD) for name, verify in verifiers.items()
             }
             timings = measure_group(calls, repeats=repeats, min_time=min_time)
-            cpu = _cpu_times(calls, repeats=repeats, min_time=min_time)
+            cpu = measure_group(
+                calls, repeats=repeats, warmup=0, min_time=min_time, clock=time.process_time
+            )
         for measure, measured in (("wall", timings), ("cpu", cpu)):
             bare = measured[BARE].median
             for name, timing in measured.items():
