@@ -42,6 +42,7 @@ from bench.harness import (
     machine,
     measured_on,
     run_process,
+    tree_env,
     write_document,
 )
 from bench.startup.compile_worker import HOT_CELLS
@@ -68,19 +69,12 @@ def _export(rev: str, target: Path) -> Path:
     return target
 
 
-def _env(tree: Path, cache: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TWOCATS_")}
-    env["PYTHONPATH"] = str(tree)
-    env["TWOCATS_CACHE_DIR"] = str(cache)
-    return env
-
-
 def _cli(
     tree: Path, cache: Path, args: Sequence[str], stdin: bytes = b""
 ) -> tuple[float, float, int]:
     """Run the tree's CLI in a fresh process; return (wall seconds, CPU seconds, exit status)."""
     command = [sys.executable, "-c", "from twocats.cli import main; main()", *args]
-    done = run_process(command, stdin=stdin, env=_env(tree, cache), cwd=tempfile.gettempdir())
+    done = run_process(command, stdin=stdin, env=tree_env(tree, cache), cwd=tempfile.gettempdir())
     return done.wall, done.cpu, done.returncode
 
 
@@ -93,7 +87,7 @@ def cold(tree: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="twocats-cold-") as cache:
         done = subprocess.run(
             [sys.executable, str(WORKER), "cold"],
-            env=_env(tree, Path(cache)),
+            env=tree_env(tree, Path(cache)),
             cwd=tempfile.gettempdir(),
             capture_output=True,
             check=True,
@@ -131,7 +125,7 @@ def startup(trees: dict[str, Path], warm_cache: Path) -> dict[str, dict[str, Any
             figures[name].update(warmup_all_s=wall, warmup_all_cpu_s=cpu)
         imported = subprocess.run(
             [sys.executable, "-c", probe],
-            env=_env(tree, warm_cache),
+            env=tree_env(tree, warm_cache),
             cwd=tempfile.gettempdir(),
             capture_output=True,
             text=True,
@@ -150,7 +144,7 @@ class _Worker:
     def __init__(self, tree: Path, cache: Path) -> None:
         self.process = subprocess.Popen(
             [sys.executable, str(WORKER), "serve"],
-            env=_env(tree, cache),
+            env=tree_env(tree, cache),
             cwd=tempfile.gettempdir(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -53,6 +52,7 @@ from bench.harness import (
     machine,
     markdown_head,
     run_process,
+    tree_env,
     write_document,
 )
 
@@ -125,20 +125,6 @@ def console_script(tree: Path) -> tuple[str, ...]:
     return (sys.executable, "-c", f"import sys; from {module} import {name}; sys.exit({name}())")
 
 
-def _env(tree: Path | None, cache: Path | None) -> dict[str, str]:
-    # Children keep their compiled bytecode, as an installed package does.
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("TWOCATS_") and key != "PYTHONDONTWRITEBYTECODE"
-    }
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
-    if cache is not None:
-        env["TWOCATS_CACHE_DIR"] = str(cache)
-    return env
-
-
 def _export(rev: str, target: Path) -> Path:
     """Write the ``twocats`` package and pyproject.toml of commit ``rev`` into ``target``."""
     archive = subprocess.run(
@@ -166,7 +152,7 @@ def twocats_commands(
 ) -> list[Command]:
     """The warm twocats commands of one tree; ``stored`` is a hash for the verify commands."""
     script = console_script(tree)
-    env = _env(tree, cache)
+    env = tree_env(tree, cache)
     profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
     hash_args = (*script, "hash", *profile_args, "--password-stdin", "--json")
     # An older tree may not know the switch; only this tree's hash runs both ways.
@@ -204,7 +190,7 @@ def argon2_commands(memory_kib: int, parallelism: int) -> list[Command]:
     defaults = argon2.PasswordHasher()
     memory_kib = max(memory_kib, 8 * parallelism)
     equal = f"time_cost=1, memory_cost={memory_kib}, parallelism={parallelism}"
-    env = _env(None, None)
+    env = tree_env(None, None)
     return [
         Command(
             f"argon2-cffi hash, defaults (t={defaults.time_cost}, "
@@ -255,7 +241,7 @@ def wheel_command(wheel: Path, venv: Path, cache: Path, profile: str) -> Command
     script = (str(venv / "bin" / "python"), "-c", console_script(REPO)[2])
     profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
     # The installed package, not a checkout on PYTHONPATH.
-    env = {key: value for key, value in _env(None, cache).items() if key != "PYTHONPATH"}
+    env = {key: value for key, value in tree_env(None, cache).items() if key != "PYTHONPATH"}
     return Command(
         WHEEL_HASH, (*script, "hash", *profile_args, "--password-stdin", "--json"), env, PASSWORD
     )
