@@ -5,7 +5,9 @@ but asserts no timings (CI runs it).  ``python -m bench`` alone runs every suite
 
 A suite is a module with two functions, ``main(argv: list[str]) -> int`` (full run, options
 parsed by the suite) and ``smoke() -> int`` (cheapest run), that writes its tables through
-:mod:`bench.harness`.  Registering one is one line in :data:`SUITES`.
+:mod:`bench.harness`.  Registering one is one line in :data:`SUITES`.  The suites stand in
+folders by what they measure: ``password/``, ``matrix/`` (the fill), ``lanes/``, ``service/``
+(HTTP), ``startup/`` (processes and compilation) and ``attacker/`` (trade-off attack, GPU).
 """
 
 from __future__ import annotations
