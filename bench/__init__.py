@@ -5,7 +5,9 @@ but asserts no timings (CI runs it).  ``python -m bench`` alone runs every suite
 
 A suite is a module with two functions, ``main(argv: list[str]) -> int`` (full run, options
 parsed by the suite) and ``smoke() -> int`` (cheapest run), that writes its tables through
-:mod:`bench.harness`.  Registering one is one line in :data:`SUITES`.
+:mod:`bench.harness`.  Registering one is one line in :data:`SUITES`.  The suites stand in
+folders by what they measure: ``password/``, ``matrix/`` (the fill), ``lanes/``, ``service/``
+(HTTP), ``startup/`` (processes and compilation) and ``attacker/`` (trade-off attack, GPU).
 """
 
 from __future__ import annotations
@@ -14,23 +16,23 @@ __all__ = ["SUITES"]
 
 #: Suite name -> module implementing it.
 SUITES: dict[str, str] = {
-    "primitives": "bench.primitives",
-    "matrix": "bench.matrix",
-    "kdf": "bench.kdf",
-    "threads": "bench.threads",
-    "modes": "bench.modes",
-    "adapters": "bench.adapters",
-    "decoy": "bench.decoy",
-    "tune": "bench.tune_runs",
-    "load": "bench.load",
-    "work": "bench.work",
-    "sum": "bench.sum",
-    "compile": "bench.compile",
-    "bulk": "bench.bulk",
-    "startup": "bench.startup",
-    "http": "bench.http_load",
-    "lsh-neon": "bench.lsh_neon",
-    "tradeoff": "bench.tradeoff",
-    "gpu": "bench.gpu",
+    "primitives": "bench.lanes.primitives",
+    "matrix": "bench.matrix.runner",
+    "kdf": "bench.password.kdf",
+    "threads": "bench.password.threads",
+    "modes": "bench.lanes.modes",
+    "adapters": "bench.password.adapters",
+    "decoy": "bench.password.decoy",
+    "tune": "bench.password.tune_runs",
+    "load": "bench.password.load",
+    "work": "bench.password.work",
+    "sum": "bench.lanes.sum",
+    "compile": "bench.startup.compile",
+    "bulk": "bench.password.bulk",
+    "startup": "bench.startup.processes",
+    "http": "bench.service.flood",
+    "lsh-neon": "bench.lanes.lsh_neon",
+    "tradeoff": "bench.attacker.tradeoff",
+    "gpu": "bench.attacker.gpu",
     "headline": "bench.headline",
 }

@@ -17,13 +17,14 @@ import argparse
 import datetime
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from bench.gpu import docs_section as gpu_section
+from bench.attacker.gpu import docs_section as gpu_section
 from bench.harness import RESULTS_DIR
-from bench.matrix_report import headline_ratios, performance_section
-from bench.startup import WHEEL_HASH
+from bench.matrix.publish import performance_section
+from bench.matrix.report import headline_ratios
+from bench.startup.processes import WHEEL_HASH
 
 __all__ = [
     "README_END",
@@ -326,6 +327,17 @@ def _compare_table(root: str) -> list[str]:
     return lines
 
 
+def _table(head: Sequence[str], rows: Iterable[str], measured: str) -> list[str]:
+    """A table of `rows` under `head` (the first column left, the others right), then `measured`."""
+    return [
+        "| " + " | ".join(head) + " |",
+        "|---|" + "---:|" * (len(head) - 1),
+        *rows,
+        "",
+        measured,
+    ]
+
+
 def _startup_table() -> list[str]:
     compile_ = _load("compile-startup")
     new = compile_["startup"]["new"]
@@ -333,49 +345,43 @@ def _startup_table() -> list[str]:
         ("first `twocats hash`, empty kernel cache", "first_hash"),
         ("`twocats warmup --all`, empty kernel cache", "warmup_all"),
     ]
-    lines = ["| what | wall-clock s | CPU s |", "|---|---:|---:|"]
-    lines += [
-        f"| {label} | {new[f'{key}_s']:.2f} | {new[f'{key}_cpu_s']:.2f} |" for label, key in rows
-    ]
-    lines += [
-        "",
-        (
-            f"Measured on {_machine(compile_['machine'])} with `python -m bench compile` "
-            f"(commit {compile_['commit'][:7]}); `import twocats` loads numba: "
-            f"{'yes' if new['import_loads_numba'] else 'no'}."
-        ),
-    ]
-    return lines
+    return _table(
+        ("what", "wall-clock s", "CPU s"),
+        (f"| {label} | {new[f'{key}_s']:.2f} | {new[f'{key}_cpu_s']:.2f} |" for label, key in rows),
+        f"Measured on {_machine(compile_['machine'])} with `python -m bench compile` "
+        f"(commit {compile_['commit'][:7]}); `import twocats` loads numba: "
+        f"{'yes' if new['import_loads_numba'] else 'no'}.",
+    )
 
 
 def _processes_table() -> list[str]:
     startup = _load("startup")
     old = f"; `old` is {startup['against']}" if startup.get("against") else ""
-    lines = ["| process | wall-clock s | CPU s |", "|---|---:|---:|"]
-    lines += [
-        f"| {label} | {figures['wall_s']:.3f} | {figures['cpu_s']:.3f} |"
-        for label, figures in startup["commands"].items()
-    ]
-    lines += [
-        "",
+    return _table(
+        ("process", "wall-clock s", "CPU s"),
         (
-            f"Whole processes at the `{startup['profile']}` profile, medians of "
-            f"{startup['runs']} runs taking turns, measured on {_machine(startup['machine'])} "
-            f"with `python -m bench startup` (commit {startup['commit'][:7]}{old})."
+            f"| {label} | {figures['wall_s']:.3f} | {figures['cpu_s']:.3f} |"
+            for label, figures in startup["commands"].items()
         ),
-    ]
-    return lines
+        f"Whole processes at the `{startup['profile']}` profile, medians of "
+        f"{startup['runs']} runs taking turns, measured on {_machine(startup['machine'])} "
+        f"with `python -m bench startup` (commit {startup['commit'][:7]}{old}).",
+    )
 
 
 def _bulk_table() -> list[str]:
     bulk = _load("bulk")
-    lines = ["| mode | wall-clock s | CPU s (all processes) |", "|---|---:|---:|"]
-    lines += [
-        f"| {row['mode']} | {row['median_s']:.1f} | {row['cpu_s']:.1f} |" for row in bulk["rows"]
+    return [
+        *_table(
+            ("mode", "wall-clock s", "CPU s (all processes)"),
+            (
+                f"| {row['mode']} | {row['median_s']:.1f} | {row['cpu_s']:.1f} |"
+                for row in bulk["rows"]
+            ),
+            f"Measured on {_machine(bulk['machine'])} with `python -m bench bulk`.",
+        ),
+        *bulk["notes"][:1],
     ]
-    lines += ["", f"Measured on {_machine(bulk['machine'])} with `python -m bench bulk`."]
-    lines += bulk["notes"][:1]
-    return lines
 
 
 def page() -> str:

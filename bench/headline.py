@@ -29,12 +29,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import load_average, machine, write_document
-from bench.startup import PASSWORD, Command, Run, _env, argon2_commands, console_script, timed
+from bench.harness import REPO, load_average, machine, tree_env, write_document
+from bench.startup.processes import (
+    PASSWORD,
+    Command,
+    Run,
+    argon2_commands,
+    console_script,
+    timed,
+)
 
 __all__ = ["RUNS", "main", "run", "smoke"]
 
-REPO = Path(__file__).resolve().parent.parent
 
 #: Timed calls, or processes, per figure (the median is reported).
 RUNS = 5
@@ -120,7 +126,7 @@ def _processes(profile: str, runs: int) -> dict[str, Any]:
     script = console_script(REPO)
     profile_args = ("--profile", profile) + (("--insecure",) if profile == "cheapest" else ())
     with tempfile.TemporaryDirectory(prefix="twocats-headline-") as scratch:
-        env = _env(REPO, Path(scratch) / "cache")
+        env = tree_env(REPO, Path(scratch) / "cache")
         hash_command = Command(
             "twocats hash", (*script, "hash", *profile_args, "--password-stdin"), env, PASSWORD
         )

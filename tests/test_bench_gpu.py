@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from gpu_support import gpu_available, need_numba_cuda
 
-from bench import gpu
+from bench.attacker import gpu
 from twocats.profiles import CHEAPEST, INTERACTIVE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ import pytest
 
 from bench import SUITES, harness
 from bench.__main__ import main as bench_main
-from bench.harness import Report
+from bench.harness import Report, context
 from twocats.perf.samples import Samples
 
 
@@ -135,7 +135,7 @@ def test_lsh_neon_refuses_a_missing_kisa_library(
 
 def test_the_machine_record_counts_usable_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
     """A report's machine record and its sentences give the CPUs twocats._machine can use."""
-    monkeypatch.setattr(harness, "usable_cpus", lambda: 3)
+    monkeypatch.setattr(context, "usable_cpus", lambda: 3)
     info = harness.machine()
     assert info["cpus"] == 3
     assert harness.measured_on(info).endswith("(3 usable CPUs)")

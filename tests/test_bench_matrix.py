@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bench import matrix, matrix_cells, matrix_report, peers
-from bench.matrix_cells import HEADLINE, MAILING_LIST
+from bench.matrix import cells, peers, publish, report, runner
+from bench.matrix.cells import HEADLINE, MAILING_LIST
 from twocats.perf.levels import Cell, run_level
 from twocats.simd.asm import profile_asm, verify_level
 from twocats.simd.cache import cache_root
@@ -71,13 +71,13 @@ def _document() -> dict[str, Any]:
         _cell(dataclasses.replace(HEADLINE, parallelism=2), 7.0),
         _cell(Cell("blake2s", 1, 2, 20, 1), 1.0),
         _cell(Cell("blake2b", 16, 2, 20, 1), 5.0),
-        *[_cell(cell, 2.0, MAILING_LIST[cell.lanes]) for cell in matrix_cells.mailing_list_cells()],
+        *[_cell(cell, 2.0, MAILING_LIST[cell.lanes]) for cell in cells.mailing_list_cells()],
     ]
     slow = [
         _cell(HEADLINE, 2.0),
         _cell(Cell("blake2s", 8, 0, 20, 1), 3.0),
         _cell(Cell("blake2s", 8, 0, 14, 1), 5.0),
-        *[_cell(cell, 1.0, MAILING_LIST[cell.lanes]) for cell in matrix_cells.mailing_list_cells()],
+        *[_cell(cell, 1.0, MAILING_LIST[cell.lanes]) for cell in cells.mailing_list_cells()],
     ]
     levels = [
         _level("avx512", ASM_YMM, "znver4", "+avx2,+avx512f,+avx512vl,+avx512bw", fast),
@@ -105,7 +105,7 @@ def _document() -> dict[str, Any]:
         },
         "levels": levels,
         "output_mismatches": [],
-        "mailing_list_check": matrix._mailing_list_check(levels),
+        "mailing_list_check": runner._mailing_list_check(levels),
         "peers": {
             "memory_bytes": 1 << 30,
             "small_bytes": 16 << 20,
@@ -135,7 +135,7 @@ def _document() -> dict[str, Any]:
 def test_breakdown_parts_add_up_to_the_headline_time() -> None:
     """The four parts of the headline time sum to the measured total; faults come on top."""
     document = _document()
-    parts = matrix.breakdown(document)
+    parts = runner.breakdown(document)
     assert parts is not None
     assert abs(sum(parts["parts_s"].values()) - parts["total_s"]) < 1e-9
     # The fresh-memory headline fills at 3 GB/s, the reused one at 4 GB/s.
@@ -146,7 +146,7 @@ def test_breakdown_parts_add_up_to_the_headline_time() -> None:
 
 def test_headline_ratios_compare_the_right_cells() -> None:
     """The issue-3 ratios divide the headline by argon2id, p=1 by p=2, simd by the no-vector row."""
-    ratios = matrix_report.headline_ratios(_document())
+    ratios = report.headline_ratios(_document())
     assert ratios["vs_argon2id_p1"] == 4.0 / 0.8
     assert ratios["p2_over_p1"] == 7.0 / 4.0
     assert ratios["simd_over_scalar_1GiB"] == 6.0 / 3.0
@@ -157,8 +157,8 @@ def test_headline_ratios_compare_the_right_cells() -> None:
 def test_reports_and_plots_are_written(tmp_path: Path) -> None:
     """write_results produces the JSON, the markdown report, PERFORMANCE.md and the PNG plots."""
     document = _document()
-    document["breakdown"] = matrix.breakdown(document)
-    written = {path.name for path in matrix_report.write_results(document, tmp_path)}
+    document["breakdown"] = runner.breakdown(document)
+    written = {path.name for path in publish.write_results(document, tmp_path)}
     assert written == {
         "matrix.json",
         "matrix.md",
@@ -169,11 +169,11 @@ def test_reports_and_plots_are_written(tmp_path: Path) -> None:
         "breakdown.png",
     }
     assert json.loads((tmp_path / "matrix.json").read_text())["levels"][0]["level"] == "avx512"
-    report = (tmp_path / "matrix.md").read_text()
-    assert "## The matrix" in report
-    assert "| AVX-512 | no vectors |" in report.replace("| hash | lanes | multiplies ", "")
-    assert "outputs match the published vectors" in report
-    assert "## Where the headline time goes" in report
+    markdown = (tmp_path / "matrix.md").read_text()
+    assert "## The matrix" in markdown
+    assert "| AVX-512 | no vectors |" in markdown.replace("| hash | lanes | multiplies ", "")
+    assert "outputs match the published vectors" in markdown
+    assert "## Where the headline time goes" in markdown
     section = (tmp_path / "PERFORMANCE.md").read_text()
     assert section.startswith("## Performance")
     assert "bench/results/matrix.png" in section
@@ -184,21 +184,21 @@ def test_reports_and_plots_are_written(tmp_path: Path) -> None:
 def test_failures_name_unverified_levels_and_wrong_vectors() -> None:
     """A level that fails its ISA check and a wrong mailing-list output both fail the run."""
     document = _document()
-    assert matrix._failures(document) == []
+    assert runner._failures(document) == []
     document["levels"][0]["check"]["verified"] = False
     document["mailing_list_check"][0]["matches_published"] = False
-    failures = matrix._failures(document)
+    failures = runner._failures(document)
     assert failures[0] == "level avx512"
     assert failures[1].startswith("mailing-list output")
 
 
 def test_full_matrix_covers_every_axis() -> None:
     """The full matrix has every hash/lanes pair x multiplies x memory x parallelism."""
-    cells = matrix_cells.matrix_cells(full=True)
-    assert len(cells) == len(matrix_cells.FULL_CONFIGS) * 2 * 2 * 2
-    assert HEADLINE in cells
-    assert {cell.lanes for cell in cells} == {1, 2, 4, 8, 16}
-    assert all(cell.lanes <= 8 or cell.hash_type in ("blake2b", "sha512") for cell in cells)
+    full = cells.matrix_cells(full=True)
+    assert len(full) == len(cells.FULL_CONFIGS) * 2 * 2 * 2
+    assert HEADLINE in full
+    assert {cell.lanes for cell in full} == {1, 2, 4, 8, 16}
+    assert all(cell.lanes <= 8 or cell.hash_type in ("blake2b", "sha512") for cell in full)
 
 
 def test_peers_run_at_the_cheapest_size() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import plots
+from bench.matrix import plots
 
 
 def _document(**extra: Any) -> dict[str, Any]:

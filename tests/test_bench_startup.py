@@ -7,7 +7,8 @@ import subprocess
 import pytest
 
 from bench.__main__ import main as bench_main
-from bench.startup import REPO, console_script
+from bench.harness import REPO
+from bench.startup.processes import console_script
 from twocats import __version__
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench import tradeoff
+from bench.attacker import tradeoff
 
 
 def test_tradeoff_suite_writes_json_markdown_and_plot(tmp_path: Path) -> None:

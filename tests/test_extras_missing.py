@@ -100,6 +100,8 @@ def test_a_bench_suite_without_its_framework_is_one_line() -> None:
     code = "from bench.__main__ import _run\nraise SystemExit(_run(['adapters', '--smoke']))\n"
     result = _run(("django",), code)
     assert result.returncode == 2, result.stderr
-    assert result.stderr.startswith("error: bench.adapters needs django, which is not installed")
+    assert result.stderr.startswith(
+        "error: bench.password.adapters needs django, which is not installed"
+    )
     assert f"{install_hint('django')} (the django extra)" in result.stderr
     assert "Traceback" not in result.stderr

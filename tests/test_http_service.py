@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from environment import need
 
-from bench.http_config import twocats_params
-from bench.http_servers import Server, Service, drive, password, plant, register, wrk_path
+from bench.service.config import twocats_params
+from bench.service.servers import Server, Service, password, plant, register
+from bench.service.wrk import drive, wrk_path
 
 USERS = 4
 #: Far below the time a login waits behind 32 connections, so that some are answered 503.

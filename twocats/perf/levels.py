@@ -55,6 +55,7 @@ __all__ = [
     "failed_levels",
     "format_table",
     "kernel_note",
+    "level_caches",
     "run_level",
     "run_levels",
     "worker_main",
@@ -381,6 +382,12 @@ def _cell_result(cell: Cell, first: dict[str, Any], rounds: list[dict[str, Any]]
         "load1": first["load1"],
         "output": first["output"],
     }
+
+
+def level_caches(root: Path, *, separate: bool) -> Callable[[IsaLevel], Path]:
+    """Each level's kernel cache: a folder of its own under ``root`` with ``separate``, else
+    ``root`` itself (safe too: the cache keys on the ISA and the vectorizer mode)."""
+    return lambda level: root / level.key if separate else root
 
 
 def run_levels(

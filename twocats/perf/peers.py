@@ -1,8 +1,8 @@
 """Timing calls, and TwoCats's peers argon2id and scrypt called the way a server calls them.
 
 :func:`time_calls` is the one timing loop of ``twocats compare`` and of the repository's peer
-benchmark (``bench/peers.py``): untimed warm-up calls, then one call per run, each timed by the
-wall clock and by the process's CPU time (all threads, user and system).
+benchmark (``bench/matrix/peers.py``): untimed warm-up calls, then one call per run, each timed by
+the wall clock and by the process's CPU time (all threads, user and system).
 
 The peers: argon2id through argon2-cffi's ``hash_secret_raw`` (``t=1`` by default, the setting of
 RFC 9106's first recommendation), scrypt through :func:`hashlib.scrypt` with ``r=8, p=1`` and

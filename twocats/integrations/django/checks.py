@@ -87,10 +87,7 @@ def _refusal(configured: PasswordHasher, index: int) -> tuple[HashLimitError, st
             if machine is not None and needed > machine:
                 hint = f"this machine cannot hold such a hash: {drop}"
             else:
-                hint = (
-                    f"raise max_memory to at least {needed} ({format_size(needed)}), "
-                    f"or {drop}"
-                )
+                hint = f"raise max_memory to at least {needed} ({format_size(needed)}), or {drop}"
             return exc, hint, "twocats.W001"
         except HashLimitError as exc:
             work = stored.work_of(params)
