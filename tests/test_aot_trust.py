@@ -22,11 +22,12 @@ import pytest
 from aot_artefacts import artefacts_in, reset
 
 from twocats.kdf.engine import Engine
+from twocats.kdf.fill import aot as fill_aot
 from twocats.params import Params
 from twocats.simd import aot
 
 #: The default profile's kernel: the only artefact these tests build.
-KEY = aot.FillKey(8, "simd", 0, 0)
+KEY = fill_aot.FillKey(8, "simd", 0, 0)
 
 #: A small parameter set that runs KEY (final block hash, blake2s, 8 lanes).
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
@@ -97,7 +98,7 @@ def test_intact_artefact_loads_without_warning(spoiled: Path) -> None:
     output, warned = _derive_twice_counting_warnings()
     assert output == expected
     assert warned == 0
-    assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is not None
+    assert fill_aot.load_fill(KEY) is not None
 
 
 def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoiled: Path) -> None:
@@ -111,7 +112,7 @@ def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoile
     artefact.write_bytes(bytes(data))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
     assert len(caught) == 1
     aot.forget(KEY)
     output, warned = _derive_twice_counting_warnings()
@@ -119,7 +120,7 @@ def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoile
     assert warned == 0
     (rebuilt,) = _artefacts(spoiled)
     assert rebuilt.read_bytes() == intact or rebuilt.suffix != artefact.suffix
-    assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is not None
+    assert fill_aot.load_fill(KEY) is not None
 
 
 @pytest.mark.parametrize("mode", [0o770, 0o707])
@@ -161,7 +162,7 @@ def test_artefact_of_other_sources_is_a_silent_miss(spoiled: Path) -> None:
     index_path.write_text(json.dumps(index))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
     assert not caught
 
 
@@ -333,10 +334,10 @@ def test_missing_artefact_is_claimed_for_building_once(
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(tmp_path))
     reset()
     try:
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
         assert aot.claim_build(KEY)
         assert not aot.claim_build(KEY)
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
         assert not aot.claim_build(KEY)
     finally:
         reset()

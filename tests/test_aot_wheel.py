@@ -23,10 +23,12 @@ from aot_artefacts import reset
 from environment import need
 
 from twocats.kdf.engine import Engine
+from twocats.kdf.fill import aot as fill_aot
 from twocats.params import Params
 from twocats.simd import _jit, aot
+from twocats.simd.isa import X86_64_LEVELS
 
-KEY = aot.FillKey(8, "simd", 0, 0)
+KEY = fill_aot.FillKey(8, "simd", 0, 0)
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +49,7 @@ def test_levels_follow_the_cpu_flags(
 ) -> None:
     """A CPU runs the levels whose every flag it has, best first; a non-x86 CPU runs none."""
     monkeypatch.setattr(aot, "_cpuinfo", lambda: {"vendor_id": vendor, "flags": flags})
-    expected = [level for level, _flags in aot.LEVELS][-levels:] if levels else []
+    expected = [level for level, _flags in X86_64_LEVELS][-levels:] if levels else []
     assert aot.host_levels() == expected
 
 
@@ -64,7 +66,7 @@ def prebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("cache")
     env = {**os.environ, "NUMBA_CPU_NAME": "x86-64", "NUMBA_CPU_FEATURES": ""}
     env |= {"TWOCATS_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache), aot.AOT_ENV: "1"}
-    command = [sys.executable, "-m", "twocats.simd.aotbuild", "--level", "x86-64"]
+    command = [sys.executable, "-m", "twocats.kdf.fill.prebuild", "--level", "x86-64"]
     subprocess.run([*command, "--out", str(folder)], env=env, check=True, timeout=900)
     return folder
 
@@ -84,9 +86,9 @@ def only_prebuilt(
 
 def test_prebuilt_baseline_kernel_is_loaded_and_exact(only_prebuilt: Path) -> None:
     """Without an artefact of this machine the baseline one is loaded and derives exactly."""
-    kernel = aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
+    kernel = fill_aot.load_fill(KEY)
     assert kernel is not None
-    assert aot.run_check(kernel, KEY) == aot.reference_check(KEY)
+    assert fill_aot.run_check(kernel, KEY) == fill_aot.reference_check(KEY)
     output = Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
     os.environ[aot.AOT_ENV] = "0"
     reset()
@@ -107,9 +109,9 @@ def test_prebuilt_kernel_serves_when_this_machines_folder_is_refused(
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(shared))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        kernel = aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
+        kernel = fill_aot.load_fill(KEY)
     assert kernel is not None
-    assert aot.run_check(kernel, KEY) == aot.reference_check(KEY)
+    assert fill_aot.run_check(kernel, KEY) == fill_aot.reference_check(KEY)
     (warning,) = caught
     assert "writable" in str(warning.message)
     assert str(warning.message).endswith("; using the kernel the package carries")
@@ -124,7 +126,7 @@ def test_prebuilt_kernel_of_a_level_the_cpu_lacks_is_not_used(
     monkeypatch.setattr(aot, "host_levels", lambda: ["x86-64-v4", "x86-64-v3"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
     assert not caught
 
 

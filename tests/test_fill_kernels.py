@@ -17,15 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.kdf.fill.args import LANES
+from twocats.kdf.fill.statehash import SCRATCH_WORDS, STATE_HASHES
+from twocats.kdf.fill.threads import fill_kernel, get_fill_slice, kernel_asm
 from twocats.kdf.geometry import SliceJob
 from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash
 from twocats.simd import _jit
 from twocats.simd.asm import profile_asm
-from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm
-from twocats.simd.fillgen import LANES
 from twocats.simd.isa import enabled_features, host_arch, host_target
-from twocats.simd.statehash import SCRATCH_WORDS, STATE_HASHES
 
 BACKENDS = ("scalar", "simd")
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python functions.
@@ -231,8 +231,6 @@ def test_kernels_release_the_gil() -> None:
             assert fill_kernel(lanes, backend).targetoptions.get("nogil") is True
 
 
-
-
 @compiled_only
 @pytest.mark.skipif(host_arch() != "x86_64", reason="x86 assembly (AArch64: tests/test_arm64.py)")
 def test_simd_kernel_uses_vector_instructions_and_scalar_does_not() -> None:
@@ -258,7 +256,7 @@ import os, sys
 import numba
 os.environ["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = "1"
 from twocats.simd.asm import profile_asm
-from twocats.simd.fill import kernel_asm
+from twocats.kdf.fill.threads import kernel_asm
 print(" ".join(sorted(profile_asm(kernel_asm(8, "simd")).wide_mnemonics())))
 """
 

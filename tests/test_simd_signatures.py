@@ -18,7 +18,7 @@ from twocats.params import Params
 from twocats.simd import _jit
 
 #: The modules of the fill kernels, of the lane kernels and of the hash_many scheduler.
-_COMPILED = ("twocats.simd._generated.", "twocats.lanes._generated.", "twocats.lanes.scheduler")
+_COMPILED = ("twocats.kdf.fill._generated.", "twocats.lanes._generated.", "twocats.lanes.scheduler")
 
 compiled_only = pytest.mark.skipif(
     bool(_jit.config.DISABLE_JIT), reason="needs compiled kernels (NUMBA_DISABLE_JIT is set)"
@@ -40,8 +40,7 @@ def test_fills_and_lane_hashes_of_every_hash_type_compile_one_signature_each() -
         for obj in gc.get_objects()
         # type() rather than isinstance(): a lazy proxy (Django's settings) answers isinstance by
         # evaluating itself.
-        if issubclass(type(obj), Dispatcher)
-        and obj.py_func.__module__.startswith(_COMPILED)
+        if issubclass(type(obj), Dispatcher) and obj.py_func.__module__.startswith(_COMPILED)
     ]
     assert kernels
     several = {k.py_func.__qualname__: len(k.signatures) for k in kernels if len(k.signatures) > 1}

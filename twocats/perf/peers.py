@@ -84,9 +84,7 @@ def busy_note() -> str | None:
     return f"busy machine (load {load:.1f} on {cpus} usable CPUs)"
 
 
-def argon2id_call(
-    memory_bytes: int, parallelism: int, time_cost: int = 1
-) -> Callable[[], bytes]:
+def argon2id_call(memory_bytes: int, parallelism: int, time_cost: int = 1) -> Callable[[], bytes]:
     """Return one argon2id hash (argon2-cffi) of ``memory_bytes`` on ``parallelism`` threads."""
     from argon2.low_level import Type, hash_secret_raw
 

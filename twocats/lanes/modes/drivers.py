@@ -22,7 +22,7 @@ from twocats.lanes._generated.sha512 import sha512_lanes
 from twocats.lanes.modes._generated import blake2tree, keccak, lsh
 from twocats.lanes.modes._generated.sha1 import sha1_lanes_x8
 from twocats.lanes.modes._generated.sha256tree import sha256_lanes_x8
-from twocats.lanes.modes.codegen import LSH_WIDTH, SHA1_WIDTH, SHA256_NARROW
+from twocats.lanes.modes.widths import LSH_WIDTH, SHA1_WIDTH, SHA256_NARROW
 from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.lanes.reference.sha1 import SHA1_IV as _SHA1_IV
 from twocats.simd._jit import variants

@@ -7,7 +7,7 @@ lane loop: a constant width lets LLVM prove that the rows of the state never ove
 loop vectorizes without runtime alias checks, and looping over rounds instead of unrolling them all
 keeps each kernel's compile time near a second.
 
-``python -m twocats.codegen`` rewrites the committed files (with every other generated file of
+``python -m codegen`` rewrites the committed files (with every other generated file of
 the project), and its ``--check``, which a test runs, reports any that differ from this output.
 """
 
@@ -15,18 +15,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import twocats.lanes.modes
+from codegen import lanes as hash_codegen
+from codegen.emit import HEADER, Emitter
 from twocats.hashes import HASHES
-from twocats.lanes import codegen as hash_codegen
+from twocats.lanes.modes.widths import LSH_WIDTH, SHA1_WIDTH, SHA256_NARROW
 from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.lanes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.lanes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
 from twocats.lanes.reference.lsh import SIGMA as LSH_SIGMA
 from twocats.lanes.reference.lsh import TAU as LSH_TAU
-from twocats.simd.emit import HEADER, Emitter
 
 __all__ = ["GENERATED", "KECCAK_WIDTHS", "generate_all", "keccak_module"]
 
-GENERATED = Path(__file__).resolve().parent / "_generated"
+GENERATED = Path(twocats.lanes.modes.__file__).resolve().parent / "_generated"
 
 # The facts of the project's lane hashes, by name (their helpers and rounds are emitted once).
 _FACTS = {facts.name: facts for facts in HASHES}
@@ -121,10 +123,6 @@ def keccak_module() -> str:
     for width in KECCAK_WIDTHS:
         parts += ["", "", *keccak_permutation(width)]
     return "\n".join(parts) + "\n"
-
-
-#: The number of messages hashed in lock-step by the multi-message LSH kernels.
-LSH_WIDTH = 8
 
 
 class _Words:
@@ -255,9 +253,6 @@ def lsh_module() -> str:
     return "\n".join(lines) + "\n"
 
 
-#: The number of messages hashed in lock-step by the multi-buffer SHA-1 kernel.
-SHA1_WIDTH = 8
-
 _SHA1_K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
 # The boolean function of each group of 20 rounds: choose, parity, majority, parity.
 _SHA1_F = ("d ^ (b & (c ^ d))", "b ^ c ^ d", "(b & c) | (d & (b | c))", "b ^ c ^ d")
@@ -380,10 +375,6 @@ def blake2_module() -> str:
     for v in (BLAKE2S, BLAKE2B):
         lines += ["", "", *blake2_lanes(v)]
     return "\n".join(lines) + "\n"
-
-
-#: The lane width of the project's own SHA-256 kernel for j-lanes and j-pointers with j <= 8.
-SHA256_NARROW = 8
 
 
 def sha256_narrow_kernel(width: int) -> list[str]:
