@@ -2,43 +2,9 @@
 
 They write every generated file of ``twocats``: the unrolled lane kernels of the hash primitives
 (:mod:`codegen.lanes`), the fill kernels (:mod:`codegen.fill`) and the lane modes' rounds
-(:mod:`codegen.modes`); with ``--check`` they only report the files that differ, and CI and a test
-run that check.  Run them from the repository root.  The run-time modules import nothing from here:
-the facts a generator shares with the code it writes for are defined by the run-time module that
-owns them (:mod:`twocats.kdf.fill.args`, :mod:`twocats.lanes.modes.widths`,
-:mod:`twocats.hashes`), and the generators read them there.
+(:mod:`codegen.modes`), all through :mod:`codegen.entry`; with ``--check`` they only report the
+files that differ, and CI and a test run that check.  Run them from the repository root.
+The run-time modules import nothing from here: the facts a generator shares with the code it
+writes for are defined by the run-time module that owns them (:mod:`twocats.kdf.fill.args`,
+:mod:`twocats.lanes.modes.widths`, :mod:`twocats.hashes`), and the generators read them there.
 """
-
-from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-__all__ = ["generated_files", "main"]
-
-
-def generated_files() -> dict[Path, str]:
-    """Return every generated file of the project (lane hashes, fills, lane modes) with its text."""
-    from codegen import fill, lanes, modes
-
-    files = {lanes.GENERATED / name: text for name, text in lanes.generate_all().items()}
-    files.update({fill.generated_dir() / name: text for name, text in fill.render_all().items()})
-    files.update({modes.GENERATED / name: text for name, text in modes.generate_all().items()})
-    return files
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write every generated file, or with ``--check`` report those that are not up to date."""
-    args = sys.argv[1:] if argv is None else argv
-    check = "--check" in args
-    stale = []
-    for path, text in generated_files().items():
-        if check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(path.name)
-        else:
-            path.write_text(text, encoding="utf-8")
-    if stale:
-        print("stale generated files: " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0

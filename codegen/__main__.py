@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from codegen import main
+from codegen.entry import main
 
 raise SystemExit(main())

@@ -23,11 +23,12 @@ from aot_artefacts import artefacts_in, reset
 
 from twocats.kdf.engine import Engine
 from twocats.kdf.fill import aot as fill_aot
+from twocats.kdf.fill.args import FillKey
 from twocats.params import Params
-from twocats.simd import aot
+from twocats.simd import aot, cache
 
 #: The default profile's kernel: the only artefact these tests build.
-KEY = fill_aot.FillKey(8, "simd", 0, 0)
+KEY = FillKey(8, "simd", 0, 0)
 
 #: A small parameter set that runs KEY (final block hash, blake2s, 8 lanes).
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
@@ -72,12 +73,12 @@ def _artefacts(folder: Path) -> list[Path]:
 
 def _expected() -> bytes:
     """PARAMS' output through numba's build (artefacts off)."""
-    os.environ[aot.AOT_ENV] = "0"
+    os.environ[cache.AOT_ENV] = "0"
     try:
         reset()
         return Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
     finally:
-        os.environ[aot.AOT_ENV] = "1"
+        os.environ[cache.AOT_ENV] = "1"
         reset()
 
 
@@ -192,7 +193,7 @@ def test_numba_cache_folder_writable_by_others_is_refused(
 def _child_env(folder: Path) -> dict[str, str]:
     env = dict(os.environ)
     env[aot.AOT_DIR_ENV] = str(folder)
-    env[aot.AOT_ENV] = "1"
+    env[cache.AOT_ENV] = "1"
     return env
 
 

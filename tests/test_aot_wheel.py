@@ -24,11 +24,13 @@ from environment import need
 
 from twocats.kdf.engine import Engine
 from twocats.kdf.fill import aot as fill_aot
+from twocats.kdf.fill import check as fill_check
+from twocats.kdf.fill.args import FillKey
 from twocats.params import Params
-from twocats.simd import _jit, aot
+from twocats.simd import _jit, aot, cache
 from twocats.simd.isa import X86_64_LEVELS
 
-KEY = fill_aot.FillKey(8, "simd", 0, 0)
+KEY = FillKey(8, "simd", 0, 0)
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,7 +67,7 @@ def prebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("prebuilt")
     cache = tmp_path_factory.mktemp("cache")
     env = {**os.environ, "NUMBA_CPU_NAME": "x86-64", "NUMBA_CPU_FEATURES": ""}
-    env |= {"TWOCATS_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache), aot.AOT_ENV: "1"}
+    env |= {"TWOCATS_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache), cache.AOT_ENV: "1"}
     command = [sys.executable, "-m", "twocats.kdf.fill.prebuild", "--level", "x86-64"]
     subprocess.run([*command, "--out", str(folder)], env=env, check=True, timeout=900)
     return folder
@@ -76,7 +78,7 @@ def only_prebuilt(
     prebuilt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
     """Artefacts on, this machine's own folder empty, the package's folder the test's."""
-    monkeypatch.setenv(aot.AOT_ENV, "1")
+    monkeypatch.setenv(cache.AOT_ENV, "1")
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(tmp_path / "empty"))
     monkeypatch.setattr(aot, "PREBUILT_DIR", prebuilt)
     reset()
@@ -88,14 +90,14 @@ def test_prebuilt_baseline_kernel_is_loaded_and_exact(only_prebuilt: Path) -> No
     """Without an artefact of this machine the baseline one is loaded and derives exactly."""
     kernel = fill_aot.load_fill(KEY)
     assert kernel is not None
-    assert fill_aot.run_check(kernel, KEY) == fill_aot.reference_check(KEY)
+    assert fill_check.run_check(kernel, KEY) == fill_check.reference_check(KEY)
     output = Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
-    os.environ[aot.AOT_ENV] = "0"
+    os.environ[cache.AOT_ENV] = "0"
     reset()
     try:
         assert output == Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
     finally:
-        os.environ[aot.AOT_ENV] = "1"
+        os.environ[cache.AOT_ENV] = "1"
 
 
 def test_prebuilt_kernel_serves_when_this_machines_folder_is_refused(
@@ -111,7 +113,7 @@ def test_prebuilt_kernel_serves_when_this_machines_folder_is_refused(
         warnings.simplefilter("always")
         kernel = fill_aot.load_fill(KEY)
     assert kernel is not None
-    assert fill_aot.run_check(kernel, KEY) == fill_aot.reference_check(KEY)
+    assert fill_check.run_check(kernel, KEY) == fill_check.reference_check(KEY)
     (warning,) = caught
     assert "writable" in str(warning.message)
     assert str(warning.message).endswith("; using the kernel the package carries")

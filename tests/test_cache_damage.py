@@ -269,8 +269,8 @@ def test_artefact_builds_are_reproducible(warm: Path, tmp_path: Path) -> None:
     script = (
         "import numba\n"
         "numba.njit(lambda x: x + 1)(1)\n"
-        "from twocats.kdf.fill.aot import FillKey\n"
-        "from twocats.kdf.fill.build import build_fill\n"
+        "from twocats.kdf.fill.aot import build_fill\n"
+        "from twocats.kdf.fill.args import FillKey\n"
         "print(build_fill(FillKey(8, 'simd', 0, 0)).name)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}

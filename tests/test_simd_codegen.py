@@ -9,8 +9,7 @@ from types import ModuleType
 
 import pytest
 
-import codegen as entry
-from codegen import emit
+from codegen import emit, entry
 from codegen import fill as fillgen
 from codegen import lanes as codegen
 from codegen import modes as modes_codegen

@@ -110,7 +110,8 @@ class KernelShapes:
 
 def _load_artefact(backend: str, shape: Shape) -> bool:
     """Whether a checked ahead-of-time kernel of ``shape`` loads now (cheap: no numba)."""
-    from twocats.kdf.fill.aot import FillKey, load_fill
+    from twocats.kdf.fill.aot import load_fill
+    from twocats.kdf.fill.args import FillKey
     from twocats.simd import aot
 
     code, lanes, variant = shape

@@ -122,11 +122,11 @@ def _why_not_ahead_of_time() -> str:
     """Why fill kernels were not built ahead of time, as far as this process can tell."""
     import numba
 
-    from twocats.simd import aot
+    from twocats.simd import aot, cache
     from twocats.simd.aotcompile import BUILD_NUMBA
 
     if not aot.enabled():
-        return f"{aot.AOT_ENV}=0 or NUMBA_DISABLE_JIT turns them off"
+        return f"{cache.AOT_ENV}=0 or NUMBA_DISABLE_JIT turns them off"
     if numba.__version__ not in BUILD_NUMBA:
         return f"they are built with numba {', '.join(sorted(BUILD_NUMBA))} only"
     return "a build or a check failed; an earlier warning says which"

@@ -47,12 +47,11 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from twocats.simd import cache
-from twocats.simd.cache import RefusedError, cache_root
+from twocats.simd.cache import AOT_ENV, RefusedError, cache_root
 from twocats.simd.isa import X86_64_LEVELS
 
 __all__ = [
     "AOT_DIR_ENV",
-    "AOT_ENV",
     "LIBC_SYMBOLS",
     "OBJECT",
     "PREBUILT_DIR",
@@ -72,9 +71,6 @@ __all__ = [
     "store",
     "warn_once",
 ]
-
-#: Set to 0 to use numba's builds only (no artefact is read or written).
-AOT_ENV = "TWOCATS_AOT"
 
 #: Moves the artefacts out of the kernel cache root.
 AOT_DIR_ENV = "TWOCATS_AOT_DIR"

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from twocats.simd import aot
+from twocats.simd import aot, cache
 from twocats.simd.isa import X86_64_LEVELS
 
 __all__ = ["build_levels"]
@@ -36,9 +36,9 @@ def build_levels(command: list[str], out: Path) -> int:
         if level not in runs:
             print(f"{level}: skipped, this CPU does not run it", file=sys.stderr)
             continue
-        with tempfile.TemporaryDirectory(prefix="twocats-prebuild-") as cache:
+        with tempfile.TemporaryDirectory(prefix="twocats-prebuild-") as scratch:
             env = {**os.environ, "NUMBA_CPU_NAME": level, "NUMBA_CPU_FEATURES": ""}
-            env |= {"TWOCATS_CACHE_DIR": cache, "NUMBA_CACHE_DIR": cache, aot.AOT_ENV: "1"}
+            env |= {"TWOCATS_CACHE_DIR": scratch, "NUMBA_CACHE_DIR": scratch, cache.AOT_ENV: "1"}
             child = [*command, "--level", level, "--out", str(out)]
             if subprocess.run(child, env=env, check=False).returncode != 0:
                 return 1

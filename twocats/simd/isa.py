@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Final
 
 from twocats.exceptions import InvalidParametersError
+from twocats.simd.cache import AOT_ENV
 
 __all__ = [
     "EMULATION_ENV",
@@ -206,8 +207,6 @@ def level_env(level: IsaLevel, host_features: str, cache_dir: Path) -> dict[str,
     The child compiles with numba and never loads an ahead-of-time artefact, whose machine code
     was built for the host and has no assembly to check.
     """
-    from twocats.simd.aot import AOT_ENV
-
     env = {
         "TWOCATS_CACHE_DIR": str(cache_dir),
         "NUMBA_CACHE_DIR": str(cache_dir / "numba"),

@@ -4,49 +4,32 @@ Usage::
 
     from twocats.kdf.fill import aot
 
-    kernel = aot.load_fill(aot.FillKey(8, "simd", 0, 0))   # None: use numba's build
+    kernel = aot.load_fill(FillKey(8, "simd", 0, 0))    # None: use numba's build
     if kernel is not None:
         kernel(mem, states, FillArgs.of(job))
+    aot.build_fill(FillKey(8, "simd", 0, 0))            # imports numba; stores an artefact
 
-A loaded artefact is called like :class:`twocats.kdf.fill.kernels.NumbaFill`, and passes
-:func:`run_check` (a small known job filled exactly like the pure-Python reference) before it is
-used.  Importing this module imports neither numba nor numpy.
+A loaded artefact is called like :class:`twocats.kdf.fill.kernels.NumbaFill`, and passes the
+known-answer check of :mod:`twocats.kdf.fill.check` before it is used.  Importing this module
+imports neither numba nor numpy.
 """
 
 from __future__ import annotations
 
 import ctypes
-import functools
-import hashlib
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from twocats.exceptions import BackendError
-from twocats.hashes import HASHES
 from twocats.kdf import words
-from twocats.kdf.fill.args import CHAINS, SCRATCH, FillArgs, kernel_name
+from twocats.kdf.fill.args import CHAINS, SCRATCH, FillArgs, FillKey
+from twocats.kdf.fill.check import reference_check, run_check
 from twocats.simd import aot
 
-__all__ = ["ENTRY", "FILL", "FillKey", "load_fill", "reference_check", "run_check"]
+__all__ = ["ENTRY", "FILL", "build_fill", "load_fill", "try_build_fill"]
 
 #: The C symbol of every fill artefact's kernel.
 ENTRY = "twocats_fill"
-
-
-@dataclass(frozen=True)
-class FillKey:
-    """One fill kernel: lane count, backend, hash code and block-hash variant."""
-
-    lanes: int
-    backend: str
-    hash_type: int
-    variant: int
-
-    @property
-    def name(self) -> str:
-        """The kernel's name, e.g. ``fill_final_l8_blake2s__simd``."""
-        base = kernel_name(CHAINS[self.variant], self.lanes)
-        return f"{base}_{HASHES[self.hash_type].name}__{self.backend}"
 
 
 #: The C type of each scratch array's element type.
@@ -103,39 +86,6 @@ class _Kernel:
             raise BackendError(f"the compiled fill kernel failed (status {status})")
 
 
-def run_check(kernel: Any, key: FillKey) -> bytes:
-    """Fill a small known job with ``kernel`` and return the digest of memory and states.
-
-    Two slices of two regions, the first data-independent and the second password-dependent with
-    64-byte sub-blocks, so that every path of the kernel runs.
-    """
-    width = HASHES[key.hash_type].state_words
-    blocklen = max(32, 2 * key.lanes)
-    parallelism, bpt = 2, 4
-    mem = words.allocate(parallelism * bpt * blocklen)
-    states = words.rows(
-        [[(i * 0x9E3779B1) & 0xFFFFFFFF for i in range(p * width, (p + 1) * width)]
-         for p in range(parallelism)]
-    )  # fmt: skip
-    time_cost = 1 if key.variant else None
-    for done, dependent in ((0, 0), (2, 1)):
-        sub = 16 if dependent else blocklen
-        args = FillArgs(0, 1, done, 2, bpt, blocklen, sub, parallelism, 2, dependent, time_cost)
-        kernel(mem, states, args)
-    return hashlib.sha256(mem.tobytes() + states.tobytes()).digest()
-
-
-@functools.cache
-def reference_check(key: FillKey) -> bytes:
-    """Return :func:`run_check`'s digest computed by the pure-Python reference fill."""
-    from twocats.kdf.reference import fill_slice
-
-    def kernel(mem: words.Words, states: words.Words, args: FillArgs) -> None:
-        fill_slice(mem, states, args.job(key.lanes, key.hash_type))
-
-    return run_check(kernel, key)
-
-
 def _passes(kernel: Any, key: FillKey) -> bool:
     return run_check(kernel, key) == reference_check(key)
 
@@ -177,3 +127,22 @@ def load_fill(key: FillKey) -> Any:
     again; a missing or outdated one does not warn.
     """
     return aot.load(FILL, key)
+
+
+def build_fill(
+    key: FillKey, level: str | None = None, prebuilt: Path = aot.PREBUILT_DIR
+) -> Path | None:
+    """Build and store the artefact of one fill kernel (:func:`twocats.simd.aotcompile.build`).
+
+    This imports numba.
+    """
+    from twocats.simd import aotcompile
+
+    return aotcompile.build(FILL, key, level, prebuilt)
+
+
+def try_build_fill(key: FillKey) -> Path | None:
+    """Build the artefact of ``key``, warning once instead of raising on a failure."""
+    from twocats.simd import aotcompile
+
+    return aotcompile.try_build(FILL, key)

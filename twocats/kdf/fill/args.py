@@ -1,4 +1,4 @@
-"""The fill kernels' interface: their lane counts, names, scratch arrays and integer arguments.
+"""The fill kernels' interface: lane counts, names, keys, scratch arrays and integer arguments.
 
 Usage::
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from twocats.hashes import SCRATCH_WORDS
+from twocats.hashes import HASHES, SCRATCH_WORDS
 from twocats.kdf.geometry import SliceJob
 
-__all__ = ["CHAINS", "LANES", "SCRATCH", "FillArgs", "kernel_name", "module_name"]
+__all__ = ["CHAINS", "LANES", "SCRATCH", "FillArgs", "FillKey", "kernel_name", "module_name"]
 
 #: The lane counts that get a kernel (the powers of two the parameters allow).
 LANES: tuple[int, ...] = (1, 2, 4, 8, 16)
@@ -48,6 +48,22 @@ def kernel_name(chain: str, lanes: int) -> str:
 def module_name(lanes: int) -> str:
     """Return the module name (without package) of the kernel for ``lanes`` lanes."""
     return f"fill_l{lanes}"
+
+
+@dataclass(frozen=True)
+class FillKey:
+    """One fill kernel: lane count, backend, hash code and block-hash variant."""
+
+    lanes: int
+    backend: str
+    hash_type: int
+    variant: int
+
+    @property
+    def name(self) -> str:
+        """The kernel's name, e.g. ``fill_final_l8_blake2s__simd``."""
+        base = kernel_name(CHAINS[self.variant], self.lanes)
+        return f"{base}_{HASHES[self.hash_type].name}__{self.backend}"
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,19 @@
-"""Build the ahead-of-time artefact of a fill kernel (imports numba; only builds use it).
+"""The fill kernels' C entry points, compiled by numba for their ahead-of-time artefacts.
 
 Usage::
 
-    from twocats.kdf.fill.build import build_fill
+    from twocats.kdf.fill.build import entry_ir, source_files
 
-    path = build_fill(FillKey(8, "simd", 0, 0))   # the stored artefact, or None
+    ir, symbol = entry_ir(FillKey(8, "simd", 0, 0))   # imports numba
 
-The fill's C entry takes pointers and lengths for ``mem``, ``states`` and the scratch arrays, then
+:func:`twocats.kdf.fill.aot.build_fill` builds an artefact with these.  The fill's C entry takes
+pointers and lengths for ``mem``, ``states`` and the scratch arrays, then
 the integers of :class:`~twocats.kdf.fill.args.FillArgs`; :mod:`twocats.simd.aotcompile` reduces,
 links, checks and stores it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from numba import types
@@ -21,12 +21,11 @@ from numba.np.numpy_support import carray
 
 from twocats import hashes
 from twocats.hashes import SCRATCH_WORDS
-from twocats.kdf.fill.aot import FILL, FillKey
-from twocats.kdf.fill.args import FillArgs
+from twocats.kdf.fill.args import FillArgs, FillKey
 from twocats.kdf.fill.kernels import fill_kernel
-from twocats.simd import aot, aotcompile
+from twocats.simd import aotcompile
 
-__all__ = ["build_fill", "entry_ir", "source_files", "try_build_fill"]
+__all__ = ["entry_ir", "source_files"]
 
 _U32P: Any = types.CPointer(types.uint32)  # type: ignore[no-untyped-call]
 _U64P: Any = types.CPointer(types.uint64)  # type: ignore[no-untyped-call]
@@ -87,15 +86,3 @@ def source_files(key: FillKey) -> list[str]:
     """Return the project files the kernel's machine code depends on (the hash constants too)."""
     kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
     return aotcompile.kernel_files(kernel, hashes.__file__, __file__)
-
-
-def build_fill(
-    key: FillKey, level: str | None = None, prebuilt: Path = aot.PREBUILT_DIR
-) -> Path | None:
-    """Build and store the artefact of one fill kernel (:func:`twocats.simd.aotcompile.build`)."""
-    return aotcompile.build(FILL, key, level, prebuilt)
-
-
-def try_build_fill(key: FillKey) -> Path | None:
-    """Build the artefact of ``key``, warning once instead of raising on a failure."""
-    return aotcompile.try_build(FILL, key)

@@ -19,8 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
-from twocats.kdf.fill import aot
-from twocats.kdf.fill.args import CHAINS, LANES, SCRATCH, FillArgs, kernel_name, module_name
+from twocats.kdf.fill import check
+from twocats.kdf.fill.args import (
+    CHAINS,
+    LANES,
+    SCRATCH,
+    FillArgs,
+    FillKey,
+    kernel_name,
+    module_name,
+)
 from twocats.kdf.words import Words
 from twocats.simd import cache
 
@@ -107,14 +115,15 @@ class NumbaFill:
                 buffer.fill(0)
 
 
-def checked_fill(key: aot.FillKey) -> NumbaFill:
+def checked_fill(key: FillKey) -> NumbaFill:
     """Return numba's build of ``key``'s fill kernel once it passes its known-answer check.
 
-    The build, compiled or loaded from numba's cache, fills :func:`twocats.kdf.fill.aot.run_check`'s
-    job; if the result differs from the pure-Python reference's, the reference decides: the
-    kernel's cache entries are deleted and it compiles afresh, with one warning.  A fresh build
-    that still differs raises :class:`~twocats.exceptions.BackendError` (never a wrong hash).
-    Under ``NUMBA_DISABLE_JIT`` the kernel is its Python source and runs unchecked.
+    The build, compiled or loaded from numba's cache, fills the job of
+    :func:`twocats.kdf.fill.check.run_check`; if the result differs from the pure-Python
+    reference's, the reference decides: the kernel's cache entries are deleted and it compiles
+    afresh, with one warning.  A fresh build that still differs raises
+    :class:`~twocats.exceptions.BackendError` (never a wrong hash). Under ``NUMBA_DISABLE_JIT`` the
+    kernel is its Python source and runs unchecked.
     """
     from twocats.simd import _jit
 
@@ -122,13 +131,13 @@ def checked_fill(key: aot.FillKey) -> NumbaFill:
     if _jit.config.DISABLE_JIT:
         return NumbaFill(kernel, key.variant, plain=True)
     fill = NumbaFill(kernel, key.variant)
-    expected = aot.reference_check(key)
-    if aot.run_check(fill, key) == expected:
+    expected = check.reference_check(key)
+    if check.run_check(fill, key) == expected:
         return fill
     cache.warn_once(
         f"twocats: numba's build of {key.name} fails its known-answer check; it compiles afresh"
     )
     kernel.recompile()
-    if aot.run_check(fill, key) != expected:
+    if check.run_check(fill, key) != expected:
         raise BackendError(f"the compiled fill kernel {key.name} fails its known-answer check")
     return fill

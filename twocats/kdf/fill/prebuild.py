@@ -4,7 +4,7 @@ Usage::
 
     python -m twocats.kdf.fill.prebuild   # every x86-64 level this CPU runs; then python -m build
 
-Each kernel is built by :func:`twocats.kdf.fill.build.build_fill` into
+Each kernel is built by :func:`twocats.kdf.fill.aot.build_fill` into
 :data:`twocats.simd.aot.PREBUILT_DIR`, one child process per x86-64 level
 (:func:`twocats.simd.aotbuild.build_levels`).
 """
@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from twocats.kdf.fill.aot import FillKey
+from twocats.kdf.fill.aot import build_fill
+from twocats.kdf.fill.args import FillKey
 from twocats.kdf.fill.warmup import kernels_for
 from twocats.profiles import BUILT_IN
 from twocats.simd import aot
@@ -52,8 +53,6 @@ def main(argv: list[str] | None = None) -> int:
         from twocats.simd.aotbuild import build_levels
 
         return build_levels([sys.executable, "-m", "twocats.kdf.fill.prebuild"], args.out)
-    from twocats.kdf.fill.build import build_fill
-
     for key in prebuilt_kernels():
         if build_fill(key, args.level, args.out) is None:
             print(f"cannot build {key.name} here", file=sys.stderr)

@@ -39,7 +39,7 @@ from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf import words
 from twocats.kdf.fill import aot
-from twocats.kdf.fill.args import LANES, FillArgs
+from twocats.kdf.fill.args import LANES, FillArgs, FillKey
 from twocats.kdf.fill.kernels import (
     FILL_BACKENDS,
     NumbaFill,
@@ -50,6 +50,7 @@ from twocats.kdf.fill.kernels import (
 )
 from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
+from twocats.simd import aot as artefacts
 
 __all__ = [
     "FILL_BACKENDS",
@@ -250,24 +251,20 @@ def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     also writes the artefact for the next process (again, where the artefact was refused) when
     :mod:`twocats.simd.aot` can build one here.
     """
-    key = aot.FillKey(lanes, backend, hash_type, variant)
+    key = FillKey(lanes, backend, hash_type, variant)
     kernel = aot.load_fill(key)
     if kernel is not None:
         return kernel
     from twocats.simd import _jit
-    from twocats.simd import aot as artefacts
 
     compiled = checked_fill(key)
     if _jit.config.DISABLE_JIT:
         return compiled
-    if artefacts.claim_build(key):
-        from twocats.kdf.fill.build import try_build_fill
-
-        if try_build_fill(key) is not None:
-            artefacts.forget(key)
-            kernel = aot.load_fill(key)
-            if kernel is not None:
-                return kernel
+    if artefacts.claim_build(key) and aot.try_build_fill(key) is not None:
+        artefacts.forget(key)
+        kernel = aot.load_fill(key)
+        if kernel is not None:
+            return kernel
     return compiled
 
 

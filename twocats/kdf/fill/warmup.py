@@ -18,8 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from twocats.hashes import HASHES
-from twocats.kdf.fill.aot import FillKey
-from twocats.kdf.fill.args import LANES
+from twocats.kdf.fill.args import LANES, FillKey
 from twocats.params import Params
 from twocats.simd import aot
 from twocats.simd.warmup import check_backend
@@ -60,7 +59,7 @@ class Kernel:
 
         checked_fill(self.key)
         if aot.enabled():
-            from twocats.kdf.fill.build import try_build_fill
+            from twocats.kdf.fill.aot import try_build_fill
 
             try_build_fill(self.key)
 
