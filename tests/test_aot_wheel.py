@@ -65,9 +65,9 @@ def prebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if "x86-64" not in aot.host_levels():
         pytest.skip("prebuilt kernels are built for x86-64 CPUs")
     folder = tmp_path_factory.mktemp("prebuilt")
-    cache = tmp_path_factory.mktemp("cache")
+    kernels = tmp_path_factory.mktemp("cache")
     env = {**os.environ, "NUMBA_CPU_NAME": "x86-64", "NUMBA_CPU_FEATURES": ""}
-    env |= {"TWOCATS_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache), cache.AOT_ENV: "1"}
+    env |= {"TWOCATS_CACHE_DIR": str(kernels), "NUMBA_CACHE_DIR": str(kernels), cache.AOT_ENV: "1"}
     command = [sys.executable, "-m", "twocats.kdf.fill.prebuild", "--level", "x86-64"]
     subprocess.run([*command, "--out", str(folder)], env=env, check=True, timeout=900)
     return folder
@@ -133,8 +133,8 @@ def test_prebuilt_kernel_of_a_level_the_cpu_lacks_is_not_used(
 
 
 def test_wheel_carries_the_kernels_and_the_sdist_does_not(prebuilt: Path, tmp_path: Path) -> None:
-    """A tree with prebuilt kernels builds a py3-none-<platform> wheel holding them; its sdist
-    holds none."""
+    """A tree with prebuilt kernels builds a py3-none-<platform> wheel holding them and no
+    generator; its sdist holds no kernel."""
     tree = tmp_path / "tree"
     shutil.copytree(
         ROOT,
@@ -156,6 +156,8 @@ def test_wheel_carries_the_kernels_and_the_sdist_does_not(prebuilt: Path, tmp_pa
     names = zipfile.ZipFile(wheel).namelist()
     assert "twocats/simd/_prebuilt/index.json" in names
     assert any(name.endswith(".so") for name in names)
+    # The generators stay in the source tree.
+    assert not [name for name in names if name.startswith("codegen/")]
     (sdist,) = out.glob("*.tar.gz")
     with tarfile.open(sdist) as archive:
         assert not [name for name in archive.getnames() if "_prebuilt" in name]

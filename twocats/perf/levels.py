@@ -249,7 +249,7 @@ class _Worker:
         """Compile the fill kernel of every lane count and disassemble them."""
         from numba.core.registry import cpu_target
 
-        from twocats.kdf.fill.threads import fill_kernel
+        from twocats.kdf.fill.kernels import fill_kernel
 
         self.backend = backend
         self.engine = self._engine_class(backend)
