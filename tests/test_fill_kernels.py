@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.kdf.fill.args import LANES
+from twocats.kdf.fill.kernels import fill_kernel
 from twocats.kdf.fill.statehash import SCRATCH_WORDS, STATE_HASHES
-from twocats.kdf.fill.threads import fill_kernel, get_fill_slice, kernel_asm
+from twocats.kdf.fill.threads import get_fill_slice, kernel_asm
 from twocats.kdf.geometry import SliceJob
 from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash

@@ -41,25 +41,16 @@ from twocats.kdf import words
 from twocats.kdf.fill import aot
 from twocats.kdf.fill.args import LANES, FillArgs, FillKey
 from twocats.kdf.fill.kernels import (
-    FILL_BACKENDS,
     NumbaFill,
     check_backend,
     checked_fill,
     fill_kernel,
-    scratch,
 )
 from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
 from twocats.simd import aot as artefacts
 
-__all__ = [
-    "FILL_BACKENDS",
-    "default_threads",
-    "fill_kernel",
-    "get_fill_slice",
-    "kernel_asm",
-    "scratch",
-]
+__all__ = ["THREADS_ENV", "default_threads", "get_fill_slice", "kernel_asm"]
 
 #: Environment variable that caps the number of fill threads (default: the usable CPUs).
 THREADS_ENV = "TWOCATS_THREADS"
