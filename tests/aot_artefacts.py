@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 from environment import need
 
+from twocats.kdf.fill.args import FillKey
 from twocats.simd import _jit, aot, cache
 
 #: The kernels the tests build: the default profile's (final block hash, simd) and a March 2014
 #: one on the scalar backend, so that both block hashes and both backends are covered.
-KEYS = (aot.FillKey(8, "simd", 0, 0), aot.FillKey(8, "scalar", 0, 1))
+KEYS = (FillKey(8, "simd", 0, 0), FillKey(8, "scalar", 0, 1))
 
 
 @contextmanager
 def artefacts_in(
-    folder: Path, keys: Sequence[aot.FillKey] = KEYS, *, linked: bool = True
+    folder: Path, keys: Sequence[FillKey] = KEYS, *, linked: bool = True
 ) -> Iterator[Path]:
     """Build ``keys`` into ``folder`` (``$TWOCATS_AOT_DIR``), enabled for the block's duration.
 
@@ -29,7 +30,8 @@ def artefacts_in(
         pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
     import numba
 
-    from twocats.simd.aotcompile import BUILD_NUMBA, build_fill, compiler
+    from twocats.kdf.fill.aot import build_fill
+    from twocats.simd.aotcompile import BUILD_NUMBA, compiler
 
     if linked and compiler() is None:
         need("a C compiler (cc) to link ahead-of-time kernels")
@@ -37,12 +39,12 @@ def artefacts_in(
         pytest.skip(f"ahead-of-time kernels are built on numba {sorted(BUILD_NUMBA)} only")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(aot.AOT_DIR_ENV, str(folder))
-        patch.setenv(aot.AOT_ENV, "1")
+        patch.setenv(cache.AOT_ENV, "1")
         with pytest.MonkeyPatch.context() as build:
             if not linked:
                 build.setenv("CC", str(folder / "no-such-compiler"))
             for key in keys:
-                built = build_fill(key.lanes, key.backend, key.hash_type, key.variant)
+                built = build_fill(key)
                 assert built is not None
                 assert built.suffix == (aot.SHARED if linked else aot.OBJECT)
         reset()
@@ -58,5 +60,5 @@ def reset() -> None:
         for backend in ("scalar", "simd"):
             for hash_type in range(4):
                 for variant in (0, 1):
-                    aot.forget(aot.FillKey(lanes, backend, hash_type, variant))
+                    aot.forget(FillKey(lanes, backend, hash_type, variant))
     cache._warned[0] = False

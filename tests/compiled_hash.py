@@ -1,4 +1,4 @@
-"""A whole-message hash built on the compressions of ``twocats.simd.statehash``, for tests.
+"""A whole-message hash built on the compressions of ``twocats.kdf.fill.statehash``, for tests.
 
 ``hash_bytes(hash_type, msg, out)`` computes the standard, unkeyed hash with its default digest
 length (codes: 0 BLAKE2s/32 bytes, 1 BLAKE2b/64, 2 SHA-256/32, 3 SHA-512/64) of a C-contiguous uint8
@@ -15,13 +15,13 @@ import numpy as np
 import numpy.typing as npt
 
 from twocats.hashes import HASHES
-from twocats.simd._jit import jit
-from twocats.simd.statehash import (
+from twocats.kdf.fill.statehash import (
     blake2b_compress,
     blake2s_compress,
     sha256_compress,
     sha512_compress,
 )
+from twocats.simd._jit import jit
 
 __all__ = ["hash_bytes"]
 

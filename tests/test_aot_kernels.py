@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 
 from twocats.hashes import HASHES
 from twocats.kdf.engine import Engine
+from twocats.kdf.fill import aot as fill_aot
+from twocats.kdf.fill import check as fill_check
+from twocats.kdf.fill import kernels as fillkernels
+from twocats.kdf.fill.args import CHAINS, SCRATCH, FillArgs, FillKey
+from twocats.kdf.fill.kernels import NumbaFill, fill_kernel
 from twocats.kdf.vectors import Vector
-from twocats.simd import aot, fillkernels
-from twocats.simd.fill import fill_kernel
-from twocats.simd.fillgen import CHAINS, SCRATCH
-from twocats.simd.fillkernels import NumbaFill
 
 #: Vectors up to this much work memory run through the artefacts.
 _VECTOR_MEMORY = 4 << 20
@@ -41,8 +42,8 @@ def built(
         yield folder
 
 
-def _artefact(key: aot.FillKey) -> Any:
-    kernel = aot.load_fill(key.lanes, key.backend, key.hash_type, key.variant)
+def _artefact(key: FillKey) -> Any:
+    kernel = fill_aot.load_fill(key)
     assert kernel is not None, f"no artefact loaded for {key.name}"
     assert not hasattr(kernel, "py_func"), "a numba build was returned"
     return kernel
@@ -50,20 +51,20 @@ def _artefact(key: aot.FillKey) -> Any:
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
 def test_artefact_fills_the_check_job_like_numba_and_the_reference(
-    built: Path, key: aot.FillKey
+    built: Path, key: FillKey
 ) -> None:
     """The artefact's check job equals numba's build and the pure-Python reference."""
     numba_kernel = NumbaFill(
         fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
     )
-    digest = aot.run_check(_artefact(key), key)
-    assert digest == aot.run_check(numba_kernel, key)
-    assert digest == aot.reference_check(key)
+    digest = fill_check.run_check(_artefact(key), key)
+    assert digest == fill_check.run_check(numba_kernel, key)
+    assert digest == fill_check.reference_check(key)
 
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
 def test_scratch_is_zero_after_a_call(
-    built: Path, key: aot.FillKey, monkeypatch: pytest.MonkeyPatch
+    built: Path, key: FillKey, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Neither build leaves words derived from the password in its scratch after a call."""
     made: list[Any] = []
@@ -81,14 +82,14 @@ def test_scratch_is_zero_after_a_call(
     numba_kernel = NumbaFill(
         fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
     )
-    aot.run_check(artefact, key)
-    aot.run_check(numba_kernel, key)
+    fill_check.run_check(artefact, key)
+    fill_check.run_check(numba_kernel, key)
     arrays = [array for item in made for array in (item if isinstance(item, tuple) else [item])]
     assert len(arrays) == 4 * len(SCRATCH[CHAINS[key.variant]])
     assert not any(any(bytes(memoryview(array))) for array in arrays)
 
 
-def _vectors_of(key: aot.FillKey, vectors: dict[str, Vector]) -> list[Vector]:
+def _vectors_of(key: FillKey, vectors: dict[str, Vector]) -> list[Vector]:
     wanted_variants = ("2014-03",) if key.variant else ("2015", "2014")
     chosen = []
     for vector in vectors.values():
@@ -105,7 +106,7 @@ def _vectors_of(key: aot.FillKey, vectors: dict[str, Vector]) -> list[Vector]:
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
 def test_vectors_of_the_geometry_pass_through_the_artefact(
-    built: Path, key: aot.FillKey, twocats_vectors: dict[str, Vector]
+    built: Path, key: FillKey, twocats_vectors: dict[str, Vector]
 ) -> None:
     """Every small vector that runs this kernel reproduces its output through the artefact."""
     _artefact(key)
@@ -119,7 +120,7 @@ def test_vectors_of_the_geometry_pass_through_the_artefact(
 
 
 @st.composite
-def _slices(draw: st.DrawFn, key: aot.FillKey) -> tuple[Any, ...]:
+def _slices(draw: st.DrawFn, key: FillKey) -> tuple[Any, ...]:
     """A random geometry for ``key``: both slices' arguments after ``mem`` and ``states``."""
     blocklen = draw(st.sampled_from([b for b in (8, 16, 32, 64, 128) if b >= key.lanes]))
     sub = draw(st.sampled_from([s for s in (8, 16, 32, 64, 128) if key.lanes <= s <= blocklen]))
@@ -127,26 +128,27 @@ def _slices(draw: st.DrawFn, key: aot.FillKey) -> tuple[Any, ...]:
     bpt = draw(st.integers(2, 6))
     first = draw(st.integers(1, bpt - 1))
     multiplies = draw(st.integers(0, 8))
-    time_cost = (draw(st.integers(0, 2)),) if key.variant else ()
+    time_cost = draw(st.integers(0, 2)) if key.variant else None
     seed = draw(st.integers(0, 2**32 - 1))
     common = (bpt, blocklen, sub, parallelism, multiplies)
     return seed, common, first, time_cost
 
 
-def _run(kernel: Callable[..., None], key: aot.FillKey, case: tuple[Any, ...]) -> bytes:
+def _run(kernel: Callable[..., None], key: FillKey, case: tuple[Any, ...]) -> bytes:
     seed, (bpt, blocklen, sub, parallelism, multiplies), first, time_cost = case
     words = HASHES[key.hash_type].state_words
     rng = np.random.default_rng(seed)
     states = rng.integers(0, 2**32, size=(parallelism, words), dtype=np.uint32)
     mem = np.zeros(parallelism * bpt * blocklen, np.uint32)
     for done, per_slice, dependent in ((0, first, 0), (first, bpt - first, 1)):
-        kernel(mem, states, 0, 1, done, per_slice, bpt, blocklen, sub,
-               parallelism, multiplies, dependent, *time_cost)  # fmt: skip
+        args = FillArgs(0, 1, done, per_slice, bpt, blocklen, sub, parallelism, multiplies,
+                        dependent, time_cost)  # fmt: skip
+        kernel(mem, states, args)
     return mem.tobytes() + states.tobytes()
 
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
-def test_artefact_equals_numba_on_random_slices(built: Path, key: aot.FillKey) -> None:
+def test_artefact_equals_numba_on_random_slices(built: Path, key: FillKey) -> None:
     """On random geometries, states and multiplies the artefact fills exactly like numba."""
     artefact = _artefact(key)
     numba_kernel = NumbaFill(

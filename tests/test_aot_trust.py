@@ -22,11 +22,13 @@ import pytest
 from aot_artefacts import artefacts_in, reset
 
 from twocats.kdf.engine import Engine
+from twocats.kdf.fill import aot as fill_aot
+from twocats.kdf.fill.args import FillKey
 from twocats.params import Params
-from twocats.simd import aot
+from twocats.simd import aot, cache
 
 #: The default profile's kernel: the only artefact these tests build.
-KEY = aot.FillKey(8, "simd", 0, 0)
+KEY = FillKey(8, "simd", 0, 0)
 
 #: A small parameter set that runs KEY (final block hash, blake2s, 8 lanes).
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
@@ -71,12 +73,12 @@ def _artefacts(folder: Path) -> list[Path]:
 
 def _expected() -> bytes:
     """PARAMS' output through numba's build (artefacts off)."""
-    os.environ[aot.AOT_ENV] = "0"
+    os.environ[cache.AOT_ENV] = "0"
     try:
         reset()
         return Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
     finally:
-        os.environ[aot.AOT_ENV] = "1"
+        os.environ[cache.AOT_ENV] = "1"
         reset()
 
 
@@ -97,7 +99,7 @@ def test_intact_artefact_loads_without_warning(spoiled: Path) -> None:
     output, warned = _derive_twice_counting_warnings()
     assert output == expected
     assert warned == 0
-    assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is not None
+    assert fill_aot.load_fill(KEY) is not None
 
 
 def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoiled: Path) -> None:
@@ -111,7 +113,7 @@ def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoile
     artefact.write_bytes(bytes(data))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
     assert len(caught) == 1
     aot.forget(KEY)
     output, warned = _derive_twice_counting_warnings()
@@ -119,7 +121,7 @@ def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoile
     assert warned == 0
     (rebuilt,) = _artefacts(spoiled)
     assert rebuilt.read_bytes() == intact or rebuilt.suffix != artefact.suffix
-    assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is not None
+    assert fill_aot.load_fill(KEY) is not None
 
 
 @pytest.mark.parametrize("mode", [0o770, 0o707])
@@ -161,7 +163,7 @@ def test_artefact_of_other_sources_is_a_silent_miss(spoiled: Path) -> None:
     index_path.write_text(json.dumps(index))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
     assert not caught
 
 
@@ -191,7 +193,7 @@ def test_numba_cache_folder_writable_by_others_is_refused(
 def _child_env(folder: Path) -> dict[str, str]:
     env = dict(os.environ)
     env[aot.AOT_DIR_ENV] = str(folder)
-    env[aot.AOT_ENV] = "1"
+    env[cache.AOT_ENV] = "1"
     return env
 
 
@@ -218,13 +220,14 @@ def _imports_of(command: list[str], stdin: str, folder: Path) -> tuple[str, str]
 
 
 def test_hash_and_verify_commands_import_no_numba_with_artefacts(built: Path) -> None:
-    """``twocats hash`` and ``twocats verify`` run on the artefact: no numba, llvmlite or numpy."""
+    """``twocats hash`` and ``twocats verify`` run on the artefact: no numba, llvmlite, numpy or
+    generator."""
     stored, modules = _imports_of(
         ["-m", "twocats.cli", "hash", "--password-stdin", *_SMALL], "pw\n", built
     )
     assert stored.startswith("$twocats$")
-    assert "twocats.simd.aot" in modules.split()
-    assert not {"numba", "llvmlite", "numpy"} & set(modules.split())
+    assert {"twocats.simd.aot", "twocats.kdf.fill.aot"} <= set(modules.split())
+    assert not {"numba", "llvmlite", "numpy", "codegen"} & set(modules.split())
     _output, modules = _imports_of(
         ["-m", "twocats.cli", "verify", "--password-stdin", stored.strip()], "pw\n", built
     )
@@ -333,10 +336,10 @@ def test_missing_artefact_is_claimed_for_building_once(
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(tmp_path))
     reset()
     try:
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
         assert aot.claim_build(KEY)
         assert not aot.claim_build(KEY)
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
         assert not aot.claim_build(KEY)
     finally:
         reset()

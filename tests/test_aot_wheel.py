@@ -23,10 +23,14 @@ from aot_artefacts import reset
 from environment import need
 
 from twocats.kdf.engine import Engine
+from twocats.kdf.fill import aot as fill_aot
+from twocats.kdf.fill import check as fill_check
+from twocats.kdf.fill.args import FillKey
 from twocats.params import Params
-from twocats.simd import _jit, aot
+from twocats.simd import _jit, aot, cache
+from twocats.simd.isa import X86_64_LEVELS
 
-KEY = aot.FillKey(8, "simd", 0, 0)
+KEY = FillKey(8, "simd", 0, 0)
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +51,7 @@ def test_levels_follow_the_cpu_flags(
 ) -> None:
     """A CPU runs the levels whose every flag it has, best first; a non-x86 CPU runs none."""
     monkeypatch.setattr(aot, "_cpuinfo", lambda: {"vendor_id": vendor, "flags": flags})
-    expected = [level for level, _flags in aot.LEVELS][-levels:] if levels else []
+    expected = [level for level, _flags in X86_64_LEVELS][-levels:] if levels else []
     assert aot.host_levels() == expected
 
 
@@ -61,10 +65,10 @@ def prebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if "x86-64" not in aot.host_levels():
         pytest.skip("prebuilt kernels are built for x86-64 CPUs")
     folder = tmp_path_factory.mktemp("prebuilt")
-    cache = tmp_path_factory.mktemp("cache")
+    kernels = tmp_path_factory.mktemp("cache")
     env = {**os.environ, "NUMBA_CPU_NAME": "x86-64", "NUMBA_CPU_FEATURES": ""}
-    env |= {"TWOCATS_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache), aot.AOT_ENV: "1"}
-    command = [sys.executable, "-m", "twocats.simd.aotbuild", "--level", "x86-64"]
+    env |= {"TWOCATS_CACHE_DIR": str(kernels), "NUMBA_CACHE_DIR": str(kernels), cache.AOT_ENV: "1"}
+    command = [sys.executable, "-m", "twocats.kdf.fill.prebuild", "--level", "x86-64"]
     subprocess.run([*command, "--out", str(folder)], env=env, check=True, timeout=900)
     return folder
 
@@ -74,7 +78,7 @@ def only_prebuilt(
     prebuilt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
     """Artefacts on, this machine's own folder empty, the package's folder the test's."""
-    monkeypatch.setenv(aot.AOT_ENV, "1")
+    monkeypatch.setenv(cache.AOT_ENV, "1")
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(tmp_path / "empty"))
     monkeypatch.setattr(aot, "PREBUILT_DIR", prebuilt)
     reset()
@@ -84,16 +88,16 @@ def only_prebuilt(
 
 def test_prebuilt_baseline_kernel_is_loaded_and_exact(only_prebuilt: Path) -> None:
     """Without an artefact of this machine the baseline one is loaded and derives exactly."""
-    kernel = aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
+    kernel = fill_aot.load_fill(KEY)
     assert kernel is not None
-    assert aot.run_check(kernel, KEY) == aot.reference_check(KEY)
+    assert fill_check.run_check(kernel, KEY) == fill_check.reference_check(KEY)
     output = Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
-    os.environ[aot.AOT_ENV] = "0"
+    os.environ[cache.AOT_ENV] = "0"
     reset()
     try:
         assert output == Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
     finally:
-        os.environ[aot.AOT_ENV] = "1"
+        os.environ[cache.AOT_ENV] = "1"
 
 
 def test_prebuilt_kernel_serves_when_this_machines_folder_is_refused(
@@ -107,9 +111,9 @@ def test_prebuilt_kernel_serves_when_this_machines_folder_is_refused(
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(shared))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        kernel = aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
+        kernel = fill_aot.load_fill(KEY)
     assert kernel is not None
-    assert aot.run_check(kernel, KEY) == aot.reference_check(KEY)
+    assert fill_check.run_check(kernel, KEY) == fill_check.reference_check(KEY)
     (warning,) = caught
     assert "writable" in str(warning.message)
     assert str(warning.message).endswith("; using the kernel the package carries")
@@ -124,13 +128,13 @@ def test_prebuilt_kernel_of_a_level_the_cpu_lacks_is_not_used(
     monkeypatch.setattr(aot, "host_levels", lambda: ["x86-64-v4", "x86-64-v3"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert aot.load_fill(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant) is None
+        assert fill_aot.load_fill(KEY) is None
     assert not caught
 
 
 def test_wheel_carries_the_kernels_and_the_sdist_does_not(prebuilt: Path, tmp_path: Path) -> None:
-    """A tree with prebuilt kernels builds a py3-none-<platform> wheel holding them; its sdist
-    holds none."""
+    """A tree with prebuilt kernels builds a py3-none-<platform> wheel holding them and no
+    generator; its sdist holds no kernel."""
     tree = tmp_path / "tree"
     shutil.copytree(
         ROOT,
@@ -152,6 +156,8 @@ def test_wheel_carries_the_kernels_and_the_sdist_does_not(prebuilt: Path, tmp_pa
     names = zipfile.ZipFile(wheel).namelist()
     assert "twocats/simd/_prebuilt/index.json" in names
     assert any(name.endswith(".so") for name in names)
+    # The generators stay in the source tree.
+    assert not [name for name in names if name.startswith("codegen/")]
     (sdist,) = out.glob("*.tar.gz")
     with tarfile.open(sdist) as archive:
         assert not [name for name in archive.getnames() if "_prebuilt" in name]

@@ -17,12 +17,12 @@ import pytest
 from environment import shared_file
 
 from twocats.kdf.engine import Engine
+from twocats.kdf.fill.threads import kernel_asm as fill_asm
 from twocats.kdf.vectors import Vector, load_vectors
 from twocats.lanes.modes import lsh
 from twocats.lanes.modes._generated import lsh as lsh_kernels
 from twocats.simd._jit import kernel_asm
 from twocats.simd.asm import AsmProfile, profile_asm, verify_level
-from twocats.simd.fill import kernel_asm as fill_asm
 from twocats.simd.isa import (
     IsaLevel,
     available_levels,

@@ -88,7 +88,7 @@ def _fill_file(cache: Path, suffix: str) -> Path:
 
 def _callee_data(cache: Path) -> Path:
     """The data file of the state hash the fill kernel calls."""
-    (path,) = cache.glob("numba-*/*/scalar/twocats.simd.statehash/*.hv_blake2s-*.nbc")
+    (path,) = cache.glob("numba-*/*/scalar/twocats.kdf.fill.statehash/*.hv_blake2s-*.nbc")
     return path
 
 
@@ -269,8 +269,9 @@ def test_artefact_builds_are_reproducible(warm: Path, tmp_path: Path) -> None:
     script = (
         "import numba\n"
         "numba.njit(lambda x: x + 1)(1)\n"
-        "from twocats.simd.aotcompile import build_fill\n"
-        "print(build_fill(8, 'simd', 0, 0).name)\n"
+        "from twocats.kdf.fill.aot import build_fill\n"
+        "from twocats.kdf.fill.args import FillKey\n"
+        "print(build_fill(FillKey(8, 'simd', 0, 0)).name)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
     env |= {"TWOCATS_CACHE_DIR": str(tmp_path / "cache"), "TWOCATS_AOT": "1"}

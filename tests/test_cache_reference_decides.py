@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 
 from twocats.exceptions import BackendError
-from twocats.simd import _jit, aot, cache
-from twocats.simd.fillkernels import checked_fill, fill_kernel
+from twocats.kdf.fill import check as fill_check
+from twocats.kdf.fill.args import FillKey
+from twocats.kdf.fill.kernels import checked_fill, fill_kernel
+from twocats.simd import _jit, cache
 
 #: The cheapest profile's kernel.
-KEY = aot.FillKey(8, "simd", 0, 0)
+KEY = FillKey(8, "simd", 0, 0)
 
 
 @pytest.fixture(autouse=True)
@@ -27,20 +29,20 @@ def _compiled(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
     monkeypatch.setattr(cache, "_warned", [False])
     # The reference's digest is computed (and kept) before any check is spoiled.
-    aot.reference_check(KEY)
+    fill_check.reference_check(KEY)
 
 
 def _spoiled_checks(monkeypatch: pytest.MonkeyPatch, spoiled: int) -> list[int]:
     """Make the first ``spoiled`` known-answer checks of numba's build differ; count them all."""
-    real = aot.run_check
+    real = fill_check.run_check
     calls: list[int] = []
 
-    def check(kernel: Any, key: aot.FillKey) -> bytes:
+    def check(kernel: Any, key: FillKey) -> bytes:
         calls.append(1)
         digest = real(kernel, key)
         return bytes(32) if len(calls) <= spoiled else digest
 
-    monkeypatch.setattr(aot, "run_check", check)
+    monkeypatch.setattr(fill_check, "run_check", check)
     return calls
 
 
@@ -64,7 +66,7 @@ def test_a_build_that_fails_its_check_is_compiled_afresh(monkeypatch: pytest.Mon
     assert len(caught) == 1
     assert "fails its known-answer check" in str(caught[0].message)
     monkeypatch.undo()
-    assert aot.run_check(fill, KEY) == aot.reference_check(KEY)
+    assert fill_check.run_check(fill, KEY) == fill_check.reference_check(KEY)
 
 
 def test_a_build_that_keeps_failing_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:

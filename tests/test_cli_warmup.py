@@ -13,11 +13,12 @@ from click.testing import CliRunner
 
 from twocats.cli import main
 from twocats.hashes import HASHES
+from twocats.kdf.fill.warmup import Kernel, all_kernels, kernels_for
 from twocats.lanes.warmup import LaneKernel, lane_kernels
 from twocats.params import Params
 from twocats.profiles import PROFILES
 from twocats.simd import _jit
-from twocats.simd.warmup import Kernel, all_kernels, compile_kernels, kernels_for
+from twocats.simd.warmup import compile_kernels
 
 compiled_only = pytest.mark.skipif(
     bool(_jit.config.DISABLE_JIT), reason="needs compiled kernels (NUMBA_DISABLE_JIT is set)"
@@ -28,7 +29,7 @@ compiled_only = pytest.mark.skipif(
 _CHILD = """
 from twocats import kdf
 from twocats.params import Params
-from twocats.simd.fill import fill_kernel
+from twocats.kdf.fill.kernels import fill_kernel
 kdf.derive(b"pw", b"salt", Params(mem_cost=8, parallelism=1, multiplies=2))
 kernel = fill_kernel(8, "simd", 0, 0)
 print(sum(kernel._cache_hits.values()), sum(kernel._cache_misses.values()))

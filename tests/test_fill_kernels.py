@@ -17,15 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from twocats.exceptions import BackendError, InvalidParametersError
+from twocats.kdf.fill.args import LANES
+from twocats.kdf.fill.kernels import fill_kernel
+from twocats.kdf.fill.statehash import SCRATCH_WORDS, STATE_HASHES
+from twocats.kdf.fill.threads import get_fill_slice, kernel_asm
 from twocats.kdf.geometry import SliceJob
 from twocats.kdf.reference import fill_slice as reference_fill
 from twocats.kdf.reference import state_hash as reference_state_hash
 from twocats.simd import _jit
 from twocats.simd.asm import profile_asm
-from twocats.simd.fill import fill_kernel, get_fill_slice, kernel_asm
-from twocats.simd.fillgen import LANES
 from twocats.simd.isa import enabled_features, host_arch, host_target
-from twocats.simd.statehash import SCRATCH_WORDS, STATE_HASHES
 
 BACKENDS = ("scalar", "simd")
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python functions.
@@ -256,7 +257,7 @@ import os, sys
 import numba
 os.environ["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = "1"
 from twocats.simd.asm import profile_asm
-from twocats.simd.fill import kernel_asm
+from twocats.kdf.fill.threads import kernel_asm
 print(" ".join(sorted(profile_asm(kernel_asm(8, "simd")).wide_mnemonics())))
 """
 

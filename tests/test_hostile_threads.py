@@ -15,11 +15,11 @@ from twocats import kdf
 from twocats.exceptions import VerifyMismatchError
 from twocats.hasher import PasswordHasher
 from twocats.kdf.engine import Engine
+from twocats.kdf.fill.kernels import fill_kernel
 from twocats.kdf.words import address as address_of
 from twocats.lanes import PRIMITIVES, hash_many
 from twocats.params import Params
 from twocats.profiles import CHEAPEST
-from twocats.simd.fill import fill_kernel
 
 THREADS = 8
 CALLS = 200

@@ -10,7 +10,8 @@ import pytest
 from twocats import _machine
 from twocats.bulk import workers
 from twocats.kdf import limits
-from twocats.simd import fill, warmup
+from twocats.kdf.fill import threads as fill
+from twocats.simd import warmup
 
 
 def _cgroup(folder: Path, files: dict[str, str]) -> Path:

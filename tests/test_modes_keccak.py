@@ -13,8 +13,9 @@ from environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codegen import modes as codegen
 from twocats.exceptions import BackendError, InvalidParametersError
-from twocats.lanes.modes import codegen, keccak
+from twocats.lanes.modes import keccak
 from twocats.lanes.reference import keccak as ref
 
 KECCAK_FILE = "k12-parallelhash-kat.jsonl"

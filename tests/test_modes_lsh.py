@@ -8,8 +8,9 @@ from environment import shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codegen import modes as codegen
 from twocats.exceptions import InvalidParametersError
-from twocats.lanes.modes import codegen, lsh
+from twocats.lanes.modes import lsh
 from twocats.lanes.reference import lsh as ref
 
 BACKENDS = ("reference", "scalar", "simd")

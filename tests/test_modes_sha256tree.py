@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codegen import modes as codegen
 from twocats.exceptions import InvalidParametersError
-from twocats.lanes.modes import codegen, sha256tree
+from twocats.lanes.modes import sha256tree
 from twocats.lanes.reference import sha256tree as ref
 
 BACKENDS = ("reference", "scalar", "simd")

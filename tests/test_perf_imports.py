@@ -1,14 +1,9 @@
-"""twocats.perf and the machine probe: light imports, and the deprecated twocats.simd.levels."""
+"""twocats.perf and the machine probe: light imports."""
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
-
-import pytest
-
-from twocats.perf import levels
 
 
 def test_the_probe_and_the_perf_modules_import_nothing_heavy() -> None:
@@ -20,12 +15,3 @@ def test_the_probe_and_the_perf_modules_import_nothing_heavy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
-
-
-def test_simd_levels_warns_and_names_the_new_module(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The old twocats.simd.levels warns (DeprecationWarning) and re-exports twocats.perf.levels."""
-    monkeypatch.delitem(sys.modules, "twocats.simd.levels", raising=False)
-    with pytest.warns(DeprecationWarning, match=r"twocats\.perf\.levels"):
-        old = importlib.import_module("twocats.simd.levels")
-    assert old.__all__ == levels.__all__
-    assert all(getattr(old, name) is getattr(levels, name) for name in levels.__all__)

@@ -9,17 +9,17 @@ from types import ModuleType
 
 import pytest
 
-from twocats import codegen as entry
-from twocats.lanes import codegen
-from twocats.lanes.modes import codegen as modes_codegen
-from twocats.simd import emit, fillgen
+from codegen import emit, entry
+from codegen import fill as fillgen
+from codegen import lanes as codegen
+from codegen import modes as modes_codegen
 
 
 @pytest.mark.parametrize("name", sorted(codegen.generate_all()))
 def test_committed_file_equals_generator_output(name: str) -> None:
-    """Each file in _generated/ is exactly what ``python -m twocats.codegen`` writes."""
+    """Each file in _generated/ is exactly what ``python -m codegen`` writes."""
     committed = (codegen.GENERATED / name).read_text()
-    assert committed == codegen.generate_all()[name], f"run python -m twocats.codegen ({name})"
+    assert committed == codegen.generate_all()[name], f"run python -m codegen ({name})"
 
 
 def test_check_mode_reports_up_to_date() -> None:

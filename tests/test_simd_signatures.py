@@ -18,7 +18,7 @@ from twocats.params import Params
 from twocats.simd import _jit
 
 #: The modules of the fill kernels, of the lane kernels and of the hash_many scheduler.
-_COMPILED = ("twocats.simd._generated.", "twocats.lanes._generated.", "twocats.lanes.scheduler")
+_COMPILED = ("twocats.kdf.fill._generated.", "twocats.lanes._generated.", "twocats.lanes.scheduler")
 
 compiled_only = pytest.mark.skipif(
     bool(_jit.config.DISABLE_JIT), reason="needs compiled kernels (NUMBA_DISABLE_JIT is set)"

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from twocats import kdf
 from twocats.cli import main
 from twocats.exceptions import InvalidParametersError
+from twocats.kdf.fill.threads import default_threads
 from twocats.params import Params
-from twocats.simd.fill import default_threads
 
 #: Large enough (4 MiB in 2 regions) that the slices of the top levels are shared between threads
 #: when that is allowed.

@@ -1,7 +1,7 @@
 """Fill kernels made ready before a hasher's call is admitted, so that a compile never holds a slot.
 
 Every stored hash names the shape of the fill kernel it runs (hash type, lane count, block hash;
-:func:`twocats.simd.warmup.kernels_for`).  A kernel that no artefact or cache holds yet compiles
+:func:`twocats.kdf.fill.warmup.kernels_for`).  A kernel that no artefact or cache holds yet compiles
 for seconds, and a call that did so inside an admission slot would keep every other login waiting.
 :meth:`KernelShapes.prepare` therefore makes the kernel ready first, outside admission:
 
@@ -110,22 +110,25 @@ class KernelShapes:
 
 def _load_artefact(backend: str, shape: Shape) -> bool:
     """Whether a checked ahead-of-time kernel of ``shape`` loads now (cheap: no numba)."""
+    from twocats.kdf.fill.aot import load_fill
+    from twocats.kdf.fill.args import FillKey
     from twocats.simd import aot
 
     code, lanes, variant = shape
     if not aot.enabled():
         return False
     # Whatever an earlier look at the artefacts found (before a compile) is looked at again.
-    aot.forget(aot.FillKey(lanes, backend, code, variant))
-    return aot.load_fill(lanes, backend, code, variant) is not None
+    key = FillKey(lanes, backend, code, variant)
+    aot.forget(key)
+    return load_fill(key) is not None
 
 
 def _load(backend: str, shape: Shape) -> None:
     """Load the kernel of ``shape`` as the fill will, compiling it here if no cache holds it."""
     if _load_artefact(backend, shape):
         return
+    from twocats.kdf.fill.warmup import Kernel
     from twocats.simd import aot
-    from twocats.simd.warmup import Kernel
 
     code, lanes, variant = shape
     kernel = Kernel(backend, code, lanes, variant)
@@ -140,7 +143,7 @@ def _compile_elsewhere(backend: str, shape: Shape) -> bool:
     """Compile the kernel of ``shape`` into the cache in a fresh process; whether it succeeded."""
     code, lanes, variant = shape
     program = (
-        "from twocats.simd.warmup import Kernel; "
+        "from twocats.kdf.fill.warmup import Kernel; "
         f"Kernel({backend!r}, {code}, {lanes}, {variant}).compile()"
     )
     try:

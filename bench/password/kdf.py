@@ -89,8 +89,8 @@ def _level_fill(backend: str, mem_cost: int) -> Callable[[], object]:
     Slice 0 (with the ``Expand`` of block 0, hashing that both backends share) runs once before
     timing; each timed call then refills slices 1, 2 and 3 from the same starting state.
     """
+    from twocats.kdf.fill.threads import get_fill_slice
     from twocats.kdf.geometry import SliceJob
-    from twocats.simd.fill import get_fill_slice
 
     fill = get_fill_slice(backend, threads=1)
     blocklen, sub_blocklen = 4096, 16

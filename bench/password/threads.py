@@ -32,9 +32,9 @@ from contextlib import contextmanager
 from bench.harness import Report, load_average, load_note, measure_group, plain_smoke, plain_suite
 from twocats.hasher import PasswordHasher
 from twocats.kdf import Engine
+from twocats.kdf.fill.threads import THREADS_ENV
 from twocats.params import Params
 from twocats.profiles import CHEAPEST, MODERATE
-from twocats.simd.fill import THREADS_ENV
 
 __all__ = ["GOAL", "main", "run", "smoke"]
 

@@ -38,8 +38,8 @@ from twocats._machine import usable_cpus
 from twocats.bulk.credentials import job_security
 from twocats.bulk.sample import warm_up
 from twocats.exceptions import InvalidParametersError, TwoCatsError
+from twocats.kdf.fill.threads import THREADS_ENV
 from twocats.params import Params
-from twocats.simd.fill import THREADS_ENV
 from twocats.target import Target
 from twocats.upgraders import Upgraders
 

@@ -1,7 +1,8 @@
 """``twocats warmup``: compile the kernels this machine will use into the kernel cache.
 
-Each fill kernel also gets an ahead-of-time artefact (:mod:`twocats.simd.aot`) where a C compiler
-and a tested numba release are present, so that later processes hash without importing numba.
+Each fill kernel also gets an ahead-of-time artefact (:mod:`twocats.kdf.fill.aot`) where a C
+compiler and a tested numba release are present, so that later processes hash without importing
+numba.
 
 With no option it compiles what the default profile uses; ``--profile``, ``--params`` and the
 parameter options name another parameter set, and ``--all`` compiles every fill kernel and lane
@@ -25,7 +26,7 @@ from twocats.cli._options import backend_option, build_params, json_option, para
 from twocats.exceptions import BackendError
 
 if TYPE_CHECKING:
-    from twocats.simd.warmup import Kernel
+    from twocats.kdf.fill.warmup import Kernel
 
 __all__ = ["warmup_command"]
 
@@ -66,10 +67,11 @@ def warmup_command(
     0755, and a cache owned by root or by the user and writable by neither group nor others is
     trusted.  Run it again with --shared after anything else wrote to that cache.
     """
+    from twocats.kdf.fill.warmup import all_kernels, kernels_for
     from twocats.lanes.warmup import lane_kernels
     from twocats.simd.cache import cache_root
     from twocats.simd.registry import resolve_backend
-    from twocats.simd.warmup import Job, all_kernels, compile_kernels, default_jobs, kernels_for
+    from twocats.simd.warmup import Job, compile_kernels, default_jobs
 
     chosen = resolve_backend(backend)
     if chosen == "reference":
@@ -120,11 +122,11 @@ def _why_not_ahead_of_time() -> str:
     """Why fill kernels were not built ahead of time, as far as this process can tell."""
     import numba
 
-    from twocats.simd import aot
+    from twocats.simd import aot, cache
     from twocats.simd.aotcompile import BUILD_NUMBA
 
     if not aot.enabled():
-        return f"{aot.AOT_ENV}=0 or NUMBA_DISABLE_JIT turns them off"
+        return f"{cache.AOT_ENV}=0 or NUMBA_DISABLE_JIT turns them off"
     if numba.__version__ not in BUILD_NUMBA:
         return f"they are built with numba {', '.join(sorted(BUILD_NUMBA))} only"
     return "a build or a check failed; an earlier warning says which"
@@ -132,10 +134,6 @@ def _why_not_ahead_of_time() -> str:
 
 def _usable_artefacts(fills: list[Kernel]) -> list[str]:
     """Return the labels of the fill kernels whose ahead-of-time artefact loads and checks."""
-    from twocats.simd import aot
+    from twocats.kdf.fill.aot import load_fill
 
-    return [
-        kernel.label
-        for kernel in fills
-        if aot.load_fill(kernel.lanes, kernel.backend, kernel.hash_code, kernel.variant) is not None
-    ]
+    return [kernel.label for kernel in fills if load_fill(kernel.key) is not None]

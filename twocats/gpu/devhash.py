@@ -5,7 +5,7 @@ Each ``digest_<name>(src, soff, value, with_value, dest, doff)`` writes the W wo
 ``H(bytes(src[soff:soff + W]))`` when ``with_value`` is False: ``Hv`` and ``Hs`` of twocats.md §2.
 Both messages (at most 68 bytes) fit one compression block of every hash type.  ``dest`` may be
 ``src``: the message is read before the digest is written.  The constants come from
-:mod:`twocats.hashes`; the compressions follow :mod:`twocats.simd.statehash`, written for the
+:mod:`twocats.hashes`; the compressions follow :mod:`twocats.kdf.fill.statehash`, written for the
 device (scratch in local arrays, every integer pinned to an unsigned type).
 """
 

@@ -5,8 +5,8 @@ Everything above the seam lives here; a backend only supplies that one function,
 frozen record :class:`twocats.kdf.geometry.SliceJob`).
 
 The pure-Python seam is :func:`twocats.kdf.reference.fill_slice`; the compiled ones come from
-``twocats.simd.fill.get_fill_slice``.  Hashing outside the seam (initial key, level results, output)
-is tiny and uses :mod:`hashlib` directly.
+``twocats.kdf.fill.threads.get_fill_slice``.  Hashing outside the seam (initial key, level results,
+output) is tiny and uses :mod:`hashlib` directly.
 
 The three published versions differ above the seam as follows (specs twocats.md and
 twocats-2014-03.md):

@@ -19,8 +19,9 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from twocats._units import format_size
-from twocats.exceptions import BackendError, HashingError
+from twocats.exceptions import HashingError
 from twocats.kdf import core, limits, words
+from twocats.kdf.fill.threads import get_fill_slice
 from twocats.params import Params, check_int
 from twocats.simd.registry import resolve_backend
 
@@ -28,15 +29,11 @@ __all__ = ["Engine"]
 
 
 def _load_fill(backend: str) -> core.FillSlice:
-    """Return the seam implementation of ``backend`` (compiled backends are imported lazily)."""
+    """Return the seam implementation of ``backend`` (its kernels compile or load on first use)."""
     if backend == "reference":
         from twocats.kdf.reference import fill_slice
 
         return fill_slice
-    try:
-        from twocats.simd.fill import get_fill_slice
-    except ImportError as error:
-        raise BackendError(f"backend {backend!r} is not available: {error}") from error
     fill: core.FillSlice = get_fill_slice(backend)
     return fill
 

@@ -12,7 +12,7 @@ The modules: ``many`` (the ``hash_many`` family), ``registry`` (the table of alg
 ``primitives`` (BLAKE2s, BLAKE2b, SHA-256 and SHA-512 in lanes), ``modes/`` (the lane modes from
 the literature and their generator), ``reference/`` (the plain-Python truth), ``file_digests``
 and ``check_file`` (the file engines of ``twocats sum``).  The compiled kernels are written by
-``python -m twocats.codegen`` and compiled by :mod:`twocats.simd._jit`.
+``python -m codegen`` and compiled by :mod:`twocats.simd._jit`.
 """
 
 from __future__ import annotations

@@ -251,7 +251,7 @@ class _Worker:
         """Compile the fill kernel of every lane count and disassemble them."""
         from numba.core.registry import cpu_target
 
-        from twocats.simd.fill import fill_kernel
+        from twocats.kdf.fill.kernels import fill_kernel
 
         self.backend = backend
         self.engine = self._engine_class(backend)

@@ -1,19 +1,19 @@
-"""Ahead-of-time fill kernels: find, check and load them without numba or numpy.
+"""Ahead-of-time kernels of any registered set: find, check and load them without numba or numpy.
 
 Usage::
 
     from twocats.simd import aot
 
-    kernel = aot.load_fill(8, "simd", 0, 0)     # None: no usable artefact, use numba's build
-    if kernel is not None:
-        kernel(mem, states, p_first, p_step, done, per_slice, ...)
+    kernel = aot.load(KERNELS, key)     # None: no usable artefact, use numba's build
 
-An artefact is built by :mod:`twocats.simd.aotcompile` (``twocats warmup`` and the first numba build
-of a kernel write one) with a single C entry point, :data:`ENTRY`: a shared object (``.so``) where a
-C compiler links one, loaded by the dynamic loader, and otherwise a relocatable object (``.o``) that
+A set of kernels registers as a :class:`KernelSet`: its name, the C symbol of its entry point, how
+a loaded entry becomes a callable and how that callable checks itself against the set's reference
+(the password hash's fill registers in :mod:`twocats.kdf.fill.aot`).  An artefact is built by
+:mod:`twocats.simd.aotcompile` with that single entry point: a shared object (``.so``) where a C
+compiler links one, loaded by the dynamic loader, and otherwise a relocatable object (``.o``) that
 llvmlite's MCJIT loads from the checked bytes (this imports llvmlite, never numba).  Artefacts live
 in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of a
-kernel is keyed on the kernel, the numba and llvmlite versions and this machine's CPU (its
+kernel is keyed on the kernel's name, the numba and llvmlite versions and this machine's CPU (its
 ``/proc/cpuinfo`` identity and feature flags, see :func:`cpu_key`); it records the SHA-256 of the
 artefact and of every source file the kernel was built from.
 
@@ -22,7 +22,7 @@ trust rule (:func:`twocats.simd.cache.trust_problem`: owned by this user or root
 neither group nor others), the package's prebuilt kernels included; the file read through the
 opened descriptor must have the recorded SHA-256, and the same descriptor is what the dynamic
 loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot be
-swapped; finally the kernel must fill a small known slice exactly like the pure-Python reference.
+swapped; finally the kernel must pass its set's known-answer check.
 
 An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
 used (numba compiles, and writes a new artefact): that is the normal first run, not a fault.  An
@@ -41,28 +41,23 @@ import json
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
-from twocats.exceptions import BackendError
-from twocats.hashes import HASHES
-from twocats.kdf import words
 from twocats.simd import cache
-from twocats.simd.cache import RefusedError, cache_root
-from twocats.simd.fillgen import CHAINS, SCRATCH, kernel_name
+from twocats.simd.cache import AOT_ENV, RefusedError, cache_root
+from twocats.simd.isa import X86_64_LEVELS
 
 __all__ = [
     "AOT_DIR_ENV",
-    "AOT_ENV",
-    "ENTRY",
-    "LEVELS",
     "LIBC_SYMBOLS",
     "OBJECT",
     "PREBUILT_DIR",
     "SHARED",
-    "FillKey",
+    "ArtefactKey",
+    "KernelSet",
     "RefusedError",
     "aot_dir",
     "claim_build",
@@ -71,18 +66,11 @@ __all__ = [
     "forget",
     "host_levels",
     "kernel_sources",
-    "load_fill",
+    "load",
     "open_kernel",
-    "run_check",
     "store",
     "warn_once",
 ]
-
-#: The C symbol of every artefact's kernel.
-ENTRY = "twocats_fill"
-
-#: Set to 0 to use numba's builds only (no artefact is read or written).
-AOT_ENV = "TWOCATS_AOT"
 
 #: Moves the artefacts out of the kernel cache root.
 AOT_DIR_ENV = "TWOCATS_AOT_DIR"
@@ -105,32 +93,38 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 #: The folder of the artefacts a platform wheel carries (see :mod:`twocats.simd.aotbuild`).
 PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
 
-# The /proc/cpuinfo flags of x86-64-v3 (AVX2); "abm" is how Linux names LZCNT.
-_V3_FLAGS = ("avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave")
 
-#: The x86-64 levels that prebuilt artefacts are built for, best first, with the
-#: ``/proc/cpuinfo`` flags each needs: AVX-512, AVX2 and the x86-64 baseline (SSE2).
-LEVELS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("x86-64-v4", (*_V3_FLAGS, "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")),
-    ("x86-64-v3", _V3_FLAGS),
-    ("x86-64", ()),
-)
-
-
-@dataclass(frozen=True)
-class FillKey:
-    """One fill kernel: lane count, backend, hash code and block-hash variant."""
-
-    lanes: int
-    backend: str
-    hash_type: int
-    variant: int
+class ArtefactKey(Hashable, Protocol):
+    """One kernel of a set: hashable, and named uniquely across every set (the index's key)."""
 
     @property
     def name(self) -> str:
         """The kernel's name, e.g. ``fill_final_l8_blake2s__simd``."""
-        base = kernel_name(CHAINS[self.variant], self.lanes)
-        return f"{base}_{HASHES[self.hash_type].name}__{self.backend}"
+        ...
+
+
+Key = TypeVar("Key", bound=ArtefactKey)
+
+
+@dataclass(frozen=True)
+class KernelSet(Generic[Key]):
+    """A set of kernels that the artefact machinery builds, indexes, checks and loads.
+
+    ``wrap`` makes the callable of a loaded entry point from its address, the object that holds
+    the code (kept alive by the callable) and the kernel's key; ``check`` tells whether such a
+    callable gives its reference's answers.  ``entry_ir`` compiles a key's C entry with numba and
+    returns its linked LLVM IR and symbol, ``prepare`` returns numba's own checked build of the key
+    before that, and ``sources`` lists the files the machine code depends on: these three import
+    numba and run only when an artefact is built (:mod:`twocats.simd.aotcompile`).
+    """
+
+    name: str
+    entry: str
+    wrap: Callable[[int, object, Key], Any]
+    check: Callable[[Any, Key], bool]
+    entry_ir: Callable[[Key], tuple[str, str]]
+    prepare: Callable[[Key], Any]
+    sources: Callable[[Key], list[str]]
 
 
 def enabled() -> bool:
@@ -195,12 +189,12 @@ def cpu_key() -> str | None:
 
 
 def host_levels() -> list[str]:
-    """Return the x86-64 levels of :data:`LEVELS` this CPU runs, best first ([] elsewhere)."""
+    """Return the levels of :data:`twocats.simd.isa.X86_64_LEVELS` this CPU runs, best first."""
     info = _cpuinfo()
     if info.get("vendor_id") not in ("GenuineIntel", "AuthenticAMD") or "flags" not in info:
         return []
     flags = set(info["flags"].split())
-    return [level for level, needed in LEVELS if flags.issuperset(needed)]
+    return [level for level, needed in X86_64_LEVELS if flags.issuperset(needed)]
 
 
 @functools.cache
@@ -231,7 +225,7 @@ def _versions() -> str | None:
     return "+".join(found)
 
 
-def _index_key(key: FillKey, cpu: str, versions: str) -> str:
+def _index_key(key: ArtefactKey, cpu: str, versions: str) -> str:
     return f"{key.name}|{versions}|cpu-{cpu}"
 
 
@@ -255,71 +249,17 @@ def _sources_match(sources: Mapping[str, str]) -> bool:
     return bool(sources)
 
 
-#: The C type of each scratch array's element type.
-_SCRATCH_TYPES = {"uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64}
-
-
-class _Kernel:
-    """A loaded artefact, called like :class:`twocats.simd.fillkernels.NumbaFill`.
-
-    ``mem`` and ``states`` are words of :mod:`twocats.kdf.words`; the scratch arrays are made
-    for each call and zeroed after it.  The arguments are checked by the caller
-    (:mod:`twocats.simd.fill` validates every slice), as for numba's build; ctypes releases the
-    GIL during the call.
-    """
-
-    def __init__(self, address: int, owner: object, variant: int) -> None:
-        # ``owner`` holds the code: the loaded library or the MCJIT engine.
-        self._owner = owner
-        chain = SCRATCH[CHAINS[variant]]
-        self._scratch = [_SCRATCH_TYPES[kind] * count for _name, kind, count in chain]
-        # numba's calling convention: a status is returned, and a result and an exception are
-        # stored through the first two pointers (the kernel returns nothing and raises nothing).
-        prototype = ctypes.CFUNCTYPE(
-            ctypes.c_int32,
-            *[ctypes.c_void_p, ctypes.c_void_p],
-            *[ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64],
-            *[ctypes.c_void_p] * len(self._scratch),
-            *[ctypes.c_int64] * (10 + variant),
-        )
-        self._function = prototype(address)
-
-    def __call__(self, mem: words.Words, states: words.Words, *ints: int) -> None:
-        # The caller checked that states has two dimensions.
-        rows, width = words.as_view(states).shape or (0, 0)
-        scratch = [kind() for kind in self._scratch]
-        result, failure = ctypes.c_void_p(), ctypes.c_void_p()
-        try:
-            status = self._function(
-                ctypes.byref(result),
-                ctypes.byref(failure),
-                words.address(mem),
-                words.as_view(mem).nbytes // 4,
-                words.address(states),
-                rows,
-                width,
-                *(ctypes.addressof(array) for array in scratch),
-                *ints,
-            )
-        finally:
-            # The scratch held words derived from the password.
-            for array in scratch:
-                ctypes.memset(array, 0, ctypes.sizeof(array))
-        if status:
-            raise BackendError(f"the compiled fill kernel failed (status {status})")
-
-
-def open_kernel(path: Path, variant: int) -> Any:
+def open_kernel(kernels: KernelSet[Key], path: Path, key: Key) -> Any:
     """Load the artefact at ``path`` without any check (for a file just built)."""
     if path.suffix == OBJECT:
-        return _Kernel(*_load_object(path.read_bytes()), variant)
-    return _Kernel(*_load_shared(str(path)), variant)
+        return kernels.wrap(*_load_object(path.read_bytes(), kernels.entry), key)
+    return kernels.wrap(*_load_shared(str(path), kernels.entry), key)
 
 
-def _load_shared(name: str) -> tuple[int, object]:
-    """Load a shared object; return its entry's address and the library."""
+def _load_shared(name: str, entry: str) -> tuple[int, object]:
+    """Load a shared object; return the address of its ``entry`` and the library."""
     library = ctypes.CDLL(name)
-    function = getattr(library, ENTRY)
+    function = getattr(library, entry)
     address = ctypes.cast(function, ctypes.c_void_p).value
     assert address is not None
     return address, library
@@ -328,7 +268,7 @@ def _load_shared(name: str) -> tuple[int, object]:
 _mcjit_lock = threading.Lock()
 
 
-def _load_object(data: bytes) -> tuple[int, object]:
+def _load_object(data: bytes, entry_name: str) -> tuple[int, object]:
     """Load a relocatable object with llvmlite's MCJIT; return its entry's address and engine.
 
     The code may call the C library's :data:`LIBC_SYMBOLS` only (the build checked that).  The
@@ -354,47 +294,10 @@ def _load_object(data: bytes) -> tuple[int, object]:
         engine = llvm.create_mcjit_compiler(module, machine)
         engine.add_object_file(obj)
         engine.finalize_object()
-        entry = engine.get_function_address(ENTRY)
+        entry = engine.get_function_address(entry_name)
     if not entry:
-        raise AttributeError(ENTRY)
+        raise AttributeError(entry_name)
     return entry, engine
-
-
-def run_check(kernel: Any, key: FillKey) -> bytes:
-    """Fill a small known job with ``kernel`` and return the digest of memory and states.
-
-    Two slices of two regions, the first data-independent and the second password-dependent with
-    64-byte sub-blocks, so that every path of the kernel runs.
-    """
-    width = HASHES[key.hash_type].state_words
-    blocklen = max(32, 2 * key.lanes)
-    parallelism, bpt = 2, 4
-    mem = words.allocate(parallelism * bpt * blocklen)
-    states = words.rows(
-        [[(i * 0x9E3779B1) & 0xFFFFFFFF for i in range(p * width, (p + 1) * width)]
-         for p in range(parallelism)]
-    )  # fmt: skip
-    time_cost = (1,) if key.variant else ()
-    for done, dependent in ((0, 0), (2, 1)):
-        sub = 16 if dependent else blocklen
-        kernel(mem, states, 0, 1, done, 2, bpt, blocklen, sub, parallelism, 2, dependent,
-               *time_cost)  # fmt: skip
-    return hashlib.sha256(mem.tobytes() + states.tobytes()).digest()
-
-
-@functools.cache
-def reference_check(key: FillKey) -> bytes:
-    """Return :func:`run_check`'s digest computed by the pure-Python reference fill."""
-    from twocats.kdf.geometry import SliceJob
-    from twocats.kdf.reference import fill_slice
-
-    def kernel(mem: words.Words, states: words.Words, *ints: int) -> None:
-        _first, _step, done, per_slice, bpt, blocklen, sub, par, mult, dep, *rest = ints
-        job = SliceJob(done, per_slice, bpt, blocklen, sub, par, key.lanes, mult, bool(dep),
-                       key.hash_type, key.variant, rest[0] if rest else 0)  # fmt: skip
-        fill_slice(mem, states, job)
-
-    return run_check(kernel, key)
 
 
 def _read_index(folder: Path) -> dict[str, Any]:
@@ -411,7 +314,7 @@ def _read_index(folder: Path) -> dict[str, Any]:
     return index
 
 
-def _load(key: FillKey) -> Any:
+def _load(kernels: KernelSet[Key], key: Key) -> Any:
     """Return the checked artefact of ``key``; None when there is none for these sources.
 
     The artefact built on this machine comes first, then the one of the best x86-64 level a
@@ -419,17 +322,17 @@ def _load(key: FillKey) -> Any:
     warning); without one the refusal is raised.
     """
     try:
-        kernel = _load_built(key)
+        kernel = _load_built(kernels, key)
     except RefusedError as refusal:
-        kernel = _load_prebuilt(key)
+        kernel = _load_prebuilt(kernels, key)
         if kernel is None:
             raise
         warn_once(f"compiled kernel refused ({refusal})", using="the kernel the package carries")
         return kernel
-    return kernel if kernel is not None else _load_prebuilt(key)
+    return kernel if kernel is not None else _load_prebuilt(kernels, key)
 
 
-def _load_built(key: FillKey) -> Any:
+def _load_built(kernels: KernelSet[Key], key: Key) -> Any:
     """Load the artefact built here for this CPU and numba (the user's cache)."""
     cpu, versions = cpu_key(), _versions()
     folder = aot_dir()
@@ -439,10 +342,10 @@ def _load_built(key: FillKey) -> Any:
     if reason is not None:
         raise RefusedError(reason)
     entry = _read_index(folder).get(_index_key(key, cpu, versions))
-    return _open_entry(folder, entry, key)
+    return _open_entry(kernels, folder, entry, key)
 
 
-def _load_prebuilt(key: FillKey) -> Any:
+def _load_prebuilt(kernels: KernelSet[Key], key: Key) -> Any:
     """Load the artefact the installed package carries for the best level this CPU runs.
 
     The package's kernels pass the same trust rule as the cache's (owned by this user or root,
@@ -459,24 +362,24 @@ def _load_prebuilt(key: FillKey) -> Any:
     for level in levels:
         entry = index.get(f"{key.name}|{level}")
         if entry is not None:
-            return _open_entry(folder, entry, key)
+            return _open_entry(kernels, folder, entry, key)
     return None
 
 
-def _load_shared_fd(fd: int, path: Path) -> tuple[int, object]:
+def _load_shared_fd(fd: int, path: Path, entry: str) -> tuple[int, object]:
     """Load the shared object open at ``fd`` (read from ``path``) by that descriptor."""
     # The dynamic loader knows a library by the name it was opened under and returns the library
     # already loaded under a name seen before: the descriptor stays open as long as the process
     # lives, so that no other file is ever opened under the same name.
     kept = os.dup(fd)
     try:
-        return _load_shared(f"/proc/self/fd/{kept}")
+        return _load_shared(f"/proc/self/fd/{kept}", entry)
     except OSError as error:
         os.close(kept)
         raise RefusedError(f"{path} cannot be loaded ({error})") from None
 
 
-def _open_entry(folder: Path, entry: Any, key: FillKey) -> Any:
+def _open_entry(kernels: KernelSet[Key], folder: Path, entry: Any, key: Key) -> Any:
     """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
     if not isinstance(entry, dict):
         return None
@@ -495,19 +398,19 @@ def _open_entry(folder: Path, entry: Any, key: FillKey) -> Any:
             raise RefusedError(f"{folder / name} does not have its recorded SHA-256")
         try:
             if name.endswith(OBJECT):
-                kernel = _Kernel(*_load_object(data), key.variant)
+                kernel = kernels.wrap(*_load_object(data, kernels.entry), key)
             else:
-                kernel = _Kernel(*_load_shared_fd(fd, folder / name), key.variant)
+                kernel = kernels.wrap(*_load_shared_fd(fd, folder / name, kernels.entry), key)
         except AttributeError:
-            raise RefusedError(f"{folder / name} has no fill entry point") from None
-    if run_check(kernel, key) != reference_check(key):
+            raise RefusedError(f"{folder / name} has no {kernels.name} entry point") from None
+    if not kernels.check(kernel, key):
         raise RefusedError(f"{folder / name} fails its known-answer check")
     return kernel
 
 
 _lock = threading.Lock()
-_loaded: dict[FillKey, Any] = {}
-_missing: set[FillKey] = set()
+_loaded: dict[ArtefactKey, Any] = {}
+_missing: set[ArtefactKey] = set()
 
 
 def warn_once(message: str, using: str = "numba's build") -> None:
@@ -518,14 +421,13 @@ def warn_once(message: str, using: str = "numba's build") -> None:
     cache.warn_once(f"twocats: {message}; using {using}", stacklevel=4)
 
 
-def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
-    """Return the checked artefact of one fill kernel, or None to use numba's build.
+def load(kernels: KernelSet[Key], key: Key) -> Any:
+    """Return the checked artefact of one kernel of ``kernels``, or None to use numba's build.
 
     A refused artefact warns once per process and is built again (see :func:`claim_build`); a
     missing or outdated one does not warn.  The answer is kept for the process, until
     :func:`forget`.
     """
-    key = FillKey(lanes, backend, hash_type, variant)
     with _lock:
         if key in _loaded:
             return _loaded[key]
@@ -533,7 +435,7 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     refusal = None
     if enabled():
         try:
-            kernel = _load(key)
+            kernel = _load(kernels, key)
         except RefusedError as error:
             refusal = str(error)
         except (OSError, ValueError, TypeError, AttributeError) as error:
@@ -549,8 +451,8 @@ def load_fill(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     return kernel
 
 
-def claim_build(key: FillKey) -> bool:
-    """Whether the caller should build ``key``'s artefact: :func:`load_fill` found none for these
+def claim_build(key: ArtefactKey) -> bool:
+    """Whether the caller should build ``key``'s artefact: :func:`load` found none for these
     sources, or refused it, and no one in this process has tried yet (a failed build is not tried
     again)."""
     with _lock:
@@ -560,15 +462,15 @@ def claim_build(key: FillKey) -> bool:
         return True
 
 
-def forget(key: FillKey) -> None:
-    """Drop what :func:`load_fill` remembers of ``key``, so that the next call looks again."""
+def forget(key: ArtefactKey) -> None:
+    """Drop what :func:`load` remembers of ``key``, so that the next call looks again."""
     with _lock:
         _loaded.pop(key, None)
         _missing.discard(key)
 
 
 def store(
-    key: FillKey,
+    key: ArtefactKey,
     data: bytes,
     sources: dict[str, str],
     level: str | None = None,
@@ -578,7 +480,8 @@ def store(
     """Write an artefact and its index entry (both atomically); return the artefact's path.
 
     Without ``level`` the artefact is this machine's, in :func:`aot_dir`, keyed on this CPU and
-    numba; with an x86-64 ``level`` of :data:`LEVELS` it goes to ``prebuilt`` for a wheel.
+    numba; with a ``level`` of :data:`twocats.simd.isa.X86_64_LEVELS` it goes to ``prebuilt``
+    for a wheel.
     ``suffix`` is :data:`SHARED` for a shared object and :data:`OBJECT` for an object for MCJIT.
     """
     if suffix not in (SHARED, OBJECT):

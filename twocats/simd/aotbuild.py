@@ -1,11 +1,14 @@
-"""Write the ahead-of-time kernels a platform wheel carries: ``python -m twocats.simd.aotbuild``.
+"""Build a platform wheel's ahead-of-time kernels: one child process per x86-64 level.
 
 Usage::
 
-    python -m twocats.simd.aotbuild      # every x86-64 level this CPU runs, then: python -m build
+    from twocats.simd.aotbuild import build_levels
 
-Each kernel is built by :func:`twocats.simd.aotcompile.build_fill` into
-:data:`twocats.simd.aot.PREBUILT_DIR`, one child process per x86-64 level (see :func:`main`).
+    build_levels([sys.executable, "-m", "twocats.kdf.fill.prebuild"], out)
+
+Each child runs ``command --level LEVEL --out OUT`` with numba targeting that level and an empty
+kernel cache; the command builds its kernel set there (the fill's is
+:mod:`twocats.kdf.fill.prebuild`).
 """
 
 from __future__ import annotations
@@ -16,64 +19,28 @@ import sys
 import tempfile
 from pathlib import Path
 
-from twocats.profiles import BUILT_IN
-from twocats.simd import aot
-from twocats.simd.aotcompile import build_fill
-from twocats.simd.warmup import kernels_for
+from twocats.simd import aot, cache
+from twocats.simd.isa import X86_64_LEVELS
 
-__all__ = ["main", "prebuilt_kernels"]
+__all__ = ["build_levels"]
 
 
-def prebuilt_kernels() -> list[aot.FillKey]:
-    """Return the fill kernels of the built-in profiles on the simd backend (a wheel's set)."""
-    found: dict[aot.FillKey, None] = {}
-    for params in BUILT_IN:
-        for kernel in kernels_for(params, "simd"):
-            found[aot.FillKey(kernel.lanes, "simd", kernel.hash_code, kernel.variant)] = None
-    return list(found)
+def build_levels(command: list[str], out: Path) -> int:
+    """Run ``command`` once per level of :data:`~twocats.simd.isa.X86_64_LEVELS` this CPU runs.
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m twocats.simd.aotbuild``: write the artefacts a platform wheel carries.
-
-    For each x86-64 level of :data:`twocats.simd.aot.LEVELS` this CPU runs (so that every
-    artefact is checked against numba's build of its level), a child process with numba
-    targeting that level (``NUMBA_CPU_NAME``, no extra features) and an empty kernel cache builds
-    the built-in profiles' fill kernels into :data:`twocats.simd.aot.PREBUILT_DIR`.  Run it
-    before ``python -m build``; a level this CPU does not run is named and skipped.
+    Every artefact is so checked against numba's build of its level; a level this CPU does not
+    run is named and skipped.  Returns 0, or 1 when a child fails.
     """
-    import argparse
-
-    parser = argparse.ArgumentParser(
-        prog="python -m twocats.simd.aotbuild", description=main.__doc__
-    )
-    levels = [level for level, _flags in aot.LEVELS]
-    parser.add_argument("--level", choices=levels, help="build here; numba must target LEVEL")
-    parser.add_argument("--out", type=Path, default=aot.PREBUILT_DIR, help="target folder")
-    args = parser.parse_args(argv)
-    if args.level:
-        for key in prebuilt_kernels():
-            fields = (key.lanes, key.backend, key.hash_type, key.variant)
-            built = build_fill(*fields, args.level, args.out)
-            if built is None:
-                print(f"cannot build {key.name} here", file=sys.stderr)
-                return 1
-        return 0
     runs = set(aot.host_levels())
-    for level, _flags in aot.LEVELS:
+    for level, _flags in X86_64_LEVELS:
         if level not in runs:
             print(f"{level}: skipped, this CPU does not run it", file=sys.stderr)
             continue
-        with tempfile.TemporaryDirectory(prefix="twocats-prebuild-") as cache:
+        with tempfile.TemporaryDirectory(prefix="twocats-prebuild-") as scratch:
             env = {**os.environ, "NUMBA_CPU_NAME": level, "NUMBA_CPU_FEATURES": ""}
-            env |= {"TWOCATS_CACHE_DIR": cache, "NUMBA_CACHE_DIR": cache, aot.AOT_ENV: "1"}
-            command = [sys.executable, "-m", "twocats.simd.aotbuild", "--level", level]
-            command += ["--out", str(args.out)]
-            if subprocess.run(command, env=env, check=False).returncode != 0:
+            env |= {"TWOCATS_CACHE_DIR": scratch, "NUMBA_CACHE_DIR": scratch, cache.AOT_ENV: "1"}
+            child = [*command, "--level", level, "--out", str(out)]
+            if subprocess.run(child, env=env, check=False).returncode != 0:
                 return 1
         print(f"{level}: built", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,19 +1,19 @@
-"""Build the ahead-of-time artefact of a fill kernel (imports numba; only builds use it).
+"""Build the ahead-of-time artefact of a registered kernel (imports numba; only builds use it).
 
 Usage::
 
-    from twocats.simd.aotcompile import build_fill
+    from twocats.simd.aotcompile import build
 
-    path = build_fill(8, "simd", 0, 0)   # the stored shared object, or None if none can be built
+    path = build(KERNELS, key)   # the stored shared object, or None if none can be built
 
-numba compiles the kernel (or loads it from its cache) behind a C entry point
-(:data:`twocats.simd.aot.ENTRY`), under the kernel's own vectorizer mode.  The linked LLVM module of
-that entry is reduced to the entry and what it calls, emitted as position-independent code for
-numba's target CPU and features, linked by the C compiler into a shared object (or, without a C
-compiler, kept as the object for llvmlite's MCJIT), checked against the numba build, and stored by
-:func:`twocats.simd.aot.store`.  The scratch arrays are arguments, so the code calls nothing of
-numba's runtime; a module that would still need any symbol but a few of the C library's is
-refused.
+numba compiles the kernel (or loads it from its cache) behind the C entry point of its
+:class:`~twocats.simd.aot.KernelSet` (:func:`cfunc_ir`), under the kernel's own vectorizer mode. The
+linked LLVM module of that entry is reduced to the entry and what it calls, emitted as
+position-independent code for numba's target CPU and features, linked by the C compiler into a
+shared object (or, without a C compiler, kept as the object for llvmlite's MCJIT), checked against
+the numba build, and stored by :func:`twocats.simd.aot.store`.  The scratch arrays are arguments, so
+the code calls nothing of numba's runtime; a module that would still need any symbol but a few of
+the C library's is refused.
 
 The build reads private attributes of numba (a compiled C function's code library), so it runs only
 on the numba releases in :data:`BUILD_NUMBA`; elsewhere kernels stay with numba's JIT.
@@ -26,23 +26,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import llvmlite.binding as llvm
 import numba
-from numba import cfunc, types
+from numba import cfunc
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
-from numba.np.numpy_support import carray
 
-from twocats import hashes
 from twocats.exceptions import BackendError
-from twocats.hashes import SCRATCH_WORDS
 from twocats.simd import _jit, aot
-from twocats.simd.fillkernels import checked_fill, fill_kernel
 
-__all__ = ["BUILD_NUMBA", "build_fill", "compiler", "try_build_fill"]
+__all__ = ["BUILD_NUMBA", "build", "cfunc_ir", "compiler", "kernel_files", "try_build"]
 
 #: numba releases whose private code-library attributes the build is tested with.
 BUILD_NUMBA = frozenset({"0.68.1"})
@@ -53,65 +50,19 @@ _LINK_SECONDS = 120
 # The prefix numba gives the C wrapper of a compiled function.
 _WRAPPER_PREFIX = "cfunc."
 
-_U32P: Any = types.CPointer(types.uint32)  # type: ignore[no-untyped-call]
-_U64P: Any = types.CPointer(types.uint64)  # type: ignore[no-untyped-call]
-_I64 = types.int64
-
 
 def compiler() -> str | None:
     """Return the C compiler that links artefacts (``$CC``, else ``cc``), or None if absent."""
     return shutil.which(os.environ.get("CC") or "cc")
 
 
-def _entry_final(kernel: Any) -> Any:
-    """Wrap a final/2014 kernel in the C entry's argument list (pointers and lengths)."""
-    words = SCRATCH_WORDS
+def cfunc_ir(entry: Callable[..., Any], signature: Any, mode: Any) -> tuple[str, str]:
+    """Compile ``entry`` as a C function of ``signature`` under the vectorizer ``mode``.
 
-    def entry(  # type: ignore[no-untyped-def]
-        mem_p, mem_n, st_p, st_rows, st_words, w32_p, w64_p, p_first, p_step, done,
-        per_slice, bpt, blocklen, sub_blocklen, parallelism, multiplies, dependent,
-    ):  # fmt: skip
-        kernel(
-            carray(mem_p, (mem_n,)), carray(st_p, (st_rows, st_words)),
-            carray(w32_p, (words,)), carray(w64_p, (words,)),
-            p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen, parallelism,
-            multiplies, dependent,
-        )  # fmt: skip
-
-    return entry
-
-
-def _entry_march(kernel: Any) -> Any:
-    """Wrap a March 2014 kernel in the C entry's argument list (pointers and lengths)."""
-    words = SCRATCH_WORDS
-
-    def entry(  # type: ignore[no-untyped-def]
-        mem_p, mem_n, st_p, st_rows, st_words, w32_p, w64_p, odd_p, p_first, p_step,
-        done, per_slice, bpt, blocklen, sub_blocklen, parallelism, multiplies, dependent,
-        time_cost,
-    ):  # fmt: skip
-        kernel(
-            carray(mem_p, (mem_n,)), carray(st_p, (st_rows, st_words)),
-            carray(w32_p, (words,)), carray(w64_p, (words,)), carray(odd_p, (8,)),
-            p_first, p_step, done, per_slice, bpt, blocklen, sub_blocklen, parallelism,
-            multiplies, dependent, time_cost,
-        )  # fmt: skip
-
-    return entry
-
-
-def _signature(variant: int) -> Any:
-    scratch = [_U32P, _U64P] + ([_U64P] if variant else [])
-    ints = 10 + variant
-    return types.void(_U32P, _I64, _U32P, _I64, _I64, *scratch, *([_I64] * ints))
-
-
-def _entry_ir(lanes: int, backend: str, hash_type: int, variant: int) -> tuple[str, str]:
-    """Compile the C entry of one kernel; return its linked LLVM IR and its symbol name."""
-    kernel = fill_kernel(lanes, backend, hash_type, variant)
-    wrap = _entry_march if variant else _entry_final
-    with global_compiler_lock, _jit._vectorizers(kernel.twocats_mode):
-        compiled = cfunc(_signature(variant), error_model="numpy")(wrap(kernel))
+    Returns the linked LLVM IR and the symbol of the function inside numba's C wrapper.
+    """
+    with global_compiler_lock, _jit._vectorizers(mode):
+        compiled = cfunc(signature, error_model="numpy")(entry)
     # The C wrapper numba puts around the entry turns a failure into a Python exception through
     # numba's helpers; the artefact exports the function inside it, which only returns a status.
     wrapper = compiled.native_name
@@ -119,6 +70,21 @@ def _entry_ir(lanes: int, backend: str, hash_type: int, variant: int) -> tuple[s
         raise BackendError(f"unexpected name of numba's C wrapper: {wrapper!r}")
     library: Any = compiled._library  # type: ignore[attr-defined]
     return library.get_llvm_str(), wrapper.removeprefix(_WRAPPER_PREFIX)
+
+
+def kernel_files(function: Any, *extra: str) -> list[str]:
+    """Return the project files the machine code of the numba kernel ``function`` depends on.
+
+    Those numba's cache is keyed on (the kernel's and its callees' files and the JIT settings),
+    the modules of the kernel's globals (numba's key misses intrinsics such as prefetches), this
+    builder and ``extra``.
+    """
+    files = _jit._source_files(function.py_func) | {_jit.__file__, __file__, *extra}
+    for value in function.py_func.__globals__.values():
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        if module is not None and module.__name__.startswith("twocats.") and module.__file__:
+            files.add(module.__file__)
+    return sorted(str(Path(path).resolve()) for path in files)
 
 
 def _target_machine() -> Any:
@@ -129,27 +95,27 @@ def _target_machine() -> Any:
     )
 
 
-def _reduce(ir: str, entry: str, machine: Any) -> Any:
-    """Parse ``ir``, keep only ``entry`` (renamed) and what it reaches, and check its imports.
+def _reduce(ir: str, entry: str, symbol: str, machine: Any) -> Any:
+    """Parse ``ir``, keep only ``entry`` (renamed ``symbol``) and what it reaches, check imports.
 
     Every other definition becomes internal and is named by its place in the module, so that the
     same source gives the same bytes: numba's names count the functions the process compiled
     before (``B2v1`` in one process is ``B3v13`` in another).
     """
     module = llvm.parse_assembly(ir)
-    module.name = aot.ENTRY
+    module.name = symbol
     internal = 0
     for function in module.functions:
         if function.name == entry:
-            function.name = aot.ENTRY
+            function.name = symbol
         elif not function.is_declaration:
             function.linkage = "internal"
-            function.name = f"{aot.ENTRY}.f{internal}"
+            function.name = f"{symbol}.f{internal}"
             internal += 1
     for variable in module.global_variables:
         if not variable.is_declaration:
             variable.linkage = "internal"
-            variable.name = f"{aot.ENTRY}.v{internal}"
+            variable.name = f"{symbol}.v{internal}"
             internal += 1
     # With everything internal, interprocedural constant propagation sees that the arrays carry
     # no runtime object and that the kernel never fails, so numba's reference counting and error
@@ -174,40 +140,35 @@ def _reduce(ir: str, entry: str, machine: Any) -> Any:
     return module
 
 
-def build_fill(
-    lanes: int,
-    backend: str,
-    hash_type: int,
-    variant: int,
+def build(
+    kernels: aot.KernelSet[aot.Key],
+    key: aot.Key,
     level: str | None = None,
     prebuilt: Path = aot.PREBUILT_DIR,
 ) -> Path | None:
-    """Build and store the artefact of one fill kernel; return its path.
+    """Build and store the artefact of one kernel of ``kernels``; return its path.
 
     Returns None, building nothing, where no artefact can be used or built: an untested numba
     release or a machine whose CPU cannot be named without numba.  Without a C compiler the
-    artefact is the object itself, for llvmlite's MCJIT.  The pure-Python reference decides
-    between the builds: numba's build passes its known-answer check first (a wrong one is deleted
-    from numba's cache and compiled afresh, see :func:`~twocats.simd.fillkernels.checked_fill`),
-    and :class:`~twocats.exceptions.BackendError` is raised, storing nothing, if the built code
-    fills the check job unlike the reference.
-    With ``level`` (a process whose numba targets that x86-64 level, see
-    :func:`twocats.simd.aotbuild.main`) the artefact is stored in ``prebuilt`` for a platform
-    wheel instead of this machine's cache.
+    artefact is the object itself, for llvmlite's MCJIT.  The set's reference decides between the
+    builds: numba's build passes its known-answer check first (``kernels.prepare``), and
+    :class:`~twocats.exceptions.BackendError` is raised, storing nothing, if the built code fails
+    the set's check.  With ``level`` (a process whose numba targets that x86-64 level, see
+    :func:`twocats.simd.aotbuild.build_levels`) the artefact is stored in ``prebuilt`` for a
+    platform wheel instead of this machine's cache.
     """
     cc = compiler()
     cpu = aot.cpu_key()
     if numba.__version__ not in BUILD_NUMBA or cpu is None:
         return None
-    key = aot.FillKey(lanes, backend, hash_type, variant)
-    checked_fill(key)
-    ir, entry = _entry_ir(lanes, backend, hash_type, variant)
+    kernels.prepare(key)
+    ir, entry = kernels.entry_ir(key)
     machine = _target_machine()
-    module = _reduce(ir, entry, machine)
+    module = _reduce(ir, entry, kernels.entry, machine)
     obj = machine.emit_object(module)
     data, suffix = (obj, aot.OBJECT) if cc is None else (_link(cc, obj), aot.SHARED)
-    sources = aot.kernel_sources(_source_files(key))
-    _check_against_reference(key, data, suffix)
+    sources = aot.kernel_sources(kernels.sources(key))
+    _check_built(kernels, key, data, suffix)
     return aot.store(key, data, sources, level, prebuilt, suffix)
 
 
@@ -225,14 +186,14 @@ def _link(cc: str, obj: bytes) -> bytes:
         return shared.read_bytes()
 
 
-def try_build_fill(key: aot.FillKey) -> Path | None:
-    """Build the artefact of ``key`` like :func:`build_fill`, but warn once instead of raising.
+def try_build(kernels: aot.KernelSet[aot.Key], key: aot.Key) -> Path | None:
+    """Build the artefact of ``key`` like :func:`build`, but warn once instead of raising.
 
     A kernel without an artefact keeps running on numba's build, so a failed build costs speed,
     never a result.
     """
     try:
-        return build_fill(key.lanes, key.backend, key.hash_type, key.variant)
+        return build(kernels, key)
     except (BackendError, aot.RefusedError, OSError, subprocess.SubprocessError) as error:
         stderr = getattr(error, "stderr", None)
         detail = stderr.decode(errors="replace").strip() if isinstance(stderr, bytes) else ""
@@ -241,28 +202,12 @@ def try_build_fill(key: aot.FillKey) -> Path | None:
         return None
 
 
-def _source_files(key: aot.FillKey) -> list[str]:
-    """Return the project files the kernel's machine code depends on.
-
-    Those numba's cache is keyed on (the kernel's and its callees' files and the JIT settings),
-    the hash constants, and the entry point's wrapper here.
-    """
-    kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
-    files = _jit._source_files(kernel.py_func) | {_jit.__file__, hashes.__file__, __file__}
-    # The modules of the kernel's globals too: numba's key misses intrinsics (prefetches).
-    for value in kernel.py_func.__globals__.values():
-        module = sys.modules.get(getattr(value, "__module__", None) or "")
-        if module is not None and module.__name__.startswith("twocats.") and module.__file__:
-            files.add(module.__file__)
-    return sorted(str(Path(path).resolve()) for path in files)
-
-
-def _check_against_reference(key: aot.FillKey, data: bytes, suffix: str) -> None:
-    """Run the built code on the check job; refuse it if it differs from the reference's."""
+def _check_built(kernels: aot.KernelSet[aot.Key], key: aot.Key, data: bytes, suffix: str) -> None:
+    """Run the built code's known-answer check; refuse it if it fails."""
     with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
         path = Path(work) / f"check{suffix}"
         path.write_bytes(data)
-        built = aot.open_kernel(path, key.variant)
-        if aot.run_check(built, key) != aot.reference_check(key):
+        built = aot.open_kernel(kernels, path, key)
+        if not kernels.check(built, key):
             message = f"the ahead-of-time build of {key.name} fails its known-answer check"
             raise BackendError(message)

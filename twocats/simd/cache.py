@@ -29,6 +29,7 @@ from pathlib import Path
 from twocats.exceptions import BackendError
 
 __all__ = [
+    "AOT_ENV",
     "CACHE_ENV",
     "RefusedError",
     "cache_root",
@@ -45,6 +46,10 @@ __all__ = [
 
 #: The environment variable that moves the kernel cache.
 CACHE_ENV = "TWOCATS_CACHE_DIR"
+
+#: Set to 0 to use numba's builds only: no ahead-of-time artefact is read or written
+#: (:mod:`twocats.simd.aot`).
+AOT_ENV = "TWOCATS_AOT"
 
 # The modes of what this module creates: private, and what share() gives a shared cache.
 _FILE_MODE, _FOLDER_MODE = 0o600, 0o700

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Final
 
 from twocats.exceptions import InvalidParametersError
+from twocats.simd.cache import AOT_ENV
 
 __all__ = [
     "EMULATION_ENV",
@@ -41,6 +42,8 @@ __all__ = [
     "LEVELS_BY_KEY",
     "MATRIX_LEVELS",
     "TIERS",
+    "X86_64_BASELINE",
+    "X86_64_LEVELS",
     "IsaLevel",
     "available_levels",
     "best_tier",
@@ -90,6 +93,20 @@ LEVELS_BY_KEY: Final = {level.key: level for level in LEVELS}
 
 #: The levels a full matrix runs, best first (each host runs those of its architecture).
 MATRIX_LEVELS: Final = ("avx512", "avx512-zmm", "avx2", "sse4.2", "sse2", "sve", "neon", "none")
+
+#: The x86-64 baseline's name, as LLVM and the psABI spell it (SSE2, no newer extension).
+X86_64_BASELINE: Final = "x86-64"
+
+# The /proc/cpuinfo flags of x86-64-v3 (AVX2); "abm" is how Linux names LZCNT.
+_V3_FLAGS: Final = ("avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave")
+
+#: The x86-64 psABI levels that prebuilt artefacts are built for, best first, with the
+#: ``/proc/cpuinfo`` flags each needs: AVX-512, AVX2 and the x86-64 baseline (SSE2).
+X86_64_LEVELS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
+    ("x86-64-v4", (*_V3_FLAGS, "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")),
+    ("x86-64-v3", _V3_FLAGS),
+    (X86_64_BASELINE, ()),
+)
 
 #: The environment variable that declares an emulated run, naming the emulator (``qemu-user``).
 EMULATION_ENV: Final = "TWOCATS_EMULATED"
@@ -190,8 +207,6 @@ def level_env(level: IsaLevel, host_features: str, cache_dir: Path) -> dict[str,
     The child compiles with numba and never loads an ahead-of-time artefact, whose machine code
     was built for the host and has no assembly to check.
     """
-    from twocats.simd.aot import AOT_ENV
-
     env = {
         "TWOCATS_CACHE_DIR": str(cache_dir),
         "NUMBA_CACHE_DIR": str(cache_dir / "numba"),
@@ -211,7 +226,7 @@ def level_env(level: IsaLevel, host_features: str, cache_dir: Path) -> dict[str,
         )
     elif key == "sse2":
         # numba keeps the host features for every CPU name but "generic" unless told otherwise.
-        env["NUMBA_CPU_NAME"] = "x86-64"
+        env["NUMBA_CPU_NAME"] = X86_64_BASELINE
         env["NUMBA_CPU_FEATURES"] = ""
     elif key == "neon" and host_features:
         env["NUMBA_CPU_FEATURES"] = _switch_off(
@@ -256,6 +271,6 @@ def features_tier(cpu_name: str, features: str) -> str:
     if host_arch() == "aarch64" and "-neon" not in features.split(","):
         # Advanced SIMD is part of every AArch64 CPU, whether the feature string lists it or not.
         return "NEON"
-    if not features and cpu_name in ("x86-64", "generic"):
+    if not features and cpu_name in (X86_64_BASELINE, "generic"):
         return "SSE2"
     return f"baseline of {cpu_name}"

@@ -17,9 +17,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHUNK_BYTES",
-    "LSH_WIDTH",
-    "SHA1_WIDTH",
-    "SHA256_NARROW",
     "Chunk",
     "Packed",
     "as_data",
@@ -30,12 +27,6 @@ __all__ = [
     "pack",
     "unpack",
 ]
-
-#: The lanes of the LSH and SHA-1 kernels, and of the narrow SHA-256 tree kernel (up to this
-#: many lanes run on it); the generated rounds are unrolled for these widths.
-LSH_WIDTH = 8
-SHA1_WIDTH = 8
-SHA256_NARROW = 8
 
 #: The size of the reused buffer that batches of small messages are copied into.
 CHUNK_BYTES = 1 << 20

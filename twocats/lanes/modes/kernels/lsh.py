@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from twocats.lanes._words import U8, U64, group_blocks, load_word, padded_word
-from twocats.lanes.modes._common import LSH_WIDTH
 from twocats.lanes.modes._generated import lsh
+from twocats.lanes.modes.widths import LSH_WIDTH
 from twocats.simd._jit import variants
 
 __all__ = ["lsh256_many_x8", "lsh256_one", "lsh512_many_x8", "lsh512_one"]

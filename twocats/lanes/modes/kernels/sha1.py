@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from twocats.lanes._words import U8, U32, U64, group_blocks, load_word, padded_word
-from twocats.lanes.modes._common import SHA1_WIDTH
 from twocats.lanes.modes._generated.sha1 import sha1_lanes_x8
+from twocats.lanes.modes.widths import SHA1_WIDTH
 from twocats.lanes.reference.sha1 import SHA1_IV as _SHA1_IV
 from twocats.simd._jit import variants
 

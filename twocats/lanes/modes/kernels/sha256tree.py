@@ -9,8 +9,8 @@ import numpy as np
 from twocats.lanes._generated.sha256 import SHA256_IV, sha256_lanes
 from twocats.lanes._generated.sha512 import sha512_lanes
 from twocats.lanes._words import U32, U64, load_word, padded_word
-from twocats.lanes.modes._common import SHA256_NARROW
 from twocats.lanes.modes._generated.sha256tree import sha256_lanes_x8
+from twocats.lanes.modes.widths import SHA256_NARROW
 from twocats.simd._jit import variants
 
 __all__ = ["sha256_jlanes", "sha256_mh", "sha256_pointers", "sha512_pointers"]

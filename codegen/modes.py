@@ -7,7 +7,7 @@ lane loop: a constant width lets LLVM prove that the rows of the state never ove
 loop vectorizes without runtime alias checks, and looping over rounds instead of unrolling them all
 keeps each kernel's compile time near a second.
 
-``python -m twocats.codegen`` rewrites the committed files (with every other generated file of
+``python -m codegen`` rewrites the committed files (with every other generated file of
 the project), and its ``--check``, which a test runs, reports any that differ from this output.
 """
 
@@ -15,19 +15,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import twocats.lanes.modes
+from codegen import lanes as hash_codegen
+from codegen.emit import HEADER, Emitter
 from twocats.hashes import HASHES
-from twocats.lanes import codegen as hash_codegen
-from twocats.lanes.modes._common import LSH_WIDTH, SHA1_WIDTH, SHA256_NARROW
+from twocats.lanes.modes.widths import LSH_WIDTH, SHA1_WIDTH, SHA256_NARROW
 from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.lanes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.lanes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
 from twocats.lanes.reference.lsh import SIGMA as LSH_SIGMA
 from twocats.lanes.reference.lsh import TAU as LSH_TAU
-from twocats.simd.emit import HEADER, Emitter
 
 __all__ = ["GENERATED", "KECCAK_WIDTHS", "generate_all", "keccak_module"]
 
-GENERATED = Path(__file__).resolve().parent / "_generated"
+GENERATED = Path(twocats.lanes.modes.__file__).resolve().parent / "_generated"
 
 # The facts of the project's lane hashes, by name (their helpers and rounds are emitted once).
 _FACTS = {facts.name: facts for facts in HASHES}

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from twocats.simd.fill import get_fill_slice
+    from twocats.kdf.fill.threads import get_fill_slice
 
     fill_slice = get_fill_slice("simd")          # or "scalar"
     fill_slice(mem, states, job)                 # job: a twocats.kdf.geometry.SliceJob
@@ -10,9 +10,9 @@ Usage::
 The callable is the seam :class:`twocats.kdf.geometry.FillSlice` and the result equals
 :func:`twocats.kdf.reference.fill_slice` bit for bit.  One compiled call fills a whole slice of one
 or more regions: addressing, block hash, the multiply chain and the per-block state hash all run
-inside the kernel (``twocats/simd/_generated/fill_l*.py``, written by :mod:`twocats.simd.fillgen`),
+inside the kernel (``twocats/kdf/fill/_generated/fill_l*.py``, written by ``python -m codegen``),
 one kernel per lane count and block hash; the per-block state hash ``Hv`` is
-:func:`twocats.simd.statehash.state_hash`.
+:func:`twocats.kdf.fill.statehash.state_hash`.
 
 Regions run on real threads: the kernels release the GIL, a persistent thread pool runs one share
 of the regions per thread, and the call returns only when every region has finished its slice (the
@@ -21,9 +21,9 @@ depend on the number of threads.  Small slices run on the calling thread, where 
 cost more than it saves.
 
 Importing the module imports neither numpy nor numba: a kernel comes from an ahead-of-time artefact
-(:mod:`twocats.simd.aot`) when one was built for this machine and source, and otherwise from numba,
-which is then imported and compiles or loads the kernel from its cache.  ``mem`` and ``states`` are
-words of :mod:`twocats.kdf.words` (views or numpy arrays).
+(:mod:`twocats.kdf.fill.aot`) when one was built for this machine and source, and otherwise from
+numba, which is then imported and compiles or loads the kernel from its cache.  ``mem`` and
+``states`` are words of :mod:`twocats.kdf.words` (views or numpy arrays).
 """
 
 from __future__ import annotations
@@ -38,27 +38,19 @@ from twocats._machine import usable_cpus
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf import words
-from twocats.kdf.geometry import FillSlice, SliceJob
-from twocats.params import BOUNDS
-from twocats.simd import aot
-from twocats.simd.fillgen import LANES
-from twocats.simd.fillkernels import (
-    FILL_BACKENDS,
+from twocats.kdf.fill import aot
+from twocats.kdf.fill.args import LANES, FillArgs, FillKey
+from twocats.kdf.fill.kernels import (
     NumbaFill,
     check_backend,
     checked_fill,
     fill_kernel,
-    scratch,
 )
+from twocats.kdf.geometry import FillSlice, SliceJob
+from twocats.params import BOUNDS
+from twocats.simd import aot as artefacts
 
-__all__ = [
-    "FILL_BACKENDS",
-    "default_threads",
-    "fill_kernel",
-    "get_fill_slice",
-    "kernel_asm",
-    "scratch",
-]
+__all__ = ["THREADS_ENV", "default_threads", "get_fill_slice", "kernel_asm"]
 
 #: Environment variable that caps the number of fill threads (default: the usable CPUs).
 THREADS_ENV = "TWOCATS_THREADS"
@@ -98,7 +90,8 @@ def kernel_asm(lanes: int, backend: str) -> str:
     from twocats.simd.asm import dispatcher_asm
 
     kernel = fill_kernel(lanes, backend)
-    NumbaFill(kernel, 0)(words.allocate(64), words.rows([[0] * 8]), 0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
+    args = FillArgs(0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
+    NumbaFill(kernel, 0)(words.allocate(64), words.rows([[0] * 8]), args)
     return dispatcher_asm(kernel)[0]
 
 
@@ -225,27 +218,17 @@ class _SliceFiller:
         if parallelism > 1 and parallelism * per_slice * blocklen >= _INLINE_WORDS:
             threads = self.threads if self.threads is not None else default_threads()
             shares = min(threads, parallelism)
-        tail: tuple[int, ...] = (
-            job.done,
-            per_slice,
-            job.bpt,
-            blocklen,
-            job.sub_blocklen,
-            parallelism,
-            job.multiplies,
-            int(bool(job.dependent)),
-        )
-        if variant:
-            tail += (job.time_cost,)
+        args = FillArgs.of(job)
         if shares == 1:
-            kernel(mem, states, 0, 1, *tail)
+            kernel(mem, states, args)
             return
         pool = _executor(shares - 1)
         futures: list[Future[None]] = [
-            pool.submit(kernel, mem, states, share, shares, *tail) for share in range(1, shares)
+            pool.submit(kernel, mem, states, args.share(share, shares))
+            for share in range(1, shares)
         ]
         try:
-            kernel(mem, states, 0, shares, *tail)
+            kernel(mem, states, args.share(0, shares))
         finally:
             # The barrier: every region finishes this slice before the call returns.
             for future in futures:
@@ -259,23 +242,20 @@ def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
     also writes the artefact for the next process (again, where the artefact was refused) when
     :mod:`twocats.simd.aot` can build one here.
     """
-    kernel = aot.load_fill(lanes, backend, hash_type, variant)
+    key = FillKey(lanes, backend, hash_type, variant)
+    kernel = aot.load_fill(key)
     if kernel is not None:
         return kernel
     from twocats.simd import _jit
 
-    key = aot.FillKey(lanes, backend, hash_type, variant)
     compiled = checked_fill(key)
     if _jit.config.DISABLE_JIT:
         return compiled
-    if aot.claim_build(key):
-        from twocats.simd.aotcompile import try_build_fill
-
-        if try_build_fill(key) is not None:
-            aot.forget(key)
-            kernel = aot.load_fill(lanes, backend, hash_type, variant)
-            if kernel is not None:
-                return kernel
+    if artefacts.claim_build(key) and aot.try_build_fill(key) is not None:
+        artefacts.forget(key)
+        kernel = aot.load_fill(key)
+        if kernel is not None:
+            return kernel
     return compiled
 
 

@@ -2,11 +2,11 @@
 
 Usage::
 
-    from twocats.simd.fillkernels import NumbaFill, fill_kernel, scratch
+    from twocats.kdf.fill.kernels import NumbaFill, fill_kernel, scratch
 
     kernel = fill_kernel(8, "simd", 0, 0)       # imports numba; compiles on the first call
-    kernel(mem, states, *scratch(0), p_first, p_step, done, per_slice, ...)
-    NumbaFill(kernel, 0)(mem, states, p_first, p_step, done, per_slice, ...)
+    kernel(mem, states, *scratch(0), *args.ints())      # args: a FillArgs
+    NumbaFill(kernel, 0)(mem, states, args)
 
 Importing the module imports neither numpy nor numba; :func:`fill_kernel` and
 :func:`checked_fill` import numba, and :func:`scratch` and :class:`NumbaFill` import numpy.
@@ -19,9 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
+from twocats.kdf.fill import check
+from twocats.kdf.fill.args import (
+    CHAINS,
+    LANES,
+    SCRATCH,
+    FillArgs,
+    FillKey,
+    kernel_name,
+    module_name,
+)
 from twocats.kdf.words import Words
-from twocats.simd import aot, cache
-from twocats.simd.fillgen import CHAINS, LANES, SCRATCH, kernel_name, module_name
+from twocats.simd import cache
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -43,10 +52,9 @@ def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) 
 
     ``backend`` is "scalar" or "simd"; ``variant`` 0 is the final/2014 block hash and 1 the March
     2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
-    arguments are ``(mem, states, *scratch(variant), p_first, p_step, done, per_slice, bpt,
-    blocklen, sub_blocklen, parallelism, multiplies, dependent)``, and for variant 1 also
-    ``time_cost``.  Each kernel links the state hash of its own hash type only, and compiles on its
-    first call.  Calling this imports numba.
+    arguments are ``(mem, states, *scratch(variant), *args.ints())`` for a
+    :class:`~twocats.kdf.fill.args.FillArgs` ``args``.  Each kernel links the state hash of its own
+    hash type only, and compiles on its first call.  Calling this imports numba.
     """
     check_backend(backend)
     if lanes not in LANES:
@@ -55,9 +63,9 @@ def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) 
         raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
     if variant not in (0, 1):
         raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
-    from twocats.simd.statehash import STATE_HASHES
+    from twocats.kdf.fill.statehash import STATE_HASHES
 
-    module = importlib.import_module(f"twocats.simd._generated.{module_name(lanes)}")
+    module = importlib.import_module(f"twocats.kdf.fill._generated.{module_name(lanes)}")
     facts = HASHES[hash_type]
     source = getattr(module, kernel_name(CHAINS[variant], lanes))
     kernel = source.specialise(
@@ -90,31 +98,32 @@ class NumbaFill:
         self._plain = plain
         self._np = np
 
-    def __call__(self, mem: Words, states: Words, *ints: int) -> None:
+    def __call__(self, mem: Words, states: Words, args: FillArgs) -> None:
         np = self._np
         buffers = scratch(self._variant)
-        args = (np.asarray(mem), np.asarray(states), *buffers, *ints)
+        values = (np.asarray(mem), np.asarray(states), *buffers, *args.ints())
         try:
             if self._plain:
                 # numpy's error state is per thread.
                 with np.errstate(over="ignore"):
-                    self._kernel(*args)
+                    self._kernel(*values)
             else:
-                self._kernel(*args)
+                self._kernel(*values)
         finally:
             # The scratch held words derived from the password.
             for buffer in buffers:
                 buffer.fill(0)
 
 
-def checked_fill(key: aot.FillKey) -> NumbaFill:
+def checked_fill(key: FillKey) -> NumbaFill:
     """Return numba's build of ``key``'s fill kernel once it passes its known-answer check.
 
-    The build, compiled or loaded from numba's cache, fills :func:`twocats.simd.aot.run_check`'s
-    job; if the result differs from the pure-Python reference's, the reference decides: the
-    kernel's cache entries are deleted and it compiles afresh, with one warning.  A fresh build
-    that still differs raises :class:`~twocats.exceptions.BackendError` (never a wrong hash).
-    Under ``NUMBA_DISABLE_JIT`` the kernel is its Python source and runs unchecked.
+    The build, compiled or loaded from numba's cache, fills the job of
+    :func:`twocats.kdf.fill.check.run_check`; if the result differs from the pure-Python
+    reference's, the reference decides: the kernel's cache entries are deleted and it compiles
+    afresh, with one warning.  A fresh build that still differs raises
+    :class:`~twocats.exceptions.BackendError` (never a wrong hash). Under ``NUMBA_DISABLE_JIT`` the
+    kernel is its Python source and runs unchecked.
     """
     from twocats.simd import _jit
 
@@ -122,13 +131,13 @@ def checked_fill(key: aot.FillKey) -> NumbaFill:
     if _jit.config.DISABLE_JIT:
         return NumbaFill(kernel, key.variant, plain=True)
     fill = NumbaFill(kernel, key.variant)
-    expected = aot.reference_check(key)
-    if aot.run_check(fill, key) == expected:
+    expected = check.reference_check(key)
+    if check.run_check(fill, key) == expected:
         return fill
     cache.warn_once(
         f"twocats: numba's build of {key.name} fails its known-answer check; it compiles afresh"
     )
     kernel.recompile()
-    if aot.run_check(fill, key) != expected:
+    if check.run_check(fill, key) != expected:
         raise BackendError(f"the compiled fill kernel {key.name} fails its known-answer check")
     return fill

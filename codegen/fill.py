@@ -1,13 +1,15 @@
-"""Generator of the compiled TwoCats slice-fill kernels (``twocats/simd/_generated/fill_l*.py``).
+"""Generator of the compiled TwoCats slice-fill kernels (``twocats/kdf/fill/_generated/``).
 
 One module is emitted per lane count in :data:`LANES`.  Each holds two kernels, one per block hash:
 ``fill_final_l<L>`` (the final and 2014 versions, spec twocats.md §6-§9) and ``fill_march_l<L>``
 (March 2014, twocats-2014-03.md §8-§11).  They are declared with ``twocats.simd._jit.variants`` so
 that the same source compiles twice: with the vectorizers on (backend ``simd``, SLP included) and
-with them off (backend ``scalar``), and :mod:`twocats.simd.fill` specialises each per hash type, so
-that a kernel links only its own state hash.  A kernel fills one slice of the regions ``p_first,
-p_first + p_step, ...``; addressing (:mod:`twocats.simd.addressing`) and the state hash
-(:mod:`twocats.simd.statehash`) are ordinary kernel source, only the lane rows are generated.
+with them off (backend ``scalar``), and :mod:`twocats.kdf.fill.kernels` specialises each per hash
+type, so that a kernel links only its own state hash.  A kernel fills one slice of the regions
+``p_first, p_first + p_step, ...``; addressing (:mod:`twocats.kdf.fill.addressing`) and the state
+hash (:mod:`twocats.kdf.fill.statehash`) are ordinary kernel source, only the lane rows are
+generated. The kernels' interface (lane counts, names, scratch arrays, arguments) is
+:mod:`twocats.kdf.fill.args`.
 
 The shape follows the measured recipe of numba-simd.md §4: the lane state lives in ``L`` scalar
 locals, every index is ``np.uint64``, each row of ``L`` words does all its loads before any store
@@ -15,7 +17,7 @@ locals, every index is ``np.uint64``, each row of ``L`` words does all its loads
 the lanes, a short chunk of rows ahead, so that its latency hides under the memory traffic.  The
 unrolled lane code uses a fresh name for every temporary, which keeps numba's SSA pass cheap.
 
-``python -m twocats.codegen`` rewrites the committed modules (with every other generated file),
+``python -m codegen`` rewrites the committed modules (with every other generated file),
 and a test checks that they equal the output of :func:`render_all`.
 """
 
@@ -23,23 +25,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from twocats.hashes import SCRATCH_WORDS
-from twocats.simd.emit import HEADER, Emitter
+import twocats.kdf.fill
+from codegen.emit import HEADER, Emitter
+from twocats.kdf.fill.args import CHAINS, LANES, SCRATCH, kernel_name, module_name
 
-__all__ = [
-    "CHAINS",
-    "LANES",
-    "SCRATCH",
-    "generated_dir",
-    "kernel_name",
-    "module_name",
-    "render_all",
-    "render_module",
-    "scratch_args",
-]
-
-#: The lane counts that get a kernel (the powers of two the parameters allow).
-LANES: tuple[int, ...] = (1, 2, 4, 8, 16)
+__all__ = ["generated_dir", "render_all", "render_module", "scratch_args"]
 
 # Rows of lanes per chunk: the multiply chain of a chunk runs just before its rows (a power of two).
 _CHUNK_ROWS = 8
@@ -56,29 +46,24 @@ _SHORT_SUB_WORDS = 16
 # rows share one prefetch per chunk.
 _PREFETCH_PER_ROW_LANES = 8
 
-_DOC = """TwoCats slice fill for {lanes} lane{plural} (from twocats.simd.fillgen).
+_DOC = """TwoCats slice fill for {lanes} lane{plural} (from codegen.fill).
 
-Each kernel is specialised per hash type by twocats.simd.fill, which binds its globals
-``state_hash`` (twocats.simd.statehash) and ``N_WORDS`` (the state words W)."""
+Each kernel is specialised per hash type by twocats.kdf.fill.kernels, which binds its globals
+``state_hash`` (twocats.kdf.fill.statehash) and ``N_WORDS`` (the state words W)."""
 
 _IMPORTS = """
 import numpy as np
 
+from twocats.kdf.fill.addressing import source_block
 from twocats.simd._jit import variants
-from twocats.simd.addressing import source_block
 from twocats.simd.intrinsics import prefetch_read, prefetch_write
 
 """
 
 
-def module_name(lanes: int) -> str:
-    """Return the module name (without package) of the kernel for ``lanes`` lanes."""
-    return f"fill_l{lanes}"
-
-
 def generated_dir() -> Path:
     """Return the folder that holds the generated modules."""
-    return Path(__file__).resolve().parent / "_generated"
+    return Path(twocats.kdf.fill.__file__).resolve().parent / "_generated"
 
 
 def _emit_state_hash(
@@ -218,27 +203,6 @@ def _emit_slice(w: Emitter, depth: int, lanes: int, chain: str) -> None:
     _emit_block(w, d, lanes, chain)
 
 
-#: The two block hashes: the final/2014 chain (variant 0) and the March 2014 chain (variant 1).
-CHAINS: tuple[str, ...] = ("final", "march")
-
-
-def kernel_name(chain: str, lanes: int) -> str:
-    """Return the name of the kernel of ``chain`` ("final" or "march") for ``lanes`` lanes."""
-    return f"fill_{chain}_l{lanes}"
-
-
-#: The scratch arrays a kernel takes after ``mem`` and ``states``: (name, dtype, words) per array.
-#: The caller allocates them, so that the compiled code allocates nothing itself.
-SCRATCH: dict[str, tuple[tuple[str, str, int], ...]] = {
-    "final": (("w32", "uint32", SCRATCH_WORDS), ("w64", "uint64", SCRATCH_WORDS)),
-    "march": (
-        ("w32", "uint32", SCRATCH_WORDS),
-        ("w64", "uint64", SCRATCH_WORDS),
-        ("odd", "uint64", 8),
-    ),
-}
-
-
 def scratch_args(march: bool) -> str:
     """Return the kernel's scratch parameter names, comma-separated."""
     return ", ".join(name for name, _dtype, _words in SCRATCH["march" if march else "final"])
@@ -256,7 +220,7 @@ def _emit_kernel(w: Emitter, lanes: int, chain: str) -> None:
     what = "March 2014 block hash" if march else "final/2014 block hash"
     w.emit(1, '"""Fill blocks [done, done + per_slice) of regions p_first, p_first + p_step, ...')
     w.emit(0, "")
-    w.emit(1, f"The {what}; the arguments are those of twocats.simd.fill.fill_kernel.  The")
+    w.emit(1, f"The {what}; the arguments are those of twocats.kdf.fill.args.FillArgs.  The")
     w.emit(1, "globals state_hash and N_WORDS are bound per hash type (Variants.specialise).")
     w.emit(1, '"""')
     constants = [("U0", "0"), ("U1", "1"), ("U8", "8"), ("U24", "24"), ("U32", "32")]

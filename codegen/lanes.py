@@ -4,7 +4,7 @@ The compression functions are emitted as straight-line code in which every assig
 name.  numba's SSA reconstruction is quadratic in the number of re-definitions of a name inside one
 basic block, so single-assignment code compiles about three times faster (numba-simd.md §5.1).
 
-``python -m twocats.codegen`` (:mod:`twocats.codegen`) rewrites these files with every other
+``python -m codegen`` rewrites these files with every other
 generated file of the project.
 """
 
@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import twocats.lanes
+from codegen.emit import HEADER
+from codegen.emit import Emitter as BaseEmitter
 from twocats.hashes import HASHES as _HASHES
 from twocats.hashes import SIGMA as _SIGMA
 from twocats.hashes import HashFacts
-from twocats.simd.emit import HEADER
-from twocats.simd.emit import Emitter as BaseEmitter
 
 __all__ = ["GENERATED", "HASHES", "SIGMA", "generate_all"]
 
-GENERATED = Path(__file__).resolve().parent / "_generated"
+GENERATED = Path(twocats.lanes.__file__).resolve().parent / "_generated"
 
 
 #: The hash facts the kernels are generated from (one table for the whole project).
