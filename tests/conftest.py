@@ -2,7 +2,7 @@
 
 Engines are shared by the whole session (one per backend) so that compiled kernels load once and
 work buffers are reused across tests, as they are in production.  Under ``CI=true`` a test that
-skips because something is missing (see ``environment.py``) fails instead.
+skips because something is missing (see ``support/environment.py``) fails instead.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from environment import NEEDS, SHARED_VECTORS_DIR, in_ci, need
 from hypothesis import settings
 
+from tests.support.environment import NEEDS, SHARED_VECTORS_DIR, in_ci, need
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, load_vectors
 

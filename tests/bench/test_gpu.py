@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from gpu_support import gpu_available, need_numba_cuda
 
 from bench import gpu
+from tests.support.gpu_support import gpu_available, need_numba_cuda
 from twocats.profiles import CHEAPEST, INTERACTIVE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench_gpu(tmp_path: Path, *args: str, simulator: bool) -> subprocess.CompletedProcess[str]:

@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 
 import pytest
-from environment import need
 
 from bench.http_config import twocats_params
 from bench.http_servers import Server, Service, drive, password, plant, register, wrk_path
+from tests.support.environment import need
 
 USERS = 4
 #: Far below the time a login waits behind 32 connections, so that some are answered 503.

@@ -24,8 +24,7 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner, Result
 
-from tests.pgserver import PostgresServer, find_bin_dir
-from tests.test_bulk_upgrade import (
+from tests.bulk.test_upgrade import (
     HASHER,
     KILL_TARGET,
     TARGET,
@@ -34,6 +33,7 @@ from tests.test_bulk_upgrade import (
     dask_client,  # noqa: F401 - a fixture
     postgres,  # noqa: F401 - a fixture
 )
+from tests.support.pgserver import PostgresServer, find_bin_dir
 from twocats.bulk import JobAbortedError, upgrade_table
 from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, database_url, open_table
 from twocats.bulk.values import MAX_VALUE_LENGTH, Unreadable

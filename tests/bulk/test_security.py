@@ -23,7 +23,7 @@ import psutil
 import pytest
 from click.testing import CliRunner
 
-from tests.test_bulk_upgrade import (
+from tests.bulk.test_upgrade import (
     KILL_TARGET,
     OLD,
     TARGET,

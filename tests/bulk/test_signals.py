@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_bulk_upgrade import (
+from tests.bulk.test_upgrade import (
     KILL_TARGET,
     _check_upgraded,
     _contents,

@@ -25,7 +25,7 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
-from tests.pgserver import PostgresServer, find_bin_dir
+from tests.support.pgserver import PostgresServer, find_bin_dir
 from twocats.bulk import upgrade_table
 from twocats.bulk.table import database_url
 from twocats.bulk.workers import UpgradePlugin

@@ -11,11 +11,11 @@ import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
-import modes_kat as kat
 import numpy as np
 import pytest
-from environment import shared_file
 
+from tests.support import modes_kat as kat
+from tests.support.environment import shared_file
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, load_vectors
 from twocats.lanes.modes import lsh
@@ -116,7 +116,7 @@ def _one_per_version_and_hash() -> Iterator[object]:
     """The cheapest vector of each TwoCats version and hash type."""
     chosen: dict[tuple[str, str], Vector] = {}
     for name in ("twocats-2015.jsonl", "twocats-2014.jsonl", "twocats-2014-03.jsonl"):
-        for vector in load_vectors(Path(__file__).resolve().parent / "vectors" / name):
+        for vector in load_vectors(Path(__file__).resolve().parents[1] / "vectors" / name):
             key = (vector.variant, vector.hash_type)
             best = chosen.get(key)
             if best is None or (vector.memory_bytes(), vector.id) < (best.memory_bytes(), best.id):

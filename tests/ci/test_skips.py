@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
+#: The test tree whose conftest and environment module the sample runs under.
+TESTS = Path(__file__).resolve().parents[1]
 
 SAMPLE = '''
 import os
 import pytest
-from environment import absent_shared_file, need, shared_file
+from tests.support.environment import absent_shared_file, need, shared_file
 
 
 def test_tool():
@@ -46,8 +47,12 @@ def test_cpu():
 
 def _run(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:
     """Run the sample module under the project's conftest, with CI set to ``ci`` (or unset)."""
-    for name in ("conftest.py", "environment.py"):
-        shutil.copy(HERE / name, tmp_path / name)
+    support = tmp_path / "tests" / "support"
+    support.mkdir(parents=True)
+    for package in (support.parent, support):
+        (package / "__init__.py").touch()
+    shutil.copy(TESTS / "conftest.py", tmp_path / "conftest.py")
+    shutil.copy(TESTS / "support" / "environment.py", support / "environment.py")
     (tmp_path / "test_sample.py").write_text(SAMPLE)
     (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
     env = {k: v for k, v in os.environ.items() if k != "CI"}

@@ -15,7 +15,7 @@ from twocats.cli.selftest import selftest
 from twocats.kdf import geometry
 from twocats.kdf.vectors import APIS, Vector, load_vectors, selftest_vectors
 
-VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
+VECTORS_DIR = Path(__file__).resolve().parents[1] / "vectors"
 TWOCATS_FILES = ("twocats-2015.jsonl", "twocats-2014.jsonl", "twocats-2014-03.jsonl")
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from environment import need
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.environment import need
 from twocats.cli import main
 from twocats.cli.checksum import escape_name, parse_check_line, unescape_name
 from twocats.lanes import file_digests

@@ -10,8 +10,8 @@ import pytest
 from Crypto.Hash import KangarooTwelve
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_cli_sum_bounded import CHILD, ENDLESS_SECONDS, run_limited
 
+from tests.cli.test_sum_bounded import CHILD, ENDLESS_SECONDS, run_limited
 from twocats.lanes.modes import keccak, keccak_stream
 from twocats.lanes.modes.keccak_stream import KangarooTwelveStream, ParallelHashStream
 
@@ -42,9 +42,9 @@ def test_four_dev_zero_whole_read_sums_hold_one_file(monkeypatch: pytest.MonkeyP
         f"file_digests.WHOLE_FILE_LIMIT = {CHILD_WHOLE_FILE_LIMIT}\n"
         "from twocats.cli import main",
     )
-    import test_cli_sum_bounded
+    from tests.cli import test_sum_bounded
 
-    monkeypatch.setattr(test_cli_sum_bounded, "COMMAND", [sys.executable, "-c", capped, "sum"])
+    monkeypatch.setattr(test_sum_bounded, "COMMAND", [sys.executable, "-c", capped, "sum"])
     status, stdout, stderr, peak = run_limited(["-a", "blake2sp", *ZEROS])
     assert status == 1
     assert stdout == b""

@@ -6,11 +6,11 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-import oracles
 import pytest
 from click.testing import CliRunner, Result
 from Crypto.Hash import KangarooTwelve, TurboSHAKE128, TurboSHAKE256
 
+from tests.support import oracles
 from twocats.cli import main
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes import ALGORITHMS, file_digests, hash_many
@@ -47,7 +47,8 @@ def _lsh(bits: int, size: int) -> Callable[[bytes], bytes]:
 
 
 #: Each mode by name, computed without the mode registry or the compiled kernels: hashlib,
-#: pycryptodome and tests/oracles.py, or a pure-Python reference where no library has the hash.
+#: pycryptodome and tests/support/oracles.py, or a pure-Python reference where no library has the
+#: hash.
 ORACLES: dict[str, Callable[[bytes], bytes]] = {
     "blake2bp": lambda data: oracles.blake2_tree(data, wide=True),
     "blake2sp": lambda data: oracles.blake2_tree(data, wide=False),

@@ -103,7 +103,7 @@ def test_foreign_cost_reads_argon2_and_bcrypt() -> None:
 @pytest.fixture
 def argon2() -> Any:
     """pwdlib's argon2 hasher at 8 MiB, or a skip without pwdlib."""
-    from environment import need
+    from tests.support.environment import need
 
     try:
         from pwdlib.hashers.argon2 import Argon2Hasher

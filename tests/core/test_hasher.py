@@ -22,7 +22,7 @@ from twocats.hasher import PasswordHasher, format_size
 from twocats.params import HASH_TYPES, Params
 from twocats.profiles import CHEAPEST, DEFAULT, SENSITIVE
 
-VECTORS = Path(__file__).parent / "vectors" / "twocats-2015.jsonl"
+VECTORS = Path(__file__).parents[1] / "vectors" / "twocats-2015.jsonl"
 
 #: The message of every password mismatch.
 MISMATCH = r"^The password does not match the supplied hash$"

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import param_sets
 
+from tests.support.strategies import param_sets
 from twocats import phc
 from twocats.exceptions import InvalidHashError
 from twocats.params import HASH_TYPES, Params

@@ -4,7 +4,7 @@ fails the suite.
 Each page's blocks run in order in one fresh directory (a block may use the files an earlier block
 wrote), each Python block in a fresh interpreter and each shell block in ``bash -e``.  Blocks marked
 ``<!-- not tested: reason -->`` say why on the page; install blocks are run by
-``test_docs_install.py``.
+``tests/docs/test_install.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from doc_blocks import PAGES, ROOT, Block, blocks
+
+from tests.support.doc_blocks import PAGES, ROOT, Block, blocks
 
 _RUNNERS = {
     "python": lambda code: [sys.executable, "-c", code],

@@ -15,8 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from doc_blocks import ROOT, install_commands
-
+from tests.support.doc_blocks import ROOT, install_commands
 from twocats._extras import extra_requirements, install_hint
 
 _IGNORED = shutil.ignore_patterns(

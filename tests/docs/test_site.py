@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from doc_blocks import ROOT, blocks
 
 from bench import docs as figures
+from tests.support.doc_blocks import ROOT, blocks
 from twocats.cli import main
 
 

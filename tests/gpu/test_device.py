@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from gpu_support import (
+
+from tests.support.gpu_support import (
     Case,
     argon2id_cases,
     gpu_available,

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from gpu_support import Case, argon2id_cases, need_numba_cuda, run_cases, twocats_cases
+
+from tests.support.gpu_support import (
+    Case,
+    argon2id_cases,
+    need_numba_cuda,
+    run_cases,
+    twocats_cases,
+)
 
 CASES = [*twocats_cases(), *argon2id_cases()]
 

@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import param_sets
+
+from tests.support.strategies import param_sets
 
 django = pytest.importorskip("django", reason="the test extra installs Django")
 
@@ -86,7 +87,8 @@ HASHERS = [_path(CheapTwoCats), _path(FastPBKDF2), _path(FastArgon2), _path(Fast
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A Django project with a migrated SQLite database and twocats first in PASSWORD_HASHERS."""
     from django.test import override_settings
-    from django_project import configure
+
+    from tests.support.django_project import configure
 
     configure(tmp_path_factory.mktemp("django"))
     with override_settings(PASSWORD_HASHERS=HASHERS):

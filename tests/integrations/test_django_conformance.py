@@ -82,7 +82,8 @@ HASHERS = [_path(CheapTwoCats), _path(FastPBKDF2), "django.contrib.auth.hashers.
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A migrated SQLite project with the cheap twocats hasher first."""
     from django.test import override_settings
-    from django_project import configure
+
+    from tests.support.django_project import configure
 
     configure(tmp_path_factory.mktemp("django"))
     with override_settings(PASSWORD_HASHERS=HASHERS):

@@ -49,7 +49,8 @@ def _path(cls: type) -> str:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A migrated Django project with twocats first and the admitted hashers after it."""
     from django.test import override_settings
-    from django_project import configure
+
+    from tests.support.django_project import configure
 
     configure(Path(tmp_path_factory.mktemp("django")))
     hashers = [_path(CheapTwoCats), _path(CheapArgon2), _path(CheapBCrypt)]

@@ -22,9 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from environment import need
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.environment import need
+
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 HOST = "127.0.0.1"
 

@@ -1,8 +1,9 @@
 """libpass's HandlerCase, the suite every passlib handler is expected to pass, run on twocats.
 
 The suite is libpass's own ``tests/utils.py``, taken at test time from the installed package or
-the source distribution of the installed version (see ``peers.py``); nothing of it is copied
-here.  The known-correct hashes below are checked against the plain-Python reference as well.
+the source distribution of the installed version (see ``tests/support/peers.py``); nothing of it
+is copied here.  The known-correct hashes below are checked against the plain-Python reference as
+well.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ import pytest
 
 pytest.importorskip("passlib", reason="the test extra installs libpass")
 
-from environment import NEEDS, in_ci
-from peers import PeerSuiteMissingError, libpass_test_utils
-
+from tests.support.environment import NEEDS, in_ci
+from tests.support.peers import PeerSuiteMissingError, libpass_test_utils
 from twocats import kdf, phc, profiles
 from twocats.integrations.passlib import TwoCatsHandler
 

@@ -20,7 +20,7 @@ from twocats.integrations.pwdlib import TwoCatsHasher
 
 PASSWORD = "correct horse battery staple"
 WRONG = "Tr0ub4dor&3"
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "fastapi_login.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fastapi_login.py"
 
 
 def _cheap(mem_cost: int = 3) -> TwoCatsHasher:

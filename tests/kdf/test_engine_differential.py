@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import param_sets
 
+from tests.support.strategies import param_sets
 from twocats.kdf.engine import Engine
 from twocats.params import Params
 

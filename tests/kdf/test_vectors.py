@@ -24,7 +24,7 @@ from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, load_vectors
 from twocats.params import Params
 
-VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
+VECTORS_DIR = Path(__file__).resolve().parents[1] / "vectors"
 TWOCATS_FILES = ("twocats-2015.jsonl", "twocats-2014.jsonl", "twocats-2014-03.jsonl")
 BACKENDS = ("reference", "scalar", "simd")
 

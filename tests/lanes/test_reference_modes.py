@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import modes_kat as kat
-import oracles
 import pytest
-from environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import modes_kat as kat
+from tests.support import oracles
+from tests.support.environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.reference import blake2tree, keccak, lsh, sha1, sha256tree
 

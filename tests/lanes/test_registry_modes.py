@@ -7,11 +7,11 @@ import subprocess
 import sys
 from functools import cache
 
-import modes_kat as kat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import modes_kat as kat
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes import ALGORITHMS, hash_many
 from twocats.lanes.modes._common import chunks

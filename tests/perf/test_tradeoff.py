@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 from argon2.low_level import Type, hash_secret_raw
-from argon2_model import argon2_hash
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.argon2_model import argon2_hash
 from twocats.cli import main
 from twocats.kdf.reference import sliding_reverse
 from twocats.perf.tradeoff import graphs, ranking

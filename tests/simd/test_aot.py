@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from aot_artefacts import artefacts_in, reset
 
+from tests.support.aot_artefacts import artefacts_in, reset
 from twocats.kdf.engine import Engine
 from twocats.params import Params
 from twocats.simd import aot

@@ -19,7 +19,7 @@ from twocats.simd.isa import host_arch
 # Vector rotates, or the byte shuffles and shifts AVX2 builds them from.
 ROTATES = ("vprold", "vprolq", "vprord", "vprorq", "vpshufb", "vpsrld", "vpsrlq")
 
-# The AArch64 builds are checked by tests/test_arm64.py (bash .ci/arm64).
+# The AArch64 builds are checked by tests/ci/test_arm64.py (bash .ci/arm64).
 pytestmark = pytest.mark.skipif(host_arch() != "x86_64", reason="x86 assembly")
 
 

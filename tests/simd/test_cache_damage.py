@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from cache_damage import Outcome, derive_in_child, flip_bit, text_ranges, truncate
-from environment import need
 
+from tests.support.cache_damage import Outcome, derive_in_child, flip_bit, text_ranges, truncate
+from tests.support.environment import need
 from twocats.kdf.engine import Engine
 from twocats.profiles import CHEAPEST
 

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cache_damage import derive_in_child
-from environment import need
 
+from tests.support.cache_damage import derive_in_child
+from tests.support.environment import need
 from twocats.kdf.engine import Engine
 from twocats.profiles import CHEAPEST
 from twocats.simd import cache
@@ -73,7 +73,7 @@ def test_a_folder_the_user_cannot_write(expected: str) -> None:
     empty afterwards."""
     if os.geteuid() != 0 or shutil.which("runuser") is None:
         need("root and runuser, to hash as a user who cannot write the folder")
-    from test_cache_shared import _as_user
+    from tests.simd.test_cache_shared import _as_user
 
     top = Path(tempfile.mkdtemp(prefix="twocats-readonly-"))
     try:

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cache_damage import derive_in_child
-from environment import need
 
 import twocats
+from tests.support.cache_damage import derive_in_child
+from tests.support.environment import need
 from twocats.kdf.engine import Engine
 from twocats.profiles import CHEAPEST
 

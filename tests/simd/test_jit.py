@@ -10,8 +10,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from environment import need
 
+from tests.support.environment import need
 from twocats.exceptions import BackendError
 from twocats.simd import registry
 

@@ -7,8 +7,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from environment import need
 
+from tests.support.environment import need
 from twocats.simd import _jit, aot, cache
 
 #: The kernels the tests build: the default profile's (final block hash, simd) and a March 2014

@@ -2,8 +2,8 @@
 
 A block runs as a test unless the line before it is ``<!-- not tested: <reason> -->``.  A shell
 block whose first command is ``pip`` (or ``python -m pip``) is an install block: its pip commands,
-and those of a Dockerfile's ``RUN`` lines, are run by ``test_docs_install.py`` in a fresh virtual
-environment, not by the examples test.
+and those of a Dockerfile's ``RUN`` lines, are run by ``tests/docs/test_install.py`` in a fresh
+virtual environment, not by the examples test.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: The pages whose examples are tests: the README and every page of the site.
 PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))

@@ -18,7 +18,7 @@ import pytest
 NEEDS = "needs "
 
 #: The team's shared vector folder, next to the repository.
-SHARED_VECTORS_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "vectors"
+SHARED_VECTORS_DIR = Path(__file__).resolve().parents[3] / "shared" / "vectors"
 
 
 def in_ci() -> bool:

@@ -1,9 +1,9 @@
 """What the GPU tests share: the cases, their expected outputs, and running the kernels on them.
 
-The kernels run in a process of their own (``tests/gpu_cases.py``): in numba's CUDA simulator
-(``NUMBA_ENABLE_CUDASIM=1``, on every machine) or on a real GPU.  The expected outputs are computed
-here, in the test process: TwoCats by the known-answer vectors and the ``reference`` backend,
-Argon2id by argon2-cffi's ``hash_secret_raw``.
+The kernels run in a process of their own (``tests/support/gpu_cases.py``): in numba's CUDA
+simulator (``NUMBA_ENABLE_CUDASIM=1``, on every machine) or on a real GPU.  The expected outputs
+are computed here, in the test process: TwoCats by the known-answer vectors and the ``reference``
+backend, Argon2id by argon2-cffi's ``hash_secret_raw``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from argon2.low_level import Type, hash_secret_raw
-from environment import need
 
+from tests.support.environment import need
 from twocats import Params
 from twocats.kdf import derive
 from twocats.kdf.vectors import load_vectors
@@ -70,9 +70,8 @@ def twocats_cases(*, vectors: bool = True, reference: bool = True) -> list[Case]
     """The TwoCats batches: known-answer vectors (one guess each), reference comparisons (two)."""
     cases = []
     if vectors:
-        known = {
-            vector.id: vector for vector in load_vectors(HERE / "vectors" / "twocats-2015.jsonl")
-        }
+        path = HERE.parent / "vectors" / "twocats-2015.jsonl"
+        known = {vector.id: vector for vector in load_vectors(path)}
         for vector_id in VECTOR_IDS:
             vector = known[vector_id]
             document = {

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 from hypothesis import Phase, find, given, settings
-from strategies import param_sets
 
+from tests.support.strategies import param_sets
 from twocats import phc
 from twocats.params import BOUNDS, HASH_TYPES, VARIANTS, Params
 

@@ -2,9 +2,9 @@
 
 Before a process uses an algorithm's compiled build ("simd" or "scalar") for the first time,
 :func:`check_compiled` hashes :data:`SAMPLE` with it and compares the SHA-256 of the digests with
-:data:`KNOWN_ANSWERS`, which the pure-Python reference gave (``tests/lanes`` recomputes the table
-from the reference).  A build that differs, for example one loaded from a damaged cache, is
-compiled afresh with one warning; one that still differs raises
+:data:`KNOWN_ANSWERS`, which the pure-Python reference gave (``tests/lanes/test_known_answers.py``
+recomputes the table from the reference).  A build that differs, for example one loaded from a
+damaged cache, is compiled afresh with one warning; one that still differs raises
 :class:`~twocats.exceptions.BackendError`, so a wrong digest is never returned.  The check hashes
 about 18 KB once per algorithm and backend in a process.
 """

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from aot_artefacts import KEYS, artefacts_in
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.aot_artefacts import KEYS, artefacts_in
 from twocats.hashes import HASHES
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector

@@ -19,16 +19,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from aot_artefacts import reset
-from environment import need
 
+from tests.support.aot_artefacts import reset
+from tests.support.environment import need
 from twocats.kdf.engine import Engine
 from twocats.params import Params
 from twocats.simd import _jit, aot
 
 KEY = aot.FillKey(8, "simd", 0, 0)
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 _AVX2 = "fpu sse2 avx avx2 bmi1 bmi2 f16c fma abm movbe xsave"
 

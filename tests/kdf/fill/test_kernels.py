@@ -234,7 +234,9 @@ def test_kernels_release_the_gil() -> None:
 
 
 @compiled_only
-@pytest.mark.skipif(host_arch() != "x86_64", reason="x86 assembly (AArch64: tests/test_arm64.py)")
+@pytest.mark.skipif(
+    host_arch() != "x86_64", reason="x86 assembly (AArch64: tests/ci/test_arm64.py)"
+)
 def test_simd_kernel_uses_vector_instructions_and_scalar_does_not() -> None:
     """The 8-lane simd kernel packs its lanes into ymm/zmm; the scalar build has no such ops.
 

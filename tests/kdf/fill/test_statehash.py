@@ -6,9 +6,10 @@ import hashlib
 
 import numpy as np
 import pytest
-from compiled_hash import DIGEST_SIZES, hash_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.support.compiled_hash import DIGEST_SIZES, hash_bytes
 
 ALGORITHMS = ("blake2s", "blake2b", "sha256", "sha512")
 BOUNDARIES = sorted(

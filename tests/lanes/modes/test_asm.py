@@ -13,7 +13,7 @@ from twocats.simd.isa import host_arch
 # Vector work on 256- or 512-bit registers: adds, rotates (or their AVX2 substitutes), xors.
 ARX = ("vpadd", "vprol", "vpror", "vpshufb", "vpsrl", "vpternlog", "vpxor")
 
-# The AArch64 builds are checked by tests/test_arm64.py (bash .ci/arm64).
+# The AArch64 builds are checked by tests/ci/test_arm64.py (bash .ci/arm64).
 pytestmark = pytest.mark.skipif(host_arch() != "x86_64", reason="x86 assembly")
 
 

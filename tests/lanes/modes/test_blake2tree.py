@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import modes_kat as kat
-import oracles
 import pytest
-from environment import shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import modes_kat as kat
+from tests.support import oracles
+from tests.support.environment import shared_file
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.modes import blake2tree, codegen
 from twocats.lanes.reference import blake2tree as ref

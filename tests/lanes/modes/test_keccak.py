@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import hashlib
 
-import modes_kat as kat
 import numpy as np
-import oracles
 import pytest
 from Crypto.Hash import KangarooTwelve
-from environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import modes_kat as kat
+from tests.support import oracles
+from tests.support.environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.lanes.modes import codegen, keccak
 from twocats.lanes.reference import keccak as ref

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import modes_kat as kat
 import pytest
-from environment import shared_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import modes_kat as kat
+from tests.support.environment import shared_file
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.modes import codegen, lsh
 from twocats.lanes.reference import lsh as ref

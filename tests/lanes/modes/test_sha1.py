@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 
-import modes_kat as kat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import modes_kat as kat
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.modes import codegen, sha1
 

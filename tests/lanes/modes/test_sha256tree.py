@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
-import modes_kat as kat
-import oracles
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import modes_kat as kat
+from tests.support import oracles
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.modes import codegen, sha256tree
 from twocats.lanes.reference import sha256tree as ref
