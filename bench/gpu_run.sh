@@ -9,5 +9,5 @@ set -eu
 cd "$(dirname "$0")/.."
 export TWOCATS_CACHE_DIR="${TWOCATS_CACHE_DIR:-$(mktemp -d)}"
 python -c "from numba import cuda; cuda.detect()" || true
-timeout 150 python -m pytest -q -x -p no:cacheprovider tests/test_gpu_device.py
+timeout 150 python -m pytest -q -x -p no:cacheprovider tests/gpu/test_device.py
 timeout 300 python -m bench gpu "$@"

@@ -2,8 +2,8 @@
 
 Engines are shared by the whole session (one per backend) so that compiled kernels load once and
 work buffers are reused across tests, as they are in production.  Under ``CI=true`` a test that
-skips because something is missing (see ``environment.py``) fails instead.  ``--core`` runs the
-core selection only (:data:`CORE_MODULES`).
+skips because something is missing (see ``support/environment.py``) fails instead.  ``--core``
+runs the core selection only (:data:`CORE_MODULES`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from environment import NEEDS, SHARED_VECTORS_DIR, in_ci, need
 from hypothesis import settings
 
+from tests.support.environment import NEEDS, SHARED_VECTORS_DIR, in_ci, need
 from twocats.kdf.engine import Engine
 from twocats.kdf.vectors import Vector, load_vectors
 
@@ -35,19 +35,19 @@ settings.register_profile("twocats", deadline=None)
 settings.register_profile("twocats-ci", deadline=None, derandomize=True, database=None)
 settings.load_profile("twocats-ci" if in_ci() else "twocats")
 
-#: The core selection (``pytest --core``), by test module name: the TwoCats vectors on every
-#: backend, the password API and its PHC strings, the lanes' known answers and the password
-#: commands.  CI runs it on every Python the package claims but the one that runs every test
+#: The core selection (``pytest --core``), by module path below ``tests/`` without ``.py``: the
+#: TwoCats vectors on every backend, the password API and its PHC strings, the lanes' known
+#: answers and the password commands.  CI runs it on every Python the package claims but the one that runs every test
 #: (``.ci/pythons``).  Only modules that need nothing beyond the test extra belong here.
 CORE_MODULES: Final = frozenset(
     {
-        "test_kdf_vectors",
-        "test_kdf_api",
-        "test_hasher",
-        "test_phc",
-        "test_params",
-        "test_lanes_known_answers",
-        "test_cli",
+        "kdf/test_vectors",
+        "kdf/test_api",
+        "core/test_hasher",
+        "core/test_phc",
+        "core/test_params",
+        "lanes/test_known_answers",
+        "cli/test_passwords",
     }
 )
 
@@ -107,6 +107,17 @@ def engine_for() -> Iterator[Callable[[str], Engine]]:
         engine.release()
 
 
+_HERE = Path(__file__).resolve().parent
+
+
+def _module_name(path: Path) -> str:
+    """A test module's name in :data:`CORE_MODULES`: its path below this folder, without .py."""
+    try:
+        return path.resolve().relative_to(_HERE).with_suffix("").as_posix()
+    except ValueError:
+        return path.stem
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Add ``--core``: collect the modules of :data:`CORE_MODULES` only."""
     parser.addoption(
@@ -120,7 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Under ``--core``, refuse a core module name that no test module has (one was renamed)."""
     if not config.getoption("core"):
         return
-    present = {path.stem for path in Path(__file__).resolve().parent.rglob("test_*.py")}
+    present = {_module_name(path) for path in _HERE.rglob("test_*.py")}
     missing = sorted(CORE_MODULES - present)
     if missing:
         raise pytest.UsageError(f"CORE_MODULES names no test module: {', '.join(missing)}")
@@ -132,7 +143,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         config.getoption("core")
         and collection_path.suffix == ".py"
         and collection_path.name.startswith("test_")
-        and collection_path.stem not in CORE_MODULES
+        and _module_name(collection_path) not in CORE_MODULES
     ):
         return True
     return None

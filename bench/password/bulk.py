@@ -43,7 +43,7 @@ import sqlalchemy as sa
 from distributed import Client, LocalCluster
 
 from bench.harness import Report, load_average, load_text
-from tests.pgserver import PostgresServer, find_bin_dir
+from tests.support.pgserver import PostgresServer, find_bin_dir
 from twocats._machine import usable_cpus
 from twocats.bulk import upgrade_table
 from twocats.bulk.table import database_url

@@ -3,11 +3,11 @@
 Before a process uses an algorithm's compiled build ("simd" or "scalar") for the first time,
 :func:`check_compiled` hashes :data:`SAMPLE` with it and compares the SHA-256 of the digests with
 the algorithm's :attr:`~twocats.lanes.algorithm.Algorithm.known_answer`, which the pure-Python
-reference gave (``tests/lanes`` recomputes every row's value from the reference).  A build that
-differs, for example one loaded from a damaged cache, is compiled afresh with one warning; one
-that still differs raises :class:`~twocats.exceptions.BackendError`, so a wrong digest is never
-returned.  The check hashes
-about 18 KB once per algorithm and backend in a process.
+reference gave (``tests/lanes/test_known_answers.py`` recomputes every row's value from the
+reference).  A build that differs, for example one loaded from a damaged cache, is compiled
+afresh with one warning; one that still differs raises :class:`~twocats.exceptions.BackendError`,
+so a wrong digest is never returned.  The check hashes about 18 KB once per algorithm and backend
+in a process.
 """
 
 from __future__ import annotations

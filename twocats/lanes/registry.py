@@ -21,7 +21,8 @@ as ``ALGORITHMS`` (this module finds every family module of that package)::
     sha256tree  j-lanes SHA-256, Intel's mh_sha256, j-pointers
 
 The plain-Python references live in :mod:`twocats.lanes.reference` (the official vector readers
-are test code, in ``tests/modes_kat.py``).  Importing this module imports neither numpy nor numba.
+are test code, in ``tests/support/modes_kat.py``).  Importing this module imports neither numpy
+nor numba.
 """
 
 from __future__ import annotations

@@ -1,0 +1,185 @@
+"""The container recipe, run for real: root warms a shared cache, a service user hashes from it.
+
+Root runs ``twocats warmup --shared`` into a fresh folder; ``nobody`` (through ``runuser``) then
+hashes and verifies with no warning, without numba; a cache that group or others may write to is
+still refused, with one warning, and the output stays the reference's.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import twocats
+from tests.support.cache_damage import derive_in_child
+from tests.support.environment import need
+from twocats.kdf.engine import Engine
+from twocats.profiles import CHEAPEST
+
+#: The service user of the recipe, and its group.
+USER, GROUP = "nobody", 65534
+
+
+@pytest.fixture(scope="module")
+def shared_cache() -> Iterator[Path]:
+    """A cache that root warmed with ``--shared``, in a folder every user may enter."""
+    from twocats.simd import _jit
+    from twocats.simd.aotcompile import compiler
+
+    if _jit.config.DISABLE_JIT:
+        pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
+    if os.geteuid() != 0 or shutil.which("runuser") is None:
+        need("root and runuser, to hash as a second user")
+    if compiler() is None:
+        need("a C compiler (cc) to link ahead-of-time kernels")
+    top = Path(tempfile.mkdtemp(prefix="twocats-shared-"))
+    top.chmod(0o755)
+    cache = top / "cache"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
+    env |= {"TWOCATS_CACHE_DIR": str(cache), "TWOCATS_AOT": "1"}
+    command = [sys.executable, "-m", "twocats.cli", "warmup", "--profile", "cheapest"]
+    done = subprocess.run(
+        [*command, "--insecure", "--jobs", "1", "--shared"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        preexec_fn=lambda: os.umask(0o077),
+    )
+    assert done.returncode == 0, done.stderr
+    try:
+        yield cache
+    finally:
+        shutil.rmtree(top)
+
+
+@pytest.fixture(scope="module")
+def expected() -> str:
+    """The cheapest profile's output through the pure-Python reference."""
+    return Engine("reference").derive(b"pw", b"saltsaltsalt", CHEAPEST).hex()
+
+
+#: What the child imports from site-packages, and every package's metadata (what exists is copied).
+_PACKAGES = ("numba", "llvmlite", "numpy", "numpy.libs", "cffi", "pycparser", "click", "argon2")
+_PACKAGE_GLOBS = (
+    "_cffi_backend*",
+    "_argon2_cffi_bindings",
+    "argon2_cffi_bindings*",
+    "colorama",
+    "*.dist-info",
+)
+
+
+@functools.cache
+def _readable_packages() -> str:
+    """A folder every user may read, holding copies of this twocats and the packages it imports.
+
+    A virtual environment or a checkout in root's home (or in a 0700 temporary folder, as CI's is)
+    is closed to the service user, so the child imports these copies instead; they are removed
+    when the test process ends.
+    """
+    top = Path(tempfile.mkdtemp(prefix="twocats-user-site-"))
+    atexit.register(shutil.rmtree, top, True)
+    top.chmod(0o755)
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(Path(twocats.__file__).parent, top / "twocats", ignore=ignore)
+    site = Path(sysconfig.get_paths()["purelib"])
+    names = {*_PACKAGES, *(p.name for g in _PACKAGE_GLOBS for p in site.glob(g))}
+    for name in sorted(names):
+        source = site / name
+        if source.is_dir():
+            shutil.copytree(source, top / name, ignore=ignore)
+        elif source.is_file():
+            shutil.copy2(source, top / name)
+    for path in [top, *top.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return str(top)
+
+
+def _as_user(cache: Path) -> list[str]:
+    """The command that starts a Python of this version as the service user, with this twocats.
+
+    Where the service user cannot run this interpreter or read its packages, the system's
+    interpreter of the same version runs with readable copies of them.
+    """
+    del cache
+    prefix = ["runuser", "-u", USER, "--"]
+    probe = [*prefix, sys.executable, "-c", "import numba, twocats"]
+    if subprocess.run(probe, capture_output=True, cwd="/").returncode == 0:
+        return [*prefix, sys.executable]
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    system = shutil.which(f"python{version}", path="/usr/bin")
+    if system is None:
+        need(f"a Python {version} the user {USER} can run")
+    return [*prefix, "env", f"PYTHONPATH={_readable_packages()}", system]
+
+
+def test_the_warmed_cache_is_readable_and_writable_by_root_only(shared_cache: Path) -> None:
+    """After ``--shared`` every file is 0644 and every folder 0755, all owned by root."""
+    for path in [shared_cache, *shared_cache.rglob("*")]:
+        info = path.lstat()
+        assert info.st_uid == 0
+        assert stat.S_IMODE(info.st_mode) == (0o755 if path.is_dir() else 0o644), path
+
+
+def test_a_service_user_hashes_from_roots_cache_without_numba(
+    shared_cache: Path, expected: str
+) -> None:
+    """``nobody`` derives, hashes and verifies with no warning and without importing numba."""
+    outcome = derive_in_child(shared_cache, run_as=_as_user(shared_cache))
+    assert outcome.returncode == 0, outcome.stderr
+    assert (outcome.output, outcome.warnings, outcome.numba) == (expected, [], False)
+
+
+def test_a_group_writable_artefact_is_refused_for_the_service_user(
+    shared_cache: Path, expected: str, tmp_path: Path
+) -> None:
+    """An artefact the service user's group may write to is refused: one warning, and numba's
+    checked build from the same cache gives the reference's output."""
+    cache = Path(tempfile.mkdtemp(prefix="twocats-shared-copy-")) / "cache"
+    try:
+        cache.parent.chmod(0o755)
+        shutil.copytree(shared_cache, cache, symlinks=True)
+        (artefact,) = (cache / "aot").glob("*.so")
+        os.chown(artefact, 0, GROUP)
+        artefact.chmod(0o664)
+        outcome = derive_in_child(cache, run_as=_as_user(cache))
+    finally:
+        shutil.rmtree(cache.parent)
+    assert outcome.returncode == 0, outcome.stderr
+    assert outcome.output == expected
+    assert len(outcome.warnings) == 1
+    assert "writable by group or others" in outcome.warnings[0]
+
+
+def test_a_cache_others_may_write_to_is_refused_for_the_service_user(
+    shared_cache: Path, expected: str
+) -> None:
+    """A cache root others may write to is refused whole: one warning, the kernels compile in
+    memory, nothing is written, and the output is the reference's."""
+    cache = Path(tempfile.mkdtemp(prefix="twocats-shared-copy-")) / "cache"
+    try:
+        cache.parent.chmod(0o755)
+        shutil.copytree(shared_cache, cache, symlinks=True)
+        cache.chmod(0o777)
+        before = sorted(cache.rglob("*"))
+        outcome = derive_in_child(cache, run_as=_as_user(cache))
+        after = sorted(cache.rglob("*"))
+    finally:
+        shutil.rmtree(cache.parent)
+    assert outcome.returncode == 0, outcome.stderr
+    assert outcome.output == expected
+    assert len(outcome.warnings) == 1
+    assert "writable by group or others" in outcome.warnings[0]
+    assert after == before

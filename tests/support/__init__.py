@@ -1,0 +1,1 @@
+"""What the tests share: oracles, strategies, vector readers, servers, the environment's needs."""
