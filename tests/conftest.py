@@ -37,8 +37,9 @@ settings.load_profile("twocats-ci" if in_ci() else "twocats")
 
 #: The core selection (``pytest --core``), by module path below ``tests/`` without ``.py``: the
 #: TwoCats vectors on every backend, the password API and its PHC strings, the lanes' known
-#: answers and the password commands.  CI runs it on every Python the package claims but the one that runs every test
-#: (``.ci/pythons``).  Only modules that need nothing beyond the test extra belong here.
+#: answers and the password commands.  CI runs it on every Python the package claims but the
+#: one that runs every test (``.ci/pythons``).  Only modules that need nothing beyond the test
+#: extra belong here.
 CORE_MODULES: Final = frozenset(
     {
         "kdf/test_vectors",
