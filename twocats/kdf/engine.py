@@ -172,7 +172,8 @@ class Engine:
         it whenever the parameters come from storage or a file.
         """
         params, fill, memory = self._prepare(params, max_memory, max_work)
-        return core.derive_output(params, password, salt, data, fill, memory)
+        client = core.client_output(params, password, salt, data, fill, memory)
+        return core.server_output(params, client)
 
     def client(
         self,
