@@ -67,7 +67,7 @@ def counted(params: Params, old_mem_cost: int | None = None) -> WorkUnits:
     """Run the real orchestration over a counting seam and return its counts."""
     seam = CountingSeam()
     if old_mem_cost is None:
-        core.derive_output(params, PASSWORD, SALT, b"", seam, _zeros)
+        core.client_output(params, PASSWORD, SALT, b"", seam, _zeros)
     else:
         stored = bytes(params.output_size)
         core.update_output(params, stored, old_mem_cost, seam, _zeros)

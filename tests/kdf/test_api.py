@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import inspect
 import mmap
 import os
 import subprocess
@@ -379,3 +380,15 @@ def test_importing_kdf_imports_neither_numpy_nor_numba() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_derive_shows_and_checks_the_parameters_of_client() -> None:
+    """derive's signature is client's, and a wrong argument names derive in its TypeError."""
+    assert inspect.signature(kdf.derive) == inspect.signature(kdf.client)
+    assert "max_work" in inspect.signature(Engine().derive).parameters
+    assert kdf.derive.__doc__ is not None
+    assert kdf.derive.__doc__.startswith("Derive the TwoCats")
+    with pytest.raises(TypeError, match=r"^derive\(\) got an unexpected keyword argument 'dat'"):
+        kdf.derive(PASSWORD, SALT, Params(), dat=b"")
+    with pytest.raises(TypeError, match=r"^derive\(\) missing a required argument: 'params'"):
+        kdf.derive(PASSWORD, SALT)

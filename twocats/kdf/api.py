@@ -6,8 +6,9 @@ See :mod:`twocats.kdf` for the whole interface; this module imports neither nump
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from twocats._signature import parameters_of
 from twocats.params import Params
 
 if TYPE_CHECKING:
@@ -41,31 +42,6 @@ def memory_required(params: Params, *, old_mem_cost: int | None = None) -> int:
     return Engine.memory_required(params, old_mem_cost=old_mem_cost)
 
 
-def derive(
-    password: bytes,
-    salt: bytes,
-    params: Params,
-    *,
-    data: bytes = b"",
-    backend: str | None = None,
-    max_memory: int | None = None,
-    max_work: int | None = None,
-) -> bytes:
-    """Derive the TwoCats output of ``password`` and ``salt`` (the reference's extended API).
-
-    ``data`` is the associated data (secondary key) hashed with them.  The output has
-    ``params.output_size`` bytes.  ``max_memory`` (bytes) refuses a derivation that needs more
-    work memory before anything is allocated; without it the limit is the machine's memory.
-    ``max_work`` refuses a costlier derivation (:class:`~twocats.exceptions.HashLimitError`,
-    see :func:`twocats.kdf.limits.estimated_work`); pass it, or check with
-    :func:`twocats.kdf.limits.check_stored_params`, whenever ``params`` come from storage.
-    """
-    engine = default_engine(backend)
-    return engine.derive(
-        password, salt, params, data=data, max_memory=max_memory, max_work=max_work
-    )
-
-
 def client(
     password: bytes,
     salt: bytes,
@@ -81,6 +57,21 @@ def client(
     return engine.client(
         password, salt, params, data=data, max_memory=max_memory, max_work=max_work
     )
+
+
+@parameters_of(client)
+def derive(password: bytes, salt: bytes, params: Params, **options: Any) -> bytes:
+    """Derive the TwoCats output of ``password`` and ``salt`` (the reference's extended API).
+
+    ``data`` is the associated data (secondary key) hashed with them.  The output has
+    ``params.output_size`` bytes.  ``max_memory`` (bytes) refuses a derivation that needs more
+    work memory before anything is allocated; without it the limit is the machine's memory.
+    ``max_work`` refuses a costlier derivation (:class:`~twocats.exceptions.HashLimitError`,
+    see :func:`twocats.kdf.limits.estimated_work`); pass it, or check with
+    :func:`twocats.kdf.limits.check_stored_params`, whenever ``params`` come from storage.
+    The parameters are those of :func:`client`, whose output this finishes with :func:`server`.
+    """
+    return server(client(password, salt, params, **options), params)
 
 
 def server(client_output: bytes, params: Params) -> bytes:

@@ -39,7 +39,6 @@ __all__ = [
     "check_input",
     "check_params",
     "client_output",
-    "derive_output",
     "required_words",
     "server_output",
     "update_output",
@@ -325,18 +324,6 @@ def server_output(params: Params, client: bytes) -> bytes:
         _scramble_2014_03(params.hash_code, buffer, params.hash_size % _BYTE)
         return bytes(buffer)
     return hash_bytes(params.hash_code, client)
-
-
-def derive_output(
-    params: Params,
-    password: bytes,
-    salt: bytes,
-    data: bytes,
-    fill: FillSlice,
-    memory: Memory,
-) -> bytes:
-    """The full derivation: the client half followed by the server half."""
-    return server_output(params, client_output(params, password, salt, data, fill, memory))
 
 
 def update_output(

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from twocats._signature import parameters_of
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.algorithm import Algorithm, each
 from twocats.lanes.modes._common import (
@@ -292,12 +293,13 @@ def kt256(data: bytes, length: int, *, custom: bytes = b"", backend: str | None 
 
 
 def _parallelhash(
+    security: int,
     data: bytes,
     block_size: int,
     length: int,
+    *,
     custom: bytes,
     xof: bool,
-    security: int,
     backend: str | None,
 ) -> bytes:
     """ParallelHash (SP 800-185 §6) with its leaves hashed as parallel SHAKE sponges."""
@@ -328,20 +330,13 @@ def parallelhash128(
     backend: str | None = None,
 ) -> bytes:
     """Return ParallelHash128(data, B=block_size, L=8*length, S=custom), or the XOF variant."""
-    return _parallelhash(data, block_size, length, custom, xof, 128, backend)
+    return _parallelhash(128, data, block_size, length, custom=custom, xof=xof, backend=backend)
 
 
-def parallelhash256(
-    data: bytes,
-    block_size: int,
-    length: int,
-    *,
-    custom: bytes = b"",
-    xof: bool = False,
-    backend: str | None = None,
-) -> bytes:
+@parameters_of(parallelhash128)
+def parallelhash256(data: bytes, block_size: int, length: int, **options: Any) -> bytes:
     """Return ParallelHash256(data, B=block_size, L=8*length, S=custom), or the XOF variant."""
-    return _parallelhash(data, block_size, length, custom, xof, 256, backend)
+    return _parallelhash(256, data, block_size, length, **options)
 
 
 def _permute(states: npt.NDArray[np.uint64], width: int, rounds: int, backend: str | None) -> None:

@@ -21,6 +21,7 @@ Importing this module imports neither numpy nor numba.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from twocats.exceptions import InvalidParametersError
@@ -113,26 +114,26 @@ class Sponge:
         return self._state[: words * _STATES : _STATES].astype("<u8").tobytes()
 
 
+@dataclass(eq=False)
 class _LeafStream:
     """Bytes cut into leaves of ``leaf`` bytes; each complete leaf's chaining value goes to a
     sink, LEAF_BATCH bytes of leaves at a time, and the last (partial) leaf waits for the end."""
 
-    def __init__(self, leaf: int, rate: int, domain: int, cv: int, rounds: int, backend: str):
-        self._leaf = leaf
-        self._rate = rate
-        self._domain = domain
-        self._cv = cv
-        self._rounds = rounds
-        self._backend = backend
-        self._buffer = bytearray()
-        self.leaves = 0
+    leaf: int
+    rate: int
+    domain: int
+    cv: int
+    rounds: int
+    backend: str
+    leaves: int = field(default=0, init=False)
+    _buffer: bytearray = field(default_factory=bytearray, init=False, repr=False)
 
     def update(self, data: bytes, sink: Sponge) -> None:
         """Add ``data``; hash the complete leaves once a batch of them is there."""
         self._buffer += data
-        if len(self._buffer) >= max(LEAF_BATCH, self._leaf + 1):
+        if len(self._buffer) >= max(LEAF_BATCH, self.leaf + 1):
             # Keep the last leaf back, even when complete: only the end says if it is the last.
-            whole = (len(self._buffer) - 1) // self._leaf * self._leaf
+            whole = (len(self._buffer) - 1) // self.leaf * self.leaf
             self._hash(self._buffer[:whole], sink)
             del self._buffer[:whole]
 
@@ -145,16 +146,15 @@ class _LeafStream:
     def _hash(self, data: bytes | bytearray, sink: Sponge) -> None:
         if not data:
             return
-        size = self._leaf
-        if self._backend == "reference":
+        size = self.leaf
+        if self.backend == "reference":
             pieces = (bytes(data[i : i + size]) for i in range(0, len(data), size))
             cvs = b"".join(
-                ref.sponge(piece, self._rate, self._domain, self._cv, self._rounds)
-                for piece in pieces
+                ref.sponge(piece, self.rate, self.domain, self.cv, self.rounds) for piece in pieces
             )
         else:
             cvs = _leaves(
-                bytes(data), size, self._rate, self._domain, self._cv, self._rounds, self._backend
+                bytes(data), size, self.rate, self.domain, self.cv, self.rounds, self.backend
             )
         self.leaves += -(-len(data) // size)
         sink.absorb(cvs)
