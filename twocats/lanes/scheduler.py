@@ -17,9 +17,9 @@ import importlib
 from typing import Any
 
 import numpy as np
-
-from numba import carray, types
+from numba import types
 from numba.extending import intrinsic
+from numba.np.numpy_support import carray
 
 from twocats.hashes import HASHES, HashFacts
 from twocats.lanes._generated import blake2s
@@ -64,9 +64,7 @@ def _pointer(typingctx: Any, address: Any) -> Any:
 
 
 @variants(vectorize=False)  # type: ignore[arg-type]
-def lanes_many(
-    addresses: Any, lengths: Any, order: Any, count: Any, out: Any, nlanes: Any
-) -> None:
+def lanes_many(addresses: Any, lengths: Any, order: Any, count: Any, out: Any, nlanes: Any) -> None:
     """Hash ``count`` messages, up to ``nlanes`` at a time in lock-step, into ``out``.
 
     Message i is lengths[i] bytes at address addresses[i] (the caller keeps its buffer alive and
@@ -115,11 +113,11 @@ def lanes_many(
         for lane in range(active):
             length = meta[1, lane]
             start = meta[2, lane] * U64(BLOCK)
-            data = carray(_pointer(meta[0, lane]), (max(length, U64(1)),), np.uint8)
-            base = U64(0)
+            pointer = _pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
+            data = carray(pointer, (max(length, U64(1)),), np.uint8)
             if start + U64(BLOCK) <= length:
                 for i in range(16):
-                    q = base + start + U64(WB * i)
+                    q = start + U64(WB * i)
                     # Spelled out rather than looped over the bytes: as a loop the scheduler ran
                     # about 10% slower.
                     word = (
@@ -140,7 +138,7 @@ def lanes_many(
                 for i in range(16):
                     p = start + U64(WB * i)
                     if p + U64(WB) <= length:
-                        q = base + p
+                        q = p
                         word = (
                             (U64(data[q]) << U64(SHIFTS[0]))
                             | (U64(data[q + U64(1)]) << U64(SHIFTS[1]))
@@ -168,7 +166,7 @@ def lanes_many(
                             pos = p + U64(k)
                             byte = U64(0)
                             if pos < length:
-                                byte = U64(data[base + pos])
+                                byte = U64(data[pos])
                             elif pos == length and not BLAKE2:
                                 byte = U64(0x80)
                             shift = 8 * (WB - 1 - k) if BIG_ENDIAN else 8 * k
