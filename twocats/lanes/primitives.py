@@ -196,6 +196,9 @@ def _joined_rows(
     """
     import numpy as np
 
+    # A private copy of the list holds every message alive while the kernel runs without the
+    # GIL, whatever another thread does to the caller's list meanwhile.
+    batch = tuple(batch)
     count = len(batch)
     addresses = _addresses_in_place(batch)
     joined = b""
