@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
+from bench.sum import S_HASH_SHA256_CPB, clock_hz
 from twocats.lanes.modes import blake2tree, keccak, lsh, sha1, sha256tree
 
 #: Published single-core SHA3-256 speed on 4 KiB inputs (tiny-keccak README, MB/s).
@@ -67,6 +68,7 @@ def _group(
 ) -> None:
     """Time one group of callables in rotation and record a row for each."""
     timings = measure_group(calls, repeats=repeats, min_time=min_time)
+    hz = clock_hz()
     for name, timing in timings.items():
         report.record(
             name,
@@ -75,6 +77,7 @@ def _group(
             nbytes=workload.nbytes,
             workload=workload.label,
             method=name,
+            cycles_per_byte="" if hz is None else round(hz * timing.median / workload.nbytes, 2),
         )
 
 
@@ -216,7 +219,10 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
     report.notes.append(
         "Every row runs on one thread; the rows of a group were timed in rotation in one "
         "process, and ratios compare medians.  Multi-message rows include joining the messages "
-        "and building the list of digests."
+        "and building the list of digests.  Cycles per byte are seconds per byte times the "
+        f"clock rate /proc/cpuinfo reports, to set beside the multi-buffer (S-HASH) paper's "
+        f"4-buffer SHA-256 ({S_HASH_SHA256_CPB} cycles per byte, 2011) and beside each row's "
+        "hashlib (OpenSSL) peer in the same group."
     )
     return report
 
