@@ -24,6 +24,7 @@ shared command line).
 
 from bench.harness.context import (
     REPO,
+    clock_hz,
     commit,
     cpuinfo,
     load_average,
@@ -51,6 +52,7 @@ __all__ = [
     "PlainRun",
     "Process",
     "Report",
+    "clock_hz",
     "commit",
     "cpuinfo",
     "heading",

@@ -67,6 +67,12 @@ def cpuinfo(field: str) -> str | None:
     return None
 
 
+def clock_hz() -> float | None:
+    """The clock rate /proc/cpuinfo reports for the first CPU, in Hz (None if unknown)."""
+    mhz = cpuinfo("cpu MHz")
+    return None if mhz is None else float(mhz) * 1e6
+
+
 def load_average() -> list[float] | None:
     """The 1, 5 and 15 minute load averages, or None where the platform has none."""
     averages = load_averages()

@@ -80,9 +80,11 @@ def run_process(
     env: Mapping[str, str] | None = None,
     cwd: Path | str | None = None,
     timeout: float | None = None,
+    before: Callable[[], None] | None = None,
 ) -> Process:
     """Run ``args`` in a fresh process and time it: the wall clock around it, its own CPU time and
-    peak memory (``wait4``).  A process that outlives ``timeout`` seconds is killed."""
+    peak memory (``wait4``).  A process that outlives ``timeout`` seconds is killed; ``before`` runs
+    in the child before it starts (for example to pin it to a core)."""
     with (
         tempfile.TemporaryFile() as given,
         tempfile.TemporaryFile() as out,
@@ -91,7 +93,9 @@ def run_process(
         given.write(stdin)
         given.seek(0)
         started = time.perf_counter()
-        child = subprocess.Popen(args, stdin=given, stdout=out, stderr=err, env=env, cwd=cwd)
+        child = subprocess.Popen(
+            args, stdin=given, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=before
+        )
         killer = None
         if timeout is not None:
             killer = threading.Timer(timeout, lambda: child.send_signal(signal.SIGKILL))

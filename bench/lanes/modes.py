@@ -28,7 +28,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.harness import Report, measure_group, print_markdown, run_suite, suite_parser
+from bench.harness import (
+    Report,
+    clock_hz,
+    measure_group,
+    print_markdown,
+    run_suite,
+    suite_parser,
+)
+from bench.lanes.sum import S_HASH_SHA256_CPB
 from twocats.lanes.modes import blake2tree, keccak, lsh, sha1, sha256tree
 
 #: Published single-core SHA3-256 speed on 4 KiB inputs (tiny-keccak README, MB/s).
@@ -57,6 +65,29 @@ class _Workload:
     nbytes: int
 
 
+def _group(
+    report: Report,
+    calls: dict[str, Callable[[], object]],
+    workload: _Workload,
+    *,
+    repeats: int,
+    min_time: float,
+) -> None:
+    """Time one group of callables in rotation and record a row for each."""
+    timings = measure_group(calls, repeats=repeats, min_time=min_time)
+    hz = clock_hz()
+    for name, timing in timings.items():
+        report.record(
+            name,
+            timing,
+            items=workload.items,
+            nbytes=workload.nbytes,
+            workload=workload.label,
+            method=name,
+            cycles_per_byte="" if hz is None else round(hz * timing.median / workload.nbytes, 2),
+        )
+
+
 def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
     """Measure every group; return the report."""
     report = Report("modes", "Lane modes: multi-message and tree hashing vs single-stream peers")
@@ -69,10 +100,7 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
     single_message = _Workload(one, 1, large)
 
     def group(calls: dict[str, Callable[[], object]], workload: _Workload) -> None:
-        timings = measure_group(calls, repeats=repeats, min_time=min_time)
-        report.record_group(
-            timings, items=workload.items, nbytes=workload.nbytes, workload=workload.label
-        )
+        _group(report, calls, workload, repeats=repeats, min_time=min_time)
 
     # SHA3-256, multi-buffer.
     expected = [hashlib.sha3_256(m).digest() for m in messages]
@@ -198,7 +226,10 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
     report.notes.append(
         "Every row runs on one thread; the rows of a group were timed in rotation in one "
         "process, and ratios compare medians.  Multi-message rows include joining the messages "
-        "and building the list of digests."
+        "and building the list of digests.  Cycles per byte are seconds per byte times the "
+        f"clock rate /proc/cpuinfo reports, to set beside the multi-buffer (S-HASH) paper's "
+        f"4-buffer SHA-256 ({S_HASH_SHA256_CPB} cycles per byte, 2011) and beside each row's "
+        "hashlib (OpenSSL) peer in the same group."
     )
     return report
 

@@ -1,25 +1,30 @@
-"""``twocats sum`` against sha256sum and b2sum, ``hash_many`` against a hashlib loop, and the lane
-kernels' cycles per byte.
+"""``twocats sum`` against coreutils, ``hash_many`` against a hashlib loop, and the lane
+kernels' cycles per byte, side by side in one run.
 
-``python -m bench sum [--repeats N] [--out DIR]`` measures, side by side in one run:
+``python -m bench sum [--repeats N] [--out DIR]`` measures:
 
 * **File trees**, generated from a fixed seed in a temporary folder and deleted afterwards: 10,000
   files of lognormal sizes (median about 3 KB, about 110 MB in all) and 100,000 files of 8 KiB
-  (800 MiB).  Each command (``sha256sum FILES``, ``twocats sum -a sha256 FILES``, ``b2sum``,
-  ``twocats sum -a blake2b``, and the twocats commands with ``--backend simd``: lanes from the
-  first batch) runs once per round, in rotation, for N rounds; the best wall time counts, and its
-  CPU time (user + system, from ``wait4``) is shown beside it.  Each ratio is given on best wall
-  times and on least CPU times: on a shared machine the second says what the first cannot.
-  Every twocats output is checked byte for byte against the coreutils output of the same
-  algorithm.
+  (800 MiB).  For each algorithm (SHA-256, SHA-1, SHA-512, BLAKE2b) the coreutils tool
+  (``sha256sum``, ``sha1sum``, ``sha512sum``, ``b2sum``), ``twocats sum -a ALG`` (the default:
+  hashlib, lanes once the job repays loading them) and ``twocats sum -a ALG --backend simd``
+  (lanes from the first batch) run as whole processes, pinned to one core and then free on every
+  core, once per round in rotation for N rounds; the best wall time counts, and its CPU time
+  (user + system, from ``wait4``) is shown beside it.  Each ratio is coreutils' time over
+  twocats' (coreutils is single-threaded either way), on best wall times and on least CPU times:
+  on a shared machine the second says what the first cannot.  Every twocats output is checked
+  byte for byte against the coreutils output of the same algorithm.
 * **One small file**: the start-up cost of each command.
-* **65,536 messages of 64 B on one thread**: a hashlib loop, ``hash_many`` (list of bytes),
-  ``hash_many_array`` (one contiguous digest array) and ``hash_many_fixed`` (2-D array in and
-  out), for BLAKE2s and SHA-256, timed in rotation by :mod:`bench.harness` (medians).
-* **Cycles per byte per core**: ``hash_many_fixed`` over 4,096 messages of 8 KiB and hashlib over
-  one 32 MiB buffer, one thread, at the clock rate /proc/cpuinfo reports, next to the published
-  4-buffer SHA-256 figure of the multi-buffer (S-HASH) paper: about 5.2 cycles per byte on its
-  2011 processor.
+* **In memory, one thread**: ``hash_many`` (a list of bytes per call) against a hashlib loop on
+  the lognormal tree's contents (SHA-256, SHA-1, SHA-512, BLAKE2s, BLAKE2b) and on 65,536
+  messages of 64 B (also ``hash_many_array`` and ``hash_many_fixed``), timed in rotation by
+  :mod:`bench.harness` (medians).  Beside each list figure stands the floor that Python sets: a
+  loop over the list building one ``bytes`` of digest size per message, in the same run.
+* **Cycles per byte per core**: ``hash_many_fixed`` over messages of 1 KiB and 8 KiB and hashlib
+  (OpenSSL; SHA-NI where the processor has it) over the same messages one by one, one thread, at
+  the clock rate /proc/cpuinfo reports, each set against the published 4-buffer SHA-256 figure
+  of the multi-buffer (S-HASH) paper (about 5.2 cycles per byte on its 2011 processor) and
+  against hashlib.
 
 ``--smoke`` runs tiny trees and batches once and checks every output, asserting no timing.
 """
@@ -27,6 +32,7 @@ kernels' cycles per byte.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import sys
 import tempfile
@@ -34,13 +40,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
 from bench.harness import (
     Report,
-    cpuinfo,
+    clock_hz,
+    load_average,
+    load_note,
     measure_group,
     print_markdown,
     run_process,
@@ -62,39 +70,44 @@ SIGMA: Final = 1.61
 #: No generated file is larger than this.
 LARGEST: Final = 16 << 20
 
+#: Algorithm -> the coreutils tool that computes it.
+TOOLS: Final = {"sha256": "sha256sum", "sha1": "sha1sum", "sha512": "sha512sum", "blake2b": "b2sum"}
+
 #: (label, command after the program, coreutils tool whose output it must equal).
 COMMANDS: Final = [
-    ("sha256sum", ["sha256sum"], "sha256sum"),
-    ("twocats sum -a sha256", ["sum", "-a", "sha256"], "sha256sum"),
-    (
-        "twocats sum -a sha256 --backend simd",
-        ["sum", "-a", "sha256", "--backend", "simd"],
-        "sha256sum",
-    ),
-    ("b2sum", ["b2sum"], "b2sum"),
-    ("twocats sum -a blake2b", ["sum", "-a", "blake2b"], "b2sum"),
-    (
-        "twocats sum -a blake2b --backend simd",
-        ["sum", "-a", "blake2b", "--backend", "simd"],
-        "b2sum",
-    ),
+    command
+    for algorithm, tool in TOOLS.items()
+    for command in (
+        (tool, [tool], tool),
+        (f"twocats sum -a {algorithm}", ["sum", "-a", algorithm], tool),
+        (
+            f"twocats sum -a {algorithm} --backend simd",
+            ["sum", "-a", algorithm, "--backend", "simd"],
+            tool,
+        ),
+    )
 ]
 
-#: The issue's goals: (tree, twocats label, coreutils label) -> minimum coreutils / twocats ratio.
+#: How each command may run: pinned to one core, or free on all of them.
+CORES: Final = ("1 core", "all cores")
+
+#: The issue's goals for twocats sum against coreutils: (tree, cores) -> minimum ratio.
 GOALS: Final = {
-    ("10,000 files, lognormal", "twocats sum -a sha256", "sha256sum"): 1.0,
-    ("10,000 files, lognormal", "twocats sum -a blake2b", "b2sum"): 1.0,
-    ("100,000 x 8 KiB", "twocats sum -a sha256", "sha256sum"): 1.5,
-    ("100,000 x 8 KiB", "twocats sum -a blake2b", "b2sum"): 1.5,
+    ("10,000 files, lognormal", "1 core"): 1.5,
+    ("10,000 files, lognormal", "all cores"): 2.5,
 }
 
-#: Goals of the issue for 65,536 x 64 B on one thread: (algorithm, method) -> minimum ratio.
+#: Goals of the issue in memory, one thread: (workload, algorithm, method) -> minimum ratio.
 API_GOALS: Final = {
-    ("blake2s", "hash_many"): 4.0,
-    ("sha256", "hash_many"): 4.0,
-    ("blake2s", "hash_many_fixed"): 10.0,
-    ("sha256", "hash_many_fixed"): 6.0,
+    ("lognormal", "sha256", "hash_many"): 1.5,
+    **{("lognormal", name, "hash_many"): 3.0 for name in ("sha1", "sha512", "blake2s", "blake2b")},
+    ("64 B", "sha256", "hash_many"): 3.0,
+    ("64 B", "blake2s", "hash_many"): 3.0,
 }
+
+#: Algorithms timed in memory on the lognormal contents, and on 65,536 x 64 B.
+LOGNORMAL_ALGORITHMS: Final = ("sha256", "sha1", "sha512", "blake2s", "blake2b")
+SHORT_ALGORITHMS: Final = ("sha256", "blake2s")
 
 #: The multi-buffer paper's 4-buffer SHA-256 figure, cycles per byte (2011 processor).
 S_HASH_SHA256_CPB: Final = 5.2
@@ -115,16 +128,26 @@ def _twocats() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "twocats.cli"]
 
 
-def _run(argv: list[str], folder: Path, timeout: float = 600.0) -> Run:
-    """Run a command in ``folder``; measure its wall and CPU time with wait4."""
-    done = run_process(argv, cwd=folder, timeout=timeout)
+def _one_core() -> Callable[[], None] | None:
+    """A child-process hook that pins the child to the first core this process may use."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    first = min(os.sched_getaffinity(0))
+    return lambda: os.sched_setaffinity(0, {first})
+
+
+def _run(argv: list[str], folder: Path, cores: str, timeout: float = 600.0) -> Run:
+    """Run a command in ``folder`` on ``cores``; measure its wall and CPU time with wait4."""
+    done = run_process(
+        argv, cwd=folder, timeout=timeout, before=_one_core() if cores == "1 core" else None
+    )
     if done.returncode != 0:
         raise RuntimeError(f"{argv[:4]} failed ({done.returncode}): {done.stderr[-500:]!r}")
     return Run(done.wall, done.cpu, done.stdout)
 
 
-def make_tree(folder: Path, count: int, median: int | None) -> tuple[list[str], int]:
-    """Write ``count`` files from SEED into ``folder``; return their names and total size."""
+def tree_contents(count: int, median: int | None) -> list[bytes]:
+    """The contents of the ``count`` files of a generated tree, from SEED."""
     rng = np.random.default_rng(SEED)
     if median is None:
         sizes = np.full(count, 8192, dtype=np.int64)
@@ -132,29 +155,46 @@ def make_tree(folder: Path, count: int, median: int | None) -> tuple[list[str], 
         drawn = rng.lognormal(np.log(median), SIGMA, count)
         sizes = np.minimum(drawn.astype(np.int64), LARGEST)
     pool = rng.integers(0, 256, int(sizes.max()) + 4096, dtype=np.uint8).tobytes()
+    return [pool[index % 4096 : index % 4096 + size] for index, size in enumerate(sizes.tolist())]
+
+
+def make_tree(folder: Path, count: int, median: int | None) -> tuple[list[str], int]:
+    """Write ``count`` files from SEED into ``folder``; return their names and total size."""
     names = []
+    total = 0
     # Short names in one folder: 100,000 of them must fit in one command line (ARG_MAX).
     width = len(str(count - 1))
-    for index, size in enumerate(sizes.tolist()):
+    for index, content in enumerate(tree_contents(count, median)):
         name = f"f{index:0{width}d}"
-        start = index % 4096
-        (folder / name).write_bytes(pool[start : start + size])
+        (folder / name).write_bytes(content)
         names.append(name)
-    return names, int(sizes.sum())
+        total += len(content)
+    return names, total
 
 
-def _time_commands(folder: Path, names: list[str], repeats: int) -> dict[str, list[Run]]:
-    """Run every command ``repeats`` times in rotation; check twocats outputs on every run."""
-    runs: dict[str, list[Run]] = {label: [] for label, _, _ in COMMANDS}
+def _command(label: str, argv: list[str]) -> list[str]:
+    """The full command line of a COMMANDS entry (twocats through this environment's script)."""
+    return [*_twocats(), *argv] if label.startswith("twocats") else argv
+
+
+def _time_commands(
+    folder: Path, names: list[str], repeats: int
+) -> dict[tuple[str, str], list[Run]]:
+    """Run every command on every CORES setting ``repeats`` times in rotation; check twocats
+    outputs against coreutils on every run."""
+    runs: dict[tuple[str, str], list[Run]] = {
+        (cores, label): [] for cores in CORES for label, _, _ in COMMANDS
+    }
     for round_index in range(repeats):
-        order = COMMANDS[round_index % len(COMMANDS) :] + COMMANDS[: round_index % len(COMMANDS)]
-        for label, argv, _ in order:
-            program = [argv[0]] if not label.startswith("twocats") else [*_twocats(), *argv]
-            rest = argv[1:] if not label.startswith("twocats") else []
-            runs[label].append(_run([*program, *rest, *names], folder))
-        for label, _, tool in COMMANDS:
-            if runs[label][-1].stdout != runs[tool][-1].stdout:
-                raise AssertionError(f"{label} output differs from {tool} in round {round_index}")
+        shift = round_index % len(COMMANDS)
+        for cores in CORES:
+            for label, argv, _ in COMMANDS[shift:] + COMMANDS[:shift]:
+                runs[cores, label].append(_run([*_command(label, argv), *names], folder, cores))
+            for label, _, tool in COMMANDS:
+                if runs[cores, label][-1].stdout != runs[cores, tool][-1].stdout:
+                    raise AssertionError(
+                        f"{label} output differs from {tool} in round {round_index} ({cores})"
+                    )
     return runs
 
 
@@ -162,14 +202,16 @@ def _best(runs: list[Run]) -> Run:
     return min(runs, key=lambda run: run.wall)
 
 
-def _record_runs(report: Report, tree: str, runs: dict[str, list[Run]], total: int) -> None:
-    for label, measured in runs.items():
+def _record_runs(
+    report: Report, tree: str, runs: dict[tuple[str, str], list[Run]], total: int
+) -> None:
+    for (cores, label), measured in runs.items():
         best = _best(measured)
         report.record(
-            f"{tree}/{label}",
+            f"{tree}/{cores}/{label}",
             Samples(tuple(run.wall for run in measured)),
             nbytes=total,
-            workload=tree,
+            workload=f"{tree}, {cores}",
             method=label,
             best_wall_s=round(best.wall, 3),
             cpu_s=round(best.cpu, 3),
@@ -180,15 +222,14 @@ def _record_runs(report: Report, tree: str, runs: dict[str, list[Run]], total: i
 def _best_ratio(
     report: Report,
     label: str,
-    runs: dict[str, list[Run]],
-    faster: str,
-    slower: str,
+    faster: list[Run],
+    slower: list[Run],
     goal: float | None,
 ) -> None:
     """Record slower / faster on best wall times (the harness's ratios compare medians), and
     beside it the same ratio of the least CPU times (user + system) of the rounds."""
-    wall = _best(runs[slower]).wall / _best(runs[faster]).wall
-    cpu = min(run.cpu for run in runs[slower]) / min(run.cpu for run in runs[faster])
+    wall = _best(slower).wall / _best(faster).wall
+    cpu = min(run.cpu for run in slower) / min(run.cpu for run in faster)
     for suffix, value, statistic, target in (
         ("wall", wall, "best wall time", goal),
         ("CPU time", cpu, "least CPU time", None),
@@ -196,11 +237,29 @@ def _best_ratio(
         report.record_ratio(
             f"{label} ({suffix})",
             value,
-            faster=faster,
-            slower=slower,
+            faster=label,
+            slower=label,
             goal=target,
             statistic=statistic,
         )
+
+
+def _issue_table(tree: str, runs: dict[tuple[str, str], list[Run]]) -> str:
+    """The issue's table: best wall seconds of coreutils, twocats default and the lanes."""
+    lines = [
+        f"{tree}, best wall s (coreutils / twocats in brackets):\n",
+        "| | cores | coreutils | `twocats sum` (default) | `twocats sum --backend simd` |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for algorithm, tool in TOOLS.items():
+        for cores in CORES:
+            peer = _best(runs[cores, tool]).wall
+            cells = [f"{peer:.2f} s"]
+            for suffix in ("", " --backend simd"):
+                wall = _best(runs[cores, f"twocats sum -a {algorithm}{suffix}"]).wall
+                cells.append(f"{wall:.2f} s ({peer / wall:.2f}x)")
+            lines.append(f"| {algorithm} | {cores} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def bench_trees(
@@ -213,123 +272,190 @@ def bench_trees(
             names, total = make_tree(folder, count, median)
             runs = _time_commands(folder, names, repeats)
         _record_runs(report, tree, runs, total)
-        for twocats_label, peer in (
-            ("twocats sum -a sha256", "sha256sum"),
-            ("twocats sum -a blake2b", "b2sum"),
-        ):
-            for variant in (twocats_label, f"{twocats_label} --backend simd"):
+        report.notes.append(_issue_table(f"{tree} ({total / 1e6:.0f} MB)", runs))
+        for cores in CORES:
+            for label, _, tool in COMMANDS:
+                if not label.startswith("twocats"):
+                    continue
                 _best_ratio(
                     report,
-                    f"{tree} ({total / 1e6:.0f} MB): {peer} / {variant}",
-                    runs,
-                    faster=variant,
-                    slower=peer,
-                    goal=GOALS.get((tree, variant, peer)) if goals else None,
+                    f"{tree} ({total / 1e6:.0f} MB), {cores}: {tool} / {label}",
+                    runs[cores, label],
+                    runs[cores, tool],
+                    goal=GOALS.get((tree, cores)) if goals else None,
                 )
     with tempfile.TemporaryDirectory(prefix="twocats-sum-bench-") as name:
         folder = Path(name)
         (folder / "one").write_bytes(b"one small file\n")
-        runs = {
-            label: [
-                _run([*(_twocats() if label.startswith("twocats") else []), *argv, "one"], folder)
-                for _ in range(repeats)
+        one = {
+            ("all cores", label): [
+                _run([*_command(label, argv), "one"], folder, "all cores") for _ in range(repeats)
             ]
             for label, argv, _ in COMMANDS
             if "--backend" not in label
         }
-    _record_runs(report, "one small file", runs, 15)
+    _record_runs(report, "one small file", one, 15)
 
 
-def _api_calls(
-    messages: list[bytes], rows: np.ndarray, algorithm: str
-) -> dict[str, Callable[[], object]]:
+def _floor(messages: list[bytes], size: int) -> list[bytes]:
+    """What any list-returning call costs at least: a loop over the list building one bytes
+    object of digest size per message."""
+    return [message[:size] for message in messages]
+
+
+def _api_group(
+    report: Report,
+    workload: str,
+    messages: list[bytes],
+    algorithm: str,
+    calls: dict[str, Callable[[], object]],
+    *,
+    repeats: int,
+    min_time: float,
+    goals: bool,
+) -> None:
+    """Time a hashlib loop, the Python floor and ``calls`` in rotation; record their ratios."""
     constructor = getattr(hashlib, algorithm)
-    return {
+    expected = [constructor(m).digest() for m in messages]
+    if hash_many(messages, algorithm) != expected:
+        raise AssertionError(f"hash_many({algorithm}) disagrees with hashlib on {workload}")
+    size = len(expected[0])
+    group: dict[str, Callable[[], object]] = {
         "hashlib loop": lambda: [constructor(m).digest() for m in messages],
-        "hash_many": lambda: hash_many(messages, algorithm),
-        "hash_many_array": lambda: hash_many_array(messages, algorithm),
-        "hash_many_fixed": lambda: hash_many_fixed(rows, algorithm),
+        "Python floor": partial(_floor, messages, size),
+        **calls,
     }
-
-
-def bench_api(report: Report, count: int, repeats: int, min_time: float, goals: bool) -> None:
-    """hash_many, hash_many_array and hash_many_fixed against a hashlib loop, one thread."""
-    rng = np.random.default_rng(SEED)
-    rows = rng.integers(0, 256, (count, 64), dtype=np.uint8)
-    messages = [row.tobytes() for row in rows]
-    for algorithm in ("blake2s", "sha256"):
-        expected = [hashlib.new(algorithm, m).digest() for m in messages]
-        calls = _api_calls(messages, rows, algorithm)
-        if hash_many(messages, algorithm) != expected:
-            raise AssertionError(f"hash_many({algorithm}) disagrees with hashlib")
-        if [bytes(r) for r in hash_many_array(messages, algorithm)] != expected:
-            raise AssertionError(f"hash_many_array({algorithm}) disagrees with hashlib")
-        if [bytes(r) for r in hash_many_fixed(rows, algorithm)] != expected:
-            raise AssertionError(f"hash_many_fixed({algorithm}) disagrees with hashlib")
-        timings = measure_group(calls, repeats=repeats, min_time=min_time)
-        workload = f"{count} x 64 B"
-        report.record_group(
-            timings,
-            key=f"{workload}/{algorithm}",
-            items=count,
-            nbytes=count * 64,
+    timings = measure_group(group, repeats=repeats, min_time=min_time)
+    nbytes = sum(map(len, messages))
+    for method, timing in timings.items():
+        report.record(
+            f"{workload}/{algorithm}/{method}",
+            timing,
+            items=len(messages),
+            nbytes=nbytes,
             workload=f"{workload}, {algorithm}",
+            method=method,
             best_wall_s="",
             cpu_s="",
             cycles_per_byte="",
         )
-        for method in ("hash_many", "hash_many_array", "hash_many_fixed"):
-            report.ratio(
-                f"{algorithm} {workload}, one thread: {method} / hashlib loop",
-                faster=f"{workload}/{algorithm}/{method}",
-                slower=f"{workload}/{algorithm}/hashlib loop",
-                goal=API_GOALS.get((algorithm, method)) if goals else None,
-            )
+    kind = "64 B" if workload.endswith("64 B") else "lognormal"
+    for method in ("Python floor", *calls):
+        report.ratio(
+            f"{algorithm} {workload}, one thread: {method} / hashlib loop",
+            faster=f"{workload}/{algorithm}/{method}",
+            slower=f"{workload}/{algorithm}/hashlib loop",
+            goal=API_GOALS.get((kind, algorithm, method)) if goals else None,
+        )
 
 
-def clock_hz() -> float | None:
-    """The clock rate /proc/cpuinfo reports for the first CPU, in Hz (None if unknown)."""
-    mhz = cpuinfo("cpu MHz")
-    return None if mhz is None else float(mhz) * 1e6
+def bench_api(
+    report: Report,
+    count: int,
+    contents: list[bytes],
+    repeats: int,
+    min_time: float,
+    goals: bool,
+) -> None:
+    """hash_many (and its array forms) against a hashlib loop and the Python floor, one thread,
+    on ``contents`` (a tree's files) and on ``count`` messages of 64 B."""
+    workload = f"{len(contents)} files' contents ({sum(map(len, contents)) / 1e6:.0f} MB)"
+    for algorithm in LOGNORMAL_ALGORITHMS:
+        _api_group(
+            report,
+            workload,
+            contents,
+            algorithm,
+            {"hash_many": partial(hash_many, contents, algorithm)},
+            repeats=repeats,
+            min_time=min_time,
+            goals=goals,
+        )
+    rng = np.random.default_rng(SEED)
+    rows = rng.integers(0, 256, (count, 64), dtype=np.uint8)
+    messages = [row.tobytes() for row in rows]
+    for algorithm in SHORT_ALGORITHMS:
+        expected = [hashlib.new(algorithm, m).digest() for m in messages]
+        if [bytes(r) for r in hash_many_array(messages, algorithm)] != expected:
+            raise AssertionError(f"hash_many_array({algorithm}) disagrees with hashlib")
+        if [bytes(r) for r in hash_many_fixed(rows, algorithm)] != expected:
+            raise AssertionError(f"hash_many_fixed({algorithm}) disagrees with hashlib")
+        _api_group(
+            report,
+            f"{count} x 64 B",
+            messages,
+            algorithm,
+            {
+                "hash_many": partial(hash_many, messages, algorithm),
+                "hash_many_array": partial(hash_many_array, messages, algorithm),
+                "hash_many_fixed": partial(hash_many_fixed, rows, algorithm),
+            },
+            repeats=repeats,
+            min_time=min_time,
+            goals=goals,
+        )
 
 
-def bench_cycles(report: Report, count: int, repeats: int, min_time: float) -> None:
-    """Cycles per byte per core: lanes over many 8 KiB messages, hashlib over one long buffer."""
+def _hashlib_each(constructor: Callable[[Any], Any], stream: bytes, size: int) -> None:
+    """hashlib over ``stream`` cut into messages of ``size`` bytes, one by one."""
+    view = memoryview(stream)
+    for start in range(0, len(stream), size):
+        constructor(view[start : start + size]).digest()
+
+
+def bench_cycles(report: Report, nbytes: int, repeats: int, min_time: float) -> None:
+    """Cycles per byte per core at 1 KiB and 8 KiB: lanes against hashlib and the S-HASH figure."""
     hz = clock_hz()
     rng = np.random.default_rng(SEED)
-    rows = rng.integers(0, 256, (count, 8192), dtype=np.uint8)
-    stream = rows.tobytes()
-    nbytes = rows.size
-    for algorithm in ("sha256", "blake2s", "blake2b", "sha512"):
-        constructor = getattr(hashlib, algorithm)
-        if (
-            bytes(hash_many_fixed(rows[:3], algorithm)[1])
-            != constructor(rows[1].tobytes()).digest()
-        ):
-            raise AssertionError(f"hash_many_fixed({algorithm}) disagrees with hashlib")
-        calls: dict[str, Callable[[], object]] = {
-            "lanes (hash_many_fixed)": partial(hash_many_fixed, rows, algorithm),
-            "hashlib, one stream": partial(constructor, stream),
-        }
-        timings = measure_group(calls, repeats=repeats, min_time=min_time)
-        for method, timing in timings.items():
-            cpb = "" if hz is None else round(hz * timing.median / nbytes, 2)
-            report.record(
-                f"cycles/{algorithm}/{method}",
-                timing,
-                nbytes=nbytes,
-                workload=f"{count} x 8 KiB, {algorithm}",
-                method=method,
-                best_wall_s="",
-                cpu_s="",
-                cycles_per_byte=cpb,
+    for size in (1024, 8192):
+        rows = rng.integers(0, 256, (max(4, nbytes // size), size), dtype=np.uint8)
+        stream = rows.tobytes()
+        for algorithm in ("sha256", "blake2s", "blake2b", "sha512"):
+            constructor = getattr(hashlib, algorithm)
+            if (
+                bytes(hash_many_fixed(rows[:3], algorithm)[1])
+                != constructor(rows[1].tobytes()).digest()
+            ):
+                raise AssertionError(f"hash_many_fixed({algorithm}) disagrees with hashlib")
+            calls: dict[str, Callable[[], object]] = {
+                "lanes (hash_many_fixed)": partial(hash_many_fixed, rows, algorithm),
+                "hashlib, message by message": partial(_hashlib_each, constructor, stream, size),
+            }
+            timings = measure_group(calls, repeats=repeats, min_time=min_time)
+            cpb = {}
+            for method, timing in timings.items():
+                cpb[method] = None if hz is None else hz * timing.median / rows.size
+                report.record(
+                    f"cycles/{size}/{algorithm}/{method}",
+                    timing,
+                    nbytes=rows.size,
+                    workload=f"{len(rows)} x {size // 1024} KiB, {algorithm}",
+                    method=method,
+                    best_wall_s="",
+                    cpu_s="",
+                    cycles_per_byte="" if hz is None else round(hz * timing.median / rows.size, 2),
+                )
+            report.ratio(
+                f"{algorithm} {size // 1024} KiB, cycles per byte: hashlib / lanes",
+                faster=f"cycles/{size}/{algorithm}/lanes (hash_many_fixed)",
+                slower=f"cycles/{size}/{algorithm}/hashlib, message by message",
             )
+            lanes_cpb = cpb["lanes (hash_many_fixed)"]
+            if lanes_cpb is not None:
+                report.record_ratio(
+                    f"{algorithm} {size // 1024} KiB, cycles per byte: S-HASH "
+                    f"{S_HASH_SHA256_CPB} / lanes {lanes_cpb:.2f}",
+                    S_HASH_SHA256_CPB / lanes_cpb,
+                    faster=f"cycles/{size}/{algorithm}/lanes (hash_many_fixed)",
+                    slower="S-HASH paper",
+                    statistic="cycles per byte",
+                )
     where = "unknown" if hz is None else f"{hz / 1e9:.2f} GHz"
     report.notes.append(
         f"Cycles per byte per core are seconds per byte times the clock rate /proc/cpuinfo "
         f"reports ({where}; a virtual machine may run faster or slower than it says).  The "
         f"multi-buffer (S-HASH) paper's 4-buffer SHA-256 reached about {S_HASH_SHA256_CPB} cycles "
-        f"per byte on its 2011 processor."
+        f"per byte on its 2011 processor; hashlib is OpenSSL (SHA-NI for SHA-256 where present)."
     )
 
 
@@ -338,22 +464,27 @@ def run(
     *,
     repeats: int,
     api_count: int,
-    cycle_count: int,
+    cycle_bytes: int,
     min_time: float,
     goals: bool = True,
+    files: bool = True,
 ) -> Report:
     """Measure everything; return the report (every output is checked first)."""
-    for tool in ("sha256sum", "b2sum"):
+    for tool in TOOLS.values():
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} (GNU coreutils) is needed for this suite")
     report = Report("sum", "twocats sum vs coreutils, hash_many vs hashlib, cycles per byte")
-    bench_trees(report, trees, repeats, goals)
-    bench_api(report, api_count, repeats, min_time, goals)
-    bench_cycles(report, cycle_count, repeats, min_time)
+    before = load_average()
+    if files:
+        bench_trees(report, trees, repeats, goals)
+    count, median = next(iter(trees.values()))
+    bench_api(report, api_count, tree_contents(count, median), repeats, min_time, goals)
+    bench_cycles(report, cycle_bytes, repeats, min_time)
     report.notes.append(
         "File trees: best wall time of the rounds (commands in rotation, every output checked "
         "against coreutils byte for byte); cpu_s is that run's user + system time.  API rows and "
-        "their ratios: medians of repetitions timed in rotation, one thread."
+        "their ratios: medians of repetitions timed in rotation, one thread.  "
+        + load_note(before, load_average())
     )
     return report
 
@@ -366,7 +497,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv,
         smoke,
         lambda args: run(
-            TREES, repeats=args.repeats, api_count=65536, cycle_count=4096, min_time=args.min_time
+            TREES,
+            repeats=args.repeats,
+            api_count=65536,
+            cycle_bytes=32 << 20,
+            min_time=args.min_time,
         ),
     )
 
@@ -374,5 +509,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 def smoke() -> int:
     """Run every measurement once at tiny sizes; checks outputs, asserts no timing."""
     return print_markdown(
-        run(SMOKE_TREES, repeats=1, api_count=64, cycle_count=4, min_time=0.0, goals=False)
+        run(SMOKE_TREES, repeats=1, api_count=64, cycle_bytes=8192, min_time=0.0, goals=False)
     )

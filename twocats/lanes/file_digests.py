@@ -87,19 +87,19 @@ HASHLIB_GIL_BYTES: Final = 2048
 #: a longer file fails with a clear message instead of exhausting the machine.
 WHOLE_FILE_LIMIT: Final = 1 << 30
 
-#: Job size (bytes) from which loading the lane kernels (about 0.5 s of CPU for the numba import
-#: and the kernels) is repaid by their speed, measured with ``python -m bench sum``: on 8 KiB
-#: messages, one core, hashlib / lanes run at 0.74 / 3.3 GB/s for BLAKE2s, 1.27 / 3.3 for BLAKE2b,
-#: 1.73 / 2.37 for SHA-256 (SHA-NI) and 1.0 / 2.7 for SHA-512; whole runs with the lanes from the
-#: start break even at about 0.7 GB for BLAKE2b and 1.3 GB for SHA-256.  Loading on a background
-#: thread competes with the reading and leaves the first batches to hashlib: on the 819 MB tree
-#: the hand-over cost more CPU than either hashlib alone or the lanes from the start, so each
-#: threshold is about 1.5 times the break-even size.
+#: Job size (bytes) from which loading the lane kernels (about 0.45 s of CPU for the numba import
+#: and the kernel cache) is repaid by their speed, measured with ``python -m bench sum`` on the
+#: 10,000 lognormal files (112 MB; AVX-512 and SHA-NI host): in memory, one thread, a hashlib
+#: loop / ``hash_many`` take 203 / 50 ms for BLAKE2s, 131 / 42 for BLAKE2b, 111 / 64 for SHA-256
+#: (SHA-NI) and 153 / 60 for SHA-512, so the lanes save 1.4, 0.8, 0.4 and 0.8 ns per byte and
+#: break even at about 0.35, 0.57, 1.7 and 0.58 GB.  Loading on a background thread competes
+#: with the reading and leaves the first batches to hashlib, so each threshold is about 1.5 times
+#: the break-even size.
 LANES_PAY_BYTES: Final = {
-    "blake2s": 600 << 20,
-    "blake2b": 1 << 30,
-    "sha256": 2 << 30,
-    "sha512": 900 << 20,
+    "blake2s": 512 << 20,
+    "blake2b": 832 << 20,
+    "sha256": 2560 << 20,
+    "sha512": 832 << 20,
 }
 
 

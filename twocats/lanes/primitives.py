@@ -6,16 +6,19 @@ the vectorizers off) or "reference" (a pure-Python loop over :mod:`twocats.lanes
 ``lanes`` is the number of messages in flight (default: two vector registers' worth) and
 ``threads`` the number of threads sharing the batch (default 1; the kernels release the GIL).
 
-The compiled path joins the messages into one buffer and hands it, with their lengths, to a
-kernel that schedules messages onto lanes, refilling a lane as soon as its message ends; block
-decoding, padding and byte-order conversion happen inside that kernel.  Callers use the
+The compiled path hands the messages' addresses and lengths to a kernel that schedules messages
+onto lanes longest first, refilling a lane as soon as its message ends, and reads each message
+where it lies (bytes objects in place; other buffers joined once); block decoding, padding and
+byte-order conversion happen inside that kernel.  Callers use the
 ``hash_many`` family of :mod:`twocats.lanes.many`.  Importing this module is cheap: numpy and the
 kernels are imported on the first call.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -98,55 +101,58 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
+def _order(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The messages longest first (ties in index order), or none when all have one length."""
+    import numpy as np
+
+    if lengths.shape[0] < 2 or lengths.min() == lengths.max():
+        return np.empty(0, dtype=np.int64)
+    order: npt.NDArray[np.int64] = np.argsort(-lengths, kind="stable").astype(np.int64)
+    return order
+
+
 def _run(
     algorithm: str,
     backend: str,
-    data: npt.NDArray[np.uint8],
+    addresses: npt.NDArray[np.uint64],
     lengths: npt.NDArray[np.int64],
-    stride: int,
-    count: int,
     lanes: int,
     threads: int,
 ) -> npt.NDArray[np.uint8]:
-    """Hash ``count`` back-to-back messages of ``data``; return their digests as rows of bytes.
+    """Hash the messages of ``lengths[i]`` bytes at ``addresses[i]``; return their digests as
+    rows of bytes.  The caller keeps every buffer alive and unchanged until this returns.
 
     With several threads the batch is cut into that many runs of consecutive messages holding
-    about equal numbers of bytes, each hashed by the kernel on its own thread.
+    about equal numbers of bytes, each hashed by the kernel on its own thread.  Each run puts
+    its messages on the lanes longest first.
     """
     import numpy as np
 
+    count = addresses.shape[0]
     words = np.empty(
         (count, 8), dtype=np.uint32 if by_name(algorithm).word_bits == 32 else np.uint64
     )
-    # Read-only views keep a single compiled signature whatever the caller's array flags.
-    view = data.view()
-    view.flags.writeable = False
     kernel = _kernel(algorithm, backend)
     parts = min(threads, count)
     if parts <= 1:
-        kernel(view, lengths, stride, count, words, lanes)
+        kernel(addresses, lengths, _order(lengths), count, words, lanes)
         return words.view(np.uint8)
-    if stride >= 0:
-        ends = np.linspace(0, count, parts + 1).astype(np.int64)
-        starts = ends * stride
-    else:
-        cumulative = np.concatenate(([0], np.cumsum(lengths)))
-        targets = np.linspace(0, cumulative[-1], parts + 1)
-        ends = np.searchsorted(cumulative, targets).astype(np.int64)
-        ends[0], ends[-1] = 0, count
-        starts = cumulative[ends]
+    cumulative = np.concatenate(([0], np.cumsum(lengths)))
+    targets = np.linspace(0, cumulative[-1], parts + 1)
+    ends = np.searchsorted(cumulative, targets).astype(np.int64)
+    ends[0], ends[-1] = 0, count
     futures = []
     for k in range(parts):
         first, last = int(ends[k]), int(ends[k + 1])
         if last <= first:
             continue
-        part_lengths = lengths[first:last] if stride < 0 else lengths
+        part = lengths[first:last]
         futures.append(
             _executor().submit(
                 kernel,
-                view[int(starts[k]) :],
-                part_lengths,
-                stride,
+                addresses[first:last],
+                part,
+                _order(part),
                 last - first,
                 words[first:last],
                 lanes,
@@ -155,6 +161,36 @@ def _run(
     for future in futures:
         future.result()
     return words.view(np.uint8)
+
+
+#: Where a bytes object's data starts, from the object's address (CPython's layout).
+_BYTES_DATA = bytes.__basicsize__ - 1
+
+
+@functools.cache
+def _bytes_in_place() -> bool:
+    """Whether a bytes object's data lies at its ``id`` plus :data:`_BYTES_DATA` (checked once)."""
+    if sys.implementation.name != "cpython":
+        return False
+    import ctypes
+
+    probe = b"twocats reads bytes objects where they lie"
+    return ctypes.string_at(id(probe) + _BYTES_DATA, len(probe)) == probe
+
+
+def _addresses_in_place(batch: Batch) -> npt.NDArray[np.uint64] | None:
+    """The data address of every message if all are ``bytes`` (read where they lie), else None.
+
+    CPython's ``id`` is the object's address and a bytes object's data follows its header; other
+    interpreters and buffer types are joined into one buffer instead.
+    """
+    import numpy as np
+
+    if not _bytes_in_place() or set(map(type, batch)) != {bytes}:
+        return None
+    addresses = np.fromiter(map(id, batch), dtype=np.uint64, count=len(batch))
+    addresses += np.uint64(_BYTES_DATA)
+    return addresses
 
 
 def _joined_rows(
@@ -166,22 +202,35 @@ def _joined_rows(
 ) -> npt.NDArray[np.uint8]:
     """Hash a non-empty batch with a compiled backend; return a (count, digest size) array.
 
-    The messages are joined into one buffer and their byte lengths read in one C-level pass
-    each; the digests land in one array, with no Python object per message.
+    The kernel reads bytes objects where they lie; other buffers are joined into one buffer
+    first.  Byte lengths are read in one C-level pass; the digests land in one array, with no
+    Python object per message.
     """
     import numpy as np
 
+    # A private copy of the list holds every message alive while the kernel runs without the
+    # GIL, whatever another thread does to the caller's list meanwhile.
+    batch = tuple(batch)
     count = len(batch)
-    try:
-        joined = b"".join(batch)
-    except TypeError:
-        raise TypeError("messages must be bytes-like objects") from None
+    addresses = _addresses_in_place(batch)
+    joined = b""
+    if addresses is None:
+        try:
+            joined = b"".join(batch)
+        except TypeError:
+            raise TypeError("messages must be bytes-like objects") from None
     lengths = np.fromiter(map(len, batch), dtype=np.int64, count=count)
-    if int(lengths.sum()) != len(joined):
-        # Some buffer has items wider than a byte, so len() did not count bytes.
-        lengths = np.fromiter((memoryview(m).nbytes for m in batch), dtype=np.int64, count=count)
-    data = np.frombuffer(joined, dtype=np.uint8)
-    digests = _run(name, backend, data, lengths, -1, count, lanes, threads)
+    if addresses is None:
+        if int(lengths.sum()) != len(joined):
+            # Some buffer has items wider than a byte, so len() did not count bytes.
+            lengths = np.fromiter(
+                (memoryview(m).nbytes for m in batch), dtype=np.int64, count=count
+            )
+        data = np.frombuffer(joined, dtype=np.uint8)
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.uint64)
+        addresses = starts + np.uint64(data.ctypes.data if data.size else 0)
+    # ``batch`` and ``joined`` hold every buffer the kernel reads until it returns.
+    digests = _run(name, backend, addresses, lengths, lanes, threads)
     return digests.reshape(count, by_name(name).digest_size)
 
 
@@ -262,4 +311,8 @@ def fixed_rows(
     if count == 0:
         return np.empty((0, size), dtype=np.uint8)
     data = np.ascontiguousarray(rows).reshape(-1)
-    return _run(name, chosen, data, np.empty(0, dtype=np.int64), length, count, width, workers)
+    base = np.uint64(data.ctypes.data)
+    addresses = base + np.arange(count, dtype=np.uint64) * np.uint64(length)
+    lengths = np.full(count, length, dtype=np.int64)
+    # ``data`` holds the rows the kernel reads until it returns.
+    return _run(name, chosen, addresses, lengths, width, workers)

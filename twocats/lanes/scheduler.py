@@ -17,6 +17,9 @@ import importlib
 from typing import Any
 
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
+from numba.np.numpy_support import carray
 
 from twocats.hashes import HASHES, HashFacts
 from twocats.lanes._generated import blake2s
@@ -49,40 +52,52 @@ lanes = blake2s.blake2s_lanes
 bswap = bswap32
 
 
+@intrinsic
+def _pointer(typingctx: Any, address: Any) -> Any:
+    """The address held in a 64-bit integer, as a pointer that ``numba.carray`` can view."""
+    signature = types.voidptr(types.uint64)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+
+    return signature, codegen
+
+
 @variants(vectorize=False)  # type: ignore[arg-type]
-def lanes_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nlanes: Any) -> None:
+def lanes_many(addresses: Any, lengths: Any, order: Any, count: Any, out: Any, nlanes: Any) -> None:
     """Hash ``count`` messages, up to ``nlanes`` at a time in lock-step, into ``out``.
 
-    The messages lie back to back in ``data``: message i has length lengths[i], or ``stride`` for
-    every message when ``stride`` is not negative (then ``lengths`` is not read).  out[i] (a row
-    of 8 words) receives the digest of message i in the digest's byte order.
+    Message i is lengths[i] bytes at address addresses[i] (the caller keeps its buffer alive and
+    unchanged during the call); out[i] (a row of 8 words) receives its digest in the digest's
+    byte order.  The messages go onto the lanes in the order of ``order`` (indices), or in index
+    order when ``order`` is empty: longest first keeps the lanes busy to the end.
 
     Free lanes take the next waiting messages; a lane whose message ends is freed by moving the
-    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  Decoding, padding
-    and lane starts are spelled out here rather than called, because numba reference-counts every
-    array passed to a function that LLVM has not inlined yet.  This driver's own loops compile
-    without the vectorizers in both builds (vectorized, the decoding loop ran at half speed); the
-    simd build still calls the simd lane kernel.
+    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  Each lane reads
+    its message where it lies (no joined copy).  Decoding, padding and lane starts are spelled
+    out here rather than called, because numba reference-counts every array passed to a function
+    that LLVM has not inlined yet.  This driver's own loops compile without the vectorizers in
+    both builds (vectorized, the decoding loop ran at half speed); the simd build still calls the
+    simd lane kernel.
     """
     H = np.empty((8, nlanes), dtype=WORD)
     M = np.empty((16, nlanes), dtype=WORD)
     T = np.zeros(nlanes, dtype=np.uint64)
     F = np.zeros(nlanes, dtype=WORD)
-    # Per lane: message start in data, length, next block, number of blocks, message index.
+    # Per lane: message address, length, next block, number of blocks, message index.
     meta = np.empty((5, nlanes), dtype=np.uint64)
+    ordered = order.shape[0] > 0
     active = 0
     waiting = 0
-    offset = U64(0)
     while True:
         # Put waiting messages on the free lanes active..nlanes-1.
         while active < nlanes and waiting < count:
-            length = U64(stride) if stride >= 0 else U64(lengths[waiting])
-            base = offset
-            offset += length
+            index = order[waiting] if ordered else waiting
+            length = U64(lengths[index])
             for i in range(8):
                 H[i, active] = IV[i]
             H[0, active] = H[0, active] ^ PARAM
-            meta[0, active] = base
+            meta[0, active] = U64(addresses[index])
             meta[1, active] = length
             meta[2, active] = U64(0)
             if BLAKE2:
@@ -90,39 +105,28 @@ def lanes_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nlane
             else:
                 # The padding adds a 0x80 byte and a length of two words.
                 meta[3, active] = (length + U64(BLOCK + 2 * WB)) // U64(BLOCK)
-            meta[4, active] = U64(waiting)
+            meta[4, active] = U64(index)
             active += 1
             waiting += 1
         if active == 0:
             break
         for lane in range(active):
-            base = meta[0, lane]
             length = meta[1, lane]
             start = meta[2, lane] * U64(BLOCK)
+            pointer = _pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
+            data = carray(pointer, (max(length, U64(1)),), np.uint8)
             if start + U64(BLOCK) <= length:
+                # A whole block is read a word at a time (x86 and ARMv8 load unaligned words),
+                # byte-swapped where the hash's words are big-endian.
+                at = _pointer(meta[0, lane] + start)
+                block = carray(at, (16,), WORD)
                 for i in range(16):
-                    q = base + start + U64(WB * i)
-                    # Spelled out rather than looped over the bytes: as a loop the scheduler ran
-                    # about 10% slower.
-                    word = (
-                        (U64(data[q]) << U64(SHIFTS[0]))
-                        | (U64(data[q + U64(1)]) << U64(SHIFTS[1]))
-                        | (U64(data[q + U64(2)]) << U64(SHIFTS[2]))
-                        | (U64(data[q + U64(3)]) << U64(SHIFTS[3]))
-                    )
-                    if WB == 8:
-                        word = word | (
-                            (U64(data[q + U64(4)]) << U64(SHIFTS[4]))
-                            | (U64(data[q + U64(5)]) << U64(SHIFTS[5]))
-                            | (U64(data[q + U64(6)]) << U64(SHIFTS[6]))
-                            | (U64(data[q + U64(7)]) << U64(SHIFTS[7]))
-                        )
-                    M[i, lane] = WORD(word)
+                    M[i, lane] = bswap(block[i]) if BIG_ENDIAN else block[i]
             else:
                 for i in range(16):
                     p = start + U64(WB * i)
                     if p + U64(WB) <= length:
-                        q = base + p
+                        q = p
                         word = (
                             (U64(data[q]) << U64(SHIFTS[0]))
                             | (U64(data[q + U64(1)]) << U64(SHIFTS[1]))
@@ -150,7 +154,7 @@ def lanes_many(data: Any, lengths: Any, stride: Any, count: Any, out: Any, nlane
                             pos = p + U64(k)
                             byte = U64(0)
                             if pos < length:
-                                byte = U64(data[base + pos])
+                                byte = U64(data[pos])
                             elif pos == length and not BLAKE2:
                                 byte = U64(0x80)
                             shift = 8 * (WB - 1 - k) if BIG_ENDIAN else 8 * k

@@ -1,0 +1,69 @@
+"""The lane scheduler reads bytes objects where they lie and other buffers joined: both paths,
+longest-first ordering and thread splits against a hashlib loop."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from twocats.lanes import PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
+from twocats.lanes.primitives import _addresses_in_place, _order
+
+
+def expected(messages: list[bytes], algorithm: str) -> list[bytes]:
+    """The hashlib loop every path must agree with."""
+    return [hashlib.new(algorithm, bytes(m)).digest() for m in messages]
+
+
+def test_only_all_bytes_batches_are_read_in_place() -> None:
+    """A batch of bytes objects is read in place; any other buffer type sends it to the join."""
+    assert _addresses_in_place([b"a", b"bc"]) is not None
+    assert _addresses_in_place([b"a", bytearray(b"bc")]) is None
+    assert _addresses_in_place([memoryview(b"a")]) is None
+
+
+def test_order_is_longest_first_and_empty_for_equal_lengths() -> None:
+    """Messages go onto the lanes longest first, ties in index order; equal lengths need none."""
+    lengths = np.array([3, 70, 3, 200, 0], dtype=np.int64)
+    assert _order(lengths).tolist() == [3, 1, 0, 2, 4]
+    assert _order(np.full(9, 64, dtype=np.int64)).size == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 700), min_size=1, max_size=70),
+    algorithm=st.sampled_from(PRIMITIVES),
+    lanes=st.sampled_from([1, 3, 8, 16]),
+    threads=st.sampled_from([1, 2, 3]),
+    backend=st.sampled_from(["simd", "scalar"]),
+    joined=st.booleans(),
+)
+def test_drawn_batches_in_place_and_joined(
+    lengths: list[int], algorithm: str, lanes: int, threads: int, backend: str, joined: bool
+) -> None:
+    """Drawn lengths, read in place (bytes) or joined (bytearray), on any lanes and threads."""
+    messages = [bytes((i * 7 + n) % 256 for i in range(n)) for n in lengths]
+    batch: list[bytes] | list[bytearray] = [bytearray(m) for m in messages] if joined else messages
+    got = hash_many(batch, algorithm, backend=backend, lanes=lanes, threads=threads)
+    assert got == expected(messages, algorithm)
+
+
+@pytest.mark.parametrize("algorithm", PRIMITIVES)
+def test_a_long_message_among_short_ones(algorithm: str) -> None:
+    """The longest message goes first; every digest still lands in its own row."""
+    messages = [b"x" * n for n in (5, 0, 9000, 64, 1, 130_000, 127)]
+    rows = hash_many_array(messages, algorithm, lanes=4)
+    assert [bytes(row) for row in rows] == expected(messages, algorithm)
+
+
+@pytest.mark.parametrize("algorithm", PRIMITIVES)
+def test_fixed_rows_of_an_offset_view(algorithm: str) -> None:
+    """Rows of a view that starts inside its buffer are read at their own addresses."""
+    data = np.arange(40 * 97, dtype=np.uint64).astype(np.uint8).reshape(40, 97)
+    rows = data[3:, 1:]
+    got = hash_many_fixed(rows, algorithm, threads=2)
+    assert [bytes(r) for r in got] == expected([r.tobytes() for r in rows], algorithm)
