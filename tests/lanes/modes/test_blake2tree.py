@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codegen import modes as codegen
 from tests.support import modes_kat as kat
 from tests.support import oracles
 from tests.support.environment import shared_file
 from twocats.exceptions import InvalidParametersError
-from twocats.lanes.modes import blake2tree, codegen
+from twocats.lanes.modes import blake2tree
 from twocats.lanes.reference import blake2tree as ref
 
 BACKENDS = ("reference", "scalar", "simd")
