@@ -127,11 +127,12 @@ def _load(backend: str, shape: Shape) -> None:
     """Load the kernel of ``shape`` as the fill will, compiling it here if no cache holds it."""
     if _load_artefact(backend, shape):
         return
+    from twocats.kdf.fill.args import FillKey
     from twocats.kdf.fill.warmup import Kernel
     from twocats.simd import aot
 
     code, lanes, variant = shape
-    kernel = Kernel(backend, code, lanes, variant)
+    kernel = Kernel(FillKey(lanes, backend, code, variant))
     # numba's build loads (or compiles), and an artefact is built where one can be.
     kernel.compile()
     if not _load_artefact(backend, shape):
@@ -143,8 +144,8 @@ def _compile_elsewhere(backend: str, shape: Shape) -> bool:
     """Compile the kernel of ``shape`` into the cache in a fresh process; whether it succeeded."""
     code, lanes, variant = shape
     program = (
-        "from twocats.kdf.fill.warmup import Kernel; "
-        f"Kernel({backend!r}, {code}, {lanes}, {variant}).compile()"
+        "from twocats.kdf.fill.args import FillKey; from twocats.kdf.fill.warmup import Kernel; "
+        f"Kernel(FillKey({lanes}, {backend!r}, {code}, {variant})).compile()"
     )
     try:
         done = subprocess.run(

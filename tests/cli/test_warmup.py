@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from twocats.cli import main
 from twocats.hashes import HASHES
+from twocats.kdf.fill.args import FillKey
 from twocats.kdf.fill.warmup import Kernel, all_kernels, kernels_for
 from twocats.lanes.warmup import LaneKernel, lane_kernels
 from twocats.params import Params
@@ -38,16 +39,18 @@ print(sum(kernel._cache_hits.values()), sum(kernel._cache_misses.values()))
 
 def test_kernels_for_names_the_fill_of_the_parameters() -> None:
     """A parameter set needs exactly its own fill: lanes, hash type and block hash."""
-    assert kernels_for(Params(hash_type="blake2b", lanes=16), "simd") == [Kernel("simd", 1, 16, 0)]
+    assert kernels_for(Params(hash_type="blake2b", lanes=16), "simd") == [
+        Kernel(FillKey(16, "simd", 1, 0))
+    ]
     march = Params(variant="2014-03", lanes=4, mem_cost=12)
-    assert kernels_for(march, "scalar") == [Kernel("scalar", 0, 4, 1)]
+    assert kernels_for(march, "scalar") == [Kernel(FillKey(4, "scalar", 0, 1))]
 
 
 def test_all_kernels_cover_every_valid_fill_and_lane_hash_once() -> None:
     """--all lists each (hash, lanes <= W, block hash) fill and each lane hash exactly once."""
     kernels = all_kernels("simd")
     assert len(kernels) == len(set(kernels))
-    fills = {(k.hash_code, k.lanes, k.variant) for k in kernels}
+    fills = {(k.key.hash_type, k.key.lanes, k.key.variant) for k in kernels}
     for facts in HASHES:
         for lanes in (1, 2, 4, 8, 16):
             for variant in (0, 1):
@@ -102,7 +105,7 @@ def test_kernels_compiled_on_two_processes_land_in_the_cache(
 ) -> None:
     """compile_kernels with two jobs reports every kernel once and caches each of them."""
     monkeypatch.setenv("TWOCATS_CACHE_DIR", str(tmp_path))
-    kernels = [Kernel("simd", 0, 2, 0), Kernel("simd", 2, 4, 0)]
+    kernels = [Kernel(FillKey(2, "simd", 0, 0)), Kernel(FillKey(4, "simd", 2, 0))]
     done = dict(compile_kernels(kernels, jobs=2))
     assert sorted(done, key=kernels.index) == kernels
     assert all(seconds > 0 for seconds in done.values())

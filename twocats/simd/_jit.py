@@ -595,6 +595,24 @@ def jit(
     return wrap if func is None else wrap(func)
 
 
+def _renamed_copy(
+    source: types.FunctionType, suffix: str, namespace: dict[str, Any]
+) -> types.FunctionType:
+    """A copy of ``source`` named with ``suffix`` (also in the disk cache) over ``namespace``."""
+    name = f"{source.__name__}{suffix}"
+    clone = types.FunctionType(
+        source.__code__.replace(co_name=name),
+        namespace,
+        name,
+        source.__defaults__,
+        source.__closure__,
+    )
+    clone.__qualname__ = f"{source.__qualname__}{suffix}"
+    clone.__module__ = source.__module__
+    clone.__kwdefaults__ = source.__kwdefaults__
+    return clone
+
+
 class Variants:
     """One kernel source compiled as a ``simd`` and a ``scalar`` build, each built on first use."""
 
@@ -673,33 +691,13 @@ class Variants:
 
     def _specialise(self, tag: str, bindings: dict[str, Any]) -> Variants:
         source = self.py_func
-        name = f"{source.__name__}_{tag}"
-        clone = types.FunctionType(
-            source.__code__.replace(co_name=name),
-            {**source.__globals__, **bindings},
-            name,
-            source.__defaults__,
-            source.__closure__,
-        )
-        clone.__qualname__ = f"{source.__qualname__}_{tag}"
-        clone.__module__ = source.__module__
-        clone.__kwdefaults__ = source.__kwdefaults__
+        clone = _renamed_copy(source, f"_{tag}", {**source.__globals__, **bindings})
         return Variants(clone, *self._settings, self._options)
 
     def _build(self, backend: str, mode: Build) -> Any:
         source = self.py_func
-        name = f"{source.__name__}__{backend}"
         namespace = dict(source.__globals__)
-        clone = types.FunctionType(
-            source.__code__.replace(co_name=name),
-            namespace,
-            name,
-            source.__defaults__,
-            source.__closure__,
-        )
-        clone.__qualname__ = f"{source.__qualname__}__{backend}"
-        clone.__module__ = source.__module__
-        clone.__kwdefaults__ = source.__kwdefaults__
+        clone = _renamed_copy(source, f"__{backend}", namespace)
         # Without the JIT the build is the plain clone, still with its callees resolved.
         build = clone if config.DISABLE_JIT else _dispatcher(clone, mode, self._options)
         self._builds[backend] = build

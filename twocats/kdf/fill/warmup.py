@@ -28,24 +28,15 @@ __all__ = ["Kernel", "all_kernels", "kernels_for"]
 
 @dataclass(frozen=True)
 class Kernel:
-    """One fill kernel: lane count, hash type and block hash on a backend."""
+    """One fill kernel as a warm-up job: the kernel its key names, compiled with its check."""
 
-    backend: str
-    hash_code: int
-    lanes: int
-    #: 0 for the final and 2014 block hash, 1 for March 2014.
-    variant: int = 0
+    key: FillKey
 
     @property
     def label(self) -> str:
         """A short name for progress displays, e.g. ``fill blake2s x8``."""
-        march = " (2014-03)" if self.variant else ""
-        return f"fill {HASHES[self.hash_code].name} x{self.lanes}{march}"
-
-    @property
-    def key(self) -> FillKey:
-        """The kernel's ahead-of-time key."""
-        return FillKey(self.lanes, self.backend, self.hash_code, self.variant)
+        march = " (2014-03)" if self.key.variant else ""
+        return f"fill {HASHES[self.key.hash_type].name} x{self.key.lanes}{march}"
 
     def compile(self) -> None:
         """Compile the kernel (or load it from the disk cache) and run its known-answer check.
@@ -68,14 +59,14 @@ def kernels_for(params: Params, backend: str) -> list[Kernel]:
     """Return the fill kernels that deriving with ``params`` on ``backend`` runs."""
     check_backend(backend)
     variant = 1 if params.variant == "2014-03" else 0
-    return [Kernel(backend, params.hash_code, params.lanes, variant)]
+    return [Kernel(FillKey(params.lanes, backend, params.hash_code, variant))]
 
 
 def all_kernels(backend: str) -> list[Kernel]:
     """Return every fill kernel: each hash type, lane count and block hash."""
     check_backend(backend)
     return [
-        Kernel(backend, facts.code, lanes, variant)
+        Kernel(FillKey(lanes, backend, facts.code, variant))
         for variant in (0, 1)
         for facts in HASHES
         for lanes in LANES
