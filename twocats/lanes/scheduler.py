@@ -1,6 +1,6 @@
 """The lane scheduler of the lane hashes: many messages of any lengths on one lane kernel.
 
-Only the lane compressions are generated (``twocats/simd/_generated/<hash>.py``); this scheduler is
+Only the lane compressions are generated (``twocats/lanes/_generated/<hash>.py``); this scheduler is
 ordinary kernel source, bound once per hash type with
 :meth:`~twocats.simd._jit.Variants.specialise`: its globals in capitals (the word type, byte order,
 block size, IV and parameter word) and ``lanes``, the lane compression.  numba freezes globals into
