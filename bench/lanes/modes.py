@@ -36,7 +36,7 @@ from bench.harness import (
     run_suite,
     suite_parser,
 )
-from bench.lanes.sum import S_HASH_SHA256_CPB
+from bench.lanes.memory import S_HASH_SHA256_CPB
 from twocats.lanes.modes import blake2tree, keccak, lsh, sha1, sha256tree
 
 #: Published single-core SHA3-256 speed on 4 KiB inputs (tiny-keccak README, MB/s).
