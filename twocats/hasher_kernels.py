@@ -34,7 +34,7 @@ from twocats.exceptions import HasherBusyError, HashLimitError
 from twocats.params import Params
 from twocats.simd.registry import resolve_backend
 
-__all__ = ["COMPILE_SECONDS", "KernelShapes", "Shape", "shape_of"]
+__all__ = ["COMPILE_SECONDS", "KernelShapes", "Shape", "compile_in_child", "shape_of"]
 
 #: The longest a compiling process may run, in seconds, before the shape is refused.
 COMPILE_SECONDS: Final = 120.0
@@ -159,6 +159,18 @@ def _compile_elsewhere(backend: str, shape: Shape) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
+
+
+def compile_in_child(backend: str | None, params: Params) -> bool:
+    """Compile the kernel ``params`` use into the disk cache in a fresh process; whether it did.
+
+    A process that goes on to hold large work areas (``twocats tune``) then only loads the kernel,
+    without the compiler's memory in its own.
+    """
+    chosen = resolve_backend(backend)
+    if chosen == "reference" or _plain():
+        return True
+    return _compile_elsewhere(chosen, shape_of(params))
 
 
 def _refusal(shape: Shape) -> HashLimitError:

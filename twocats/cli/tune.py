@@ -17,6 +17,7 @@ from twocats.cli._common import (
     progress_wanted,
 )
 from twocats.cli._options import DURATION, SIZE, backend_option, json_option
+from twocats.hasher_kernels import compile_in_child
 from twocats.params import VARIANTS, Params
 from twocats.perf.tune import (
     MARGIN,
@@ -233,6 +234,9 @@ def tune_command(
     verbose = progress_wanted()
     lines = ProgressLines()
     info(f"tuning on {isa}, {threads} threads, backend {resolved}: the first run compiles")
+    # The kernel compiles in a child process, so that the compiler's memory never adds to the
+    # work areas of the verifications measured here.
+    compile_in_child(resolved, base)
 
     def report(trial: Trial) -> None:
         time_cost = trial.params.time_cost

@@ -68,10 +68,31 @@ def _check_lanes(lanes: int | None, algorithm: str) -> int:
 
 
 def _kernel(algorithm: str, backend: str) -> Any:
-    """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend."""
-    from twocats.lanes.scheduler import SCHEDULERS
+    """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend.
 
-    return SCHEDULERS[algorithm].get(backend)
+    Its checked ahead-of-time artefact where there is one (no numba is imported then); otherwise
+    numba's build, and an artefact is built for the next process where one can be.
+    """
+    from twocats.lanes import aot as lane_artefacts
+    from twocats.simd import aot
+
+    key = lane_artefacts.LaneKey(algorithm, backend)
+    kernel = lane_artefacts.load_lanes(key)
+    if kernel is not None:
+        return kernel
+    from twocats.lanes.scheduler import SCHEDULERS
+    from twocats.simd import _jit
+
+    compiled = SCHEDULERS[algorithm].get(backend)
+    built = (
+        not _jit.config.DISABLE_JIT
+        and aot.claim_build(key)
+        and lane_artefacts.try_build_lanes(key) is not None
+    )
+    if built:
+        aot.forget(key)
+        kernel = lane_artefacts.load_lanes(key)
+    return compiled if kernel is None else kernel
 
 
 def _check_threads(threads: int) -> int:
@@ -111,6 +132,20 @@ def _order(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return order
 
 
+def scheduler_scratch(word_bits: int, nlanes: int) -> tuple[npt.NDArray[Any], ...]:
+    """The lane state the scheduler works in: H, M, T, F and meta for ``nlanes`` lanes."""
+    import numpy as np
+
+    word = np.uint32 if word_bits == 32 else np.uint64
+    return (
+        np.empty((8, nlanes), dtype=word),
+        np.empty((16, nlanes), dtype=word),
+        np.zeros(nlanes, dtype=np.uint64),
+        np.zeros(nlanes, dtype=word),
+        np.empty((5, nlanes), dtype=np.uint64),
+    )
+
+
 def _run(
     algorithm: str,
     backend: str,
@@ -129,13 +164,12 @@ def _run(
     import numpy as np
 
     count = addresses.shape[0]
-    words = np.empty(
-        (count, 8), dtype=np.uint32 if by_name(algorithm).word_bits == 32 else np.uint64
-    )
+    bits = by_name(algorithm).word_bits
+    words = np.empty((count, 8), dtype=np.uint32 if bits == 32 else np.uint64)
     kernel = _kernel(algorithm, backend)
     parts = min(threads, count)
     if parts <= 1:
-        kernel(addresses, lengths, _order(lengths), count, words, lanes)
+        kernel(addresses, lengths, _order(lengths), count, words, *scheduler_scratch(bits, lanes))
         return words.view(np.uint8)
     cumulative = np.concatenate(([0], np.cumsum(lengths)))
     targets = np.linspace(0, cumulative[-1], parts + 1)
@@ -155,7 +189,7 @@ def _run(
                 _order(part),
                 last - first,
                 words[first:last],
-                lanes,
+                *scheduler_scratch(bits, lanes),
             )
         )
     for future in futures:

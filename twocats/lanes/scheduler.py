@@ -64,7 +64,18 @@ def _pointer(typingctx: Any, address: Any) -> Any:
 
 
 @variants(vectorize=False)  # type: ignore[arg-type]
-def lanes_many(addresses: Any, lengths: Any, order: Any, count: Any, out: Any, nlanes: Any) -> None:
+def lanes_many(
+    addresses: Any,
+    lengths: Any,
+    order: Any,
+    count: Any,
+    out: Any,
+    H: Any,
+    M: Any,
+    T: Any,
+    F: Any,
+    meta: Any,
+) -> None:
     """Hash ``count`` messages, up to ``nlanes`` at a time in lock-step, into ``out``.
 
     Message i is lengths[i] bytes at address addresses[i] (the caller keeps its buffer alive and
@@ -79,13 +90,14 @@ def lanes_many(addresses: Any, lengths: Any, order: Any, count: Any, out: Any, n
     that LLVM has not inlined yet.  This driver's own loops compile without the vectorizers in
     both builds (vectorized, the decoding loop ran at half speed); the simd build still calls the
     simd lane kernel.
+
+    The lanes' state is the caller's (:func:`twocats.lanes.primitives.scheduler_scratch`), so
+    that the compiled code allocates nothing and can be built ahead of time: ``H`` (8, nlanes)
+    and ``M`` (16, nlanes) words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and
+    ``meta`` (5, nlanes): per lane the message address, length, next block, number of blocks and
+    message index.
     """
-    H = np.empty((8, nlanes), dtype=WORD)
-    M = np.empty((16, nlanes), dtype=WORD)
-    T = np.zeros(nlanes, dtype=np.uint64)
-    F = np.zeros(nlanes, dtype=WORD)
-    # Per lane: message address, length, next block, number of blocks, message index.
-    meta = np.empty((5, nlanes), dtype=np.uint64)
+    nlanes = H.shape[1]
     ordered = order.shape[0] > 0
     active = 0
     waiting = 0
