@@ -10,6 +10,8 @@ import pytest
 
 from tests.support.environment import need
 from twocats.kdf.fill.args import FillKey
+from twocats.lanes.aot import LaneKey
+from twocats.lanes.primitives import PRIMITIVES
 from twocats.simd import _jit, aot, cache
 
 #: The kernels the tests build: the default profile's (final block hash, simd) and a March 2014
@@ -61,4 +63,7 @@ def reset() -> None:
             for hash_type in range(4):
                 for variant in (0, 1):
                     aot.forget(FillKey(lanes, backend, hash_type, variant))
+    for name in PRIMITIVES:
+        for backend in ("scalar", "simd"):
+            aot.forget(LaneKey(name, backend))
     cache._warned[0] = False

@@ -4,11 +4,11 @@ Usage::
 
     from twocats.simd.aotbuild import build_levels
 
-    build_levels([sys.executable, "-m", "twocats.kdf.fill.prebuild"], out)
+    build_levels([sys.executable, "-m", "twocats.prebuild"], out)
 
 Each child runs ``command --level LEVEL --out OUT`` with numba targeting that level and an empty
 kernel cache; the command builds its kernel set there (the fill's is
-:mod:`twocats.kdf.fill.prebuild`).
+:mod:`twocats.prebuild`).
 """
 
 from __future__ import annotations

@@ -26,13 +26,15 @@ from twocats.kdf.engine import Engine
 from twocats.kdf.fill import aot as fill_aot
 from twocats.kdf.fill import check as fill_check
 from twocats.kdf.fill.args import FillKey
+from twocats.lanes import aot as lane_aot
 from twocats.params import Params
+from twocats.prebuild import prebuilt_lanes
 from twocats.simd import _jit, aot, cache
 from twocats.simd.isa import X86_64_LEVELS
 
 KEY = FillKey(8, "simd", 0, 0)
 PARAMS = Params(mem_cost=10, multiplies=2, lanes=8, hash_type="blake2s")
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 _AVX2 = "fpu sse2 avx avx2 bmi1 bmi2 f16c fma abm movbe xsave"
 
@@ -68,7 +70,7 @@ def prebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
     kernels = tmp_path_factory.mktemp("cache")
     env = {**os.environ, "NUMBA_CPU_NAME": "x86-64", "NUMBA_CPU_FEATURES": ""}
     env |= {"TWOCATS_CACHE_DIR": str(kernels), "NUMBA_CACHE_DIR": str(kernels), cache.AOT_ENV: "1"}
-    command = [sys.executable, "-m", "twocats.kdf.fill.prebuild", "--level", "x86-64"]
+    command = [sys.executable, "-m", "twocats.prebuild", "--level", "x86-64"]
     subprocess.run([*command, "--out", str(folder)], env=env, check=True, timeout=900)
     return folder
 
@@ -84,6 +86,14 @@ def only_prebuilt(
     reset()
     yield prebuilt
     reset()
+
+
+def test_prebuilt_lane_schedulers_are_loaded_and_exact(only_prebuilt: Path) -> None:
+    """The wheel's lane schedulers load without an artefact of this machine and pass the check."""
+    for key in prebuilt_lanes():
+        kernel = lane_aot.load_lanes(key)
+        assert kernel is not None, key.name
+        assert lane_aot.LANES.check(kernel, key), key.name
 
 
 def test_prebuilt_baseline_kernel_is_loaded_and_exact(only_prebuilt: Path) -> None:
