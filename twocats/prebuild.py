@@ -18,7 +18,7 @@ from pathlib import Path
 from twocats.kdf.fill.aot import build_fill
 from twocats.kdf.fill.args import FillKey
 from twocats.kdf.fill.warmup import kernels_for
-from twocats.lanes.aot import LaneKey, build_lanes
+from twocats.lanes.aot import LANES, LaneKey
 from twocats.lanes.primitives import PRIMITIVES
 from twocats.profiles import BUILT_IN
 from twocats.simd import aot
@@ -59,8 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         from twocats.simd.aotbuild import build_levels
 
         return build_levels([sys.executable, "-m", "twocats.prebuild"], args.out)
+    from twocats.simd import aotcompile
+
     built = [build_fill(key, args.level, args.out) for key in prebuilt_kernels()]
-    built += [build_lanes(key, args.level, args.out) for key in prebuilt_lanes()]
+    built += [aotcompile.build(LANES, key, args.level, args.out) for key in prebuilt_lanes()]
     if None in built:
         print(
             "cannot build these kernels here (an untested numba or an unnamed CPU)", file=sys.stderr

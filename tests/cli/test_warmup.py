@@ -15,6 +15,7 @@ from twocats.cli import main
 from twocats.hashes import HASHES
 from twocats.kdf.fill.args import FillKey
 from twocats.kdf.fill.warmup import Kernel, all_kernels, kernels_for
+from twocats.lanes.aot import LaneKey
 from twocats.lanes.warmup import LaneKernel, lane_kernels
 from twocats.params import Params
 from twocats.profiles import PROFILES
@@ -55,7 +56,8 @@ def test_all_kernels_cover_every_valid_fill_and_lane_hash_once() -> None:
         for lanes in (1, 2, 4, 8, 16):
             for variant in (0, 1):
                 assert ((facts.code, lanes, variant) in fills) == (lanes <= facts.state_words)
-    assert lane_kernels("simd") == [LaneKernel("simd", code) for code in (0, 1, 2, 3)]
+    names = ("blake2s", "blake2b", "sha256", "sha512")
+    assert lane_kernels("simd") == [LaneKernel(LaneKey(name, "simd")) for name in names]
     for profile in PROFILES.values():
         assert set(kernels_for(profile, "simd")) <= set(kernels)
 

@@ -91,7 +91,7 @@ def only_prebuilt(
 def test_prebuilt_lane_schedulers_are_loaded_and_exact(only_prebuilt: Path) -> None:
     """The wheel's lane schedulers load without an artefact of this machine and pass the check."""
     for key in prebuilt_lanes():
-        kernel = lane_aot.load_lanes(key)
+        kernel = aot.load(lane_aot.LANES, key)
         assert kernel is not None, key.name
         assert lane_aot.LANES.check(kernel, key), key.name
 

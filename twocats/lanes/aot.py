@@ -2,11 +2,12 @@
 
 Usage::
 
-    from twocats.lanes.aot import LaneKey, load_lanes
+    from twocats.lanes.aot import LANES, LaneKey
+    from twocats.simd import aot
 
-    kernel = load_lanes(LaneKey("sha256", "simd"))   # None: use numba's build
+    kernel = aot.load(LANES, LaneKey("sha256", "simd"))    # None: use numba's build
     if kernel is not None:
-        kernel(addresses, lengths, order, count, out, nlanes)
+        kernel(addresses, lengths, order, count, out, *scratch)
 
 A loaded artefact is called like the numba build of :data:`twocats.lanes.scheduler.SCHEDULERS`
 and passes the lanes' known-answer sample against hashlib before it is used, so that
@@ -19,7 +20,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from twocats.exceptions import BackendError
@@ -27,7 +27,7 @@ from twocats.hashes import by_name
 from twocats.lanes.known_answers import SAMPLE
 from twocats.simd import aot
 
-__all__ = ["ENTRY", "LANES", "LaneKey", "build_lanes", "load_lanes", "try_build_lanes"]
+__all__ = ["ENTRY", "LANES", "LaneKey"]
 
 #: The C symbol of every lane artefact's kernel.
 ENTRY = "twocats_lanes"
@@ -178,24 +178,3 @@ LANES: aot.KernelSet[LaneKey] = aot.KernelSet(
     prepare=_checked_numba_build,
     sources=_sources,
 )
-
-
-def load_lanes(key: LaneKey) -> Any:
-    """Return the checked artefact of one scheduler, or None to use numba's build."""
-    return aot.load(LANES, key)
-
-
-def build_lanes(
-    key: LaneKey, level: str | None = None, prebuilt: Path = aot.PREBUILT_DIR
-) -> Path | None:
-    """Build and store the artefact of one scheduler; this imports numba."""
-    from twocats.simd import aotcompile
-
-    return aotcompile.build(LANES, key, level, prebuilt)
-
-
-def try_build_lanes(key: LaneKey) -> Path | None:
-    """Build the artefact of ``key``, warning once instead of raising on a failure."""
-    from twocats.simd import aotcompile
-
-    return aotcompile.try_build(LANES, key)

@@ -77,21 +77,21 @@ def _kernel(algorithm: str, backend: str) -> Any:
     from twocats.simd import aot
 
     key = lane_artefacts.LaneKey(algorithm, backend)
-    kernel = lane_artefacts.load_lanes(key)
+    kernel = aot.load(lane_artefacts.LANES, key)
     if kernel is not None:
         return kernel
     from twocats.lanes.scheduler import SCHEDULERS
-    from twocats.simd import _jit
+    from twocats.simd import _jit, aotcompile
 
     compiled = SCHEDULERS[algorithm].get(backend)
     built = (
         not _jit.config.DISABLE_JIT
         and aot.claim_build(key)
-        and lane_artefacts.try_build_lanes(key) is not None
+        and aotcompile.try_build(lane_artefacts.LANES, key) is not None
     )
     if built:
         aot.forget(key)
-        kernel = lane_artefacts.load_lanes(key)
+        kernel = aot.load(lane_artefacts.LANES, key)
     return compiled if kernel is None else kernel
 
 

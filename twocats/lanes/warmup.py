@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from twocats.hashes import HASHES
+from twocats.lanes.aot import LaneKey
 from twocats.simd.warmup import check_backend
 
 __all__ = ["LaneKernel", "lane_kernels"]
@@ -23,27 +24,28 @@ __all__ = ["LaneKernel", "lane_kernels"]
 
 @dataclass(frozen=True)
 class LaneKernel:
-    """The ``hash_many`` kernel of one hash on a backend."""
+    """The ``hash_many`` scheduler its key names, as a warm-up job."""
 
-    backend: str
-    hash_code: int
+    key: LaneKey
 
     @property
     def label(self) -> str:
         """A short name for progress displays, e.g. ``hash_many sha256``."""
-        return f"hash_many {HASHES[self.hash_code].name}"
+        return f"hash_many {self.key.algorithm}"
 
     def compile(self) -> None:
-        """Compile the kernel (or load it from the disk cache) by hashing one empty block."""
+        """Compile the scheduler (or load it from the disk cache) by hashing one empty block.
+
+        Its ahead-of-time artefact is built too, where one can be (:mod:`twocats.lanes.aot`).
+        """
         import numpy as np
 
         from twocats.lanes.many import hash_many_fixed
 
-        name = HASHES[self.hash_code].name
-        hash_many_fixed(np.zeros((1, 64), np.uint8), name, backend=self.backend)
+        hash_many_fixed(np.zeros((1, 64), np.uint8), self.key.algorithm, backend=self.key.backend)
 
 
 def lane_kernels(backend: str) -> list[LaneKernel]:
-    """Return the ``hash_many`` kernel of every hash type on ``backend``."""
+    """Return the ``hash_many`` scheduler of every hash type on ``backend``."""
     check_backend(backend)
-    return [LaneKernel(backend, facts.code) for facts in HASHES]
+    return [LaneKernel(LaneKey(facts.name, backend)) for facts in HASHES]
