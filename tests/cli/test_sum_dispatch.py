@@ -102,6 +102,26 @@ def test_lanes_are_loaded_when_the_job_repays_them(
     assert (RecordingLoader.batches > 1) is lanes_used
 
 
+@pytest.mark.parametrize("built", [False, True])
+def test_a_scheduler_built_ahead_of_time_takes_the_lower_threshold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built: bool
+) -> None:
+    """With the scheduler's artefact the lanes start at LANES_PAY_BYTES_BUILT, else not."""
+    monkeypatch.setattr(engine, "LANES_PAY_BYTES", {"blake2s": 1 << 40})
+    monkeypatch.setattr(engine, "LANES_PAY_BYTES_BUILT", {"blake2s": 1})
+    monkeypatch.setattr(engine, "BATCH_FILES", 8)
+    monkeypatch.setattr(RecordingLoader, "started", False)
+    monkeypatch.setattr(RecordingLoader, "built", lambda self: built)
+    names = []
+    for index in range(40):
+        path = tmp_path / f"f{index}"
+        path.write_bytes(bytes((i * index) % 256 for i in range(index * 13)))
+        names.append(str(path))
+    got = dict(file_digests(names, "blake2s", loader=RecordingLoader(method_for("blake2s"), None)))
+    assert got == {name: hashlib.blake2s(Path(name).read_bytes()).digest() for name in names}
+    assert RecordingLoader.started is built
+
+
 class BrokenLoader(LaneLoader):
     """A loader whose kernels cannot be loaded (as without numba, or with a broken cache)."""
 
