@@ -327,8 +327,8 @@ class _Scheduler:
             self._loader = loader
         else:
             self._loader = LaneLoader(method, backend)
-        # The job size from which loading the lanes pays (-1: never), found on first need.
-        self._threshold: int | None = None
+        # Whether the lanes load from an artefact, found on first need.
+        self._artefact: bool | None = None
         # Lanes from the first batch when asked for, or when hashlib cannot compute the method.
         self._lanes_now = method.lanes is not None and (backend is not None or not method.batch)
 
@@ -336,12 +336,20 @@ class _Scheduler:
         """Start loading the lanes if the job, extrapolated from the files read, repays them."""
         if self._loader is None or files_done == 0:
             return
-        if self._threshold is None:
-            table = LANES_PAY_BYTES_BUILT if self._loader.built() else LANES_PAY_BYTES
-            self._threshold = table.get(self._method.name, -1)
-        threshold = self._threshold
-        if threshold >= 0 and bytes_done * files_total >= threshold * files_done:
+        name = self._method.name
+        low, high = LANES_PAY_BYTES_BUILT.get(name), LANES_PAY_BYTES.get(name)
+        if low is None or high is None:
+            return
+        projected = bytes_done * files_total
+        # Whether an artefact exists is asked only of a job that it would repay: the answer
+        # loads and checks the artefact.
+        if projected >= high * files_done or (projected >= low * files_done and self._built()):
             self._loader.start()
+
+    def _built(self) -> bool:
+        if self._artefact is None:
+            self._artefact = self._loader is not None and self._loader.built()
+        return self._artefact
 
     def lanes_active(self) -> bool:
         """True if batches go to the lanes now."""
