@@ -23,7 +23,6 @@ Each shape is prepared once per process; the ``reference`` backend and kernels r
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
@@ -32,6 +31,7 @@ from typing import Final
 
 from twocats.exceptions import HasherBusyError, HashLimitError
 from twocats.params import Params
+from twocats.simd import cache
 from twocats.simd.registry import resolve_backend
 
 __all__ = ["COMPILE_SECONDS", "KernelShapes", "Shape", "compile_in_child", "shape_of"]
@@ -54,11 +54,6 @@ def shape_of(params: Params) -> Shape:
     return params.hash_code, params.lanes, 1 if params.variant == "2014-03" else 0
 
 
-def _plain() -> bool:
-    """Whether kernels run as Python (``NUMBA_DISABLE_JIT``): nothing compiles."""
-    return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
-
-
 class KernelShapes:
     """The kernel shapes a hasher expects, and the preparation of any other (see the module)."""
 
@@ -71,7 +66,9 @@ class KernelShapes:
     def ready(self, params: Params) -> bool:
         """Whether a call with ``params`` may be admitted at once (nothing left to load)."""
         backend = resolve_backend(self._backend)
-        return backend == "reference" or _plain() or (backend, shape_of(params)) in _ready
+        return (
+            backend == "reference" or cache.jit_disabled() or (backend, shape_of(params)) in _ready
+        )
 
     def prepare(self, params: Params, wait: float | None) -> None:
         """Make the kernel of ``params`` ready, outside admission; ``wait`` bounds the queue.
@@ -168,7 +165,7 @@ def compile_in_child(backend: str | None, params: Params) -> bool:
     without the compiler's memory in its own.
     """
     chosen = resolve_backend(backend)
-    if chosen == "reference" or _plain():
+    if chosen == "reference" or cache.jit_disabled():
         return True
     return _compile_elsewhere(chosen, shape_of(params))
 

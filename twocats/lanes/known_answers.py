@@ -13,12 +13,12 @@ in a process.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections.abc import Callable
 from typing import Final
 
 from twocats.exceptions import BackendError
+from twocats.simd import cache
 
 __all__ = ["SAMPLE", "check_compiled"]
 
@@ -27,11 +27,6 @@ SAMPLE: Final = tuple((bytes(range(251)) * 66)[:n] for n in (0, 1, 64, 65, 200, 
 
 _checked: set[tuple[str, str]] = set()
 _lock = threading.Lock()
-
-
-def _jit_disabled() -> bool:
-    """Whether numba runs the kernels' Python source (``NUMBA_DISABLE_JIT``), read without numba."""
-    return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 
 def _answer(many: Callable[..., list[bytes]], backend: str) -> str:
@@ -53,8 +48,8 @@ def check_compiled(
     with _lock:
         if (name, backend) in _checked:
             return
-        if not _jit_disabled() and _answer(many, backend) != known_answer:
-            from twocats.simd import _jit, cache
+        if not cache.jit_disabled() and _answer(many, backend) != known_answer:
+            from twocats.simd import _jit
 
             cache.warn_once(
                 f"twocats: the {backend} build of {name} fails its known-answer check; "

@@ -132,8 +132,7 @@ def enabled() -> bool:
 
     Under ``NUMBA_DISABLE_JIT`` (coverage runs) the kernels' Python source runs instead.
     """
-    plain = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
-    return os.environ.get(AOT_ENV, "1") != "0" and not plain
+    return os.environ.get(AOT_ENV, "1") != "0" and not cache.jit_disabled()
 
 
 def aot_dir() -> Path:

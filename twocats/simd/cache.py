@@ -33,6 +33,7 @@ __all__ = [
     "CACHE_ENV",
     "RefusedError",
     "cache_root",
+    "jit_disabled",
     "make_private_dirs",
     "prepare_folder",
     "read_checked",
@@ -58,6 +59,11 @@ _SHARED_FILE_MODE, _SHARED_FOLDER_MODE = 0o644, 0o755
 
 class RefusedError(BackendError):
     """A cache file or folder that exists but failed a check (the kernel compiles instead)."""
+
+
+def jit_disabled() -> bool:
+    """Whether numba runs the kernels' Python source (``NUMBA_DISABLE_JIT``), read without numba."""
+    return os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 
 
 def cache_root() -> Path:
