@@ -164,7 +164,6 @@ def test_large_files_are_streamed(files: list[str], monkeypatch: pytest.MonkeyPa
     whole = run("sum", *files).stdout
     monkeypatch.setattr(file_digests, "SMALL_FILE", 100)
     monkeypatch.setattr(file_digests, "CHUNK", 7)
-    monkeypatch.setattr(file_digests, "FIRST_READ", 5)
     monkeypatch.setattr(file_digests, "BATCH_BYTES", 500)
     assert run("sum", *files).stdout == whole
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from twocats.cli import checksum, main
 from twocats.cli.checksum import display_name, quote_name
 from twocats.lanes import file_digests
-from twocats.lanes.file_digests import LaneLoader, Method
+from twocats.lanes.file_digests import LaneLoader, Method, Slices
 
 TOOLS = {"sha256": "sha256sum", "sha512": "sha512sum", "blake2b": "b2sum"}
 
@@ -53,7 +53,7 @@ class CountingLoader(LaneLoader):
         self.asked += 1
         return self.asked > self.ready_after
 
-    def hash(self, messages: list[bytes]) -> list[bytes]:
+    def hash(self, messages: Slices) -> list[bytes]:
         """Count the batch and hash it in lanes."""
         self.lane_batches += 1
         return super().hash(messages)

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from twocats.cli import main
 from twocats.exceptions import BackendError
 from twocats.lanes import file_digests as engine
-from twocats.lanes.file_digests import LaneLoader, file_digests, method_for
+from twocats.lanes.file_digests import LaneLoader, Slices, file_digests, method_for
 
 # Runs `twocats sum` in a fresh interpreter, then reports whether numba and numpy were imported.
 PROBE = """
@@ -74,7 +74,7 @@ class RecordingLoader(LaneLoader):
         type(self).started = True
         self._load()
 
-    def hash(self, messages: list[bytes]) -> list[bytes]:
+    def hash(self, messages: Slices) -> list[bytes]:
         """Count and hash in lanes."""
         type(self).batches += 1
         return super().hash(messages)
@@ -125,7 +125,7 @@ def test_a_scheduler_built_ahead_of_time_takes_the_lower_threshold(
 class BrokenLoader(LaneLoader):
     """A loader whose kernels cannot be loaded (as without numba, or with a broken cache)."""
 
-    def hash(self, messages: list[bytes]) -> list[bytes]:
+    def hash(self, messages: Slices) -> list[bytes]:
         """Fail as a missing backend would."""
         raise BackendError("the lane kernels are not available here")
 

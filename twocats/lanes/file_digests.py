@@ -1,18 +1,18 @@
 """Digests of many files for ``twocats sum``: bounded reads, hashlib first, lanes where they pay.
 
 Files are read on the calling thread with a cap checked while reading (never a size from
-``stat``): a file that ends within :data:`SMALL_FILE` bytes joins a batch, a longer one is
-streamed through hashlib in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless FIFO runs in
-constant memory.  KangarooTwelve and ParallelHash stream through
+``stat``): a file that ends within :data:`SMALL_FILE` bytes is read straight into its batch's
+arena, a reused buffer, where hashlib or the lane kernels read it (no copy, no object per file);
+a longer one is streamed through hashlib in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless
+FIFO runs in constant memory.  KangarooTwelve and ParallelHash stream through
 :mod:`twocats.lanes.modes.keccak_stream` (their leaves hashed in lanes as they are read); a lane
 mode with no streaming form reads a file whole, up to :data:`WHOLE_FILE_LIMIT` and refusing more,
 and hashes it before the next file is read, so that one such file is in memory at a time.
 Batches are hashed on :data:`HASH_THREADS` worker threads while the next files are read (hashlib
-and the lane kernels release the GIL), with at most :data:`PENDING` batches'
-worth of data in flight; files under :data:`HASHLIB_GIL_BYTES` are hashed by the reading thread
-while hashlib is in charge.  File data in memory therefore stays under about
-(PENDING + 2 + HASH_THREADS) x BATCH_BYTES (in flight, the batch being filled, and the lanes'
-joined copies), 64 MiB, whatever the inputs.
+and the lane kernels release the GIL), with at most :data:`PENDING` batches in flight; files
+under :data:`HASHLIB_GIL_BYTES` are hashed by the reading thread while hashlib is in charge.
+File data in memory therefore stays under (PENDING + 2) arenas of BATCH_BYTES + SMALL_FILE
+bytes (in flight, and the batch being filled), 54 MiB, whatever the inputs.
 
 A batch is hashed by hashlib (OpenSSL's SHA-NI code, nothing to load) until the lane kernels are
 loaded.  They are loaded on a background thread only when the job looks large enough to repay
@@ -29,7 +29,7 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -38,13 +38,13 @@ from typing import Any, Final
 __all__ = [
     "CHUNK",
     "COREUTILS",
-    "FIRST_READ",
     "LANES_PAY_BYTES",
     "LANES_PAY_BYTES_BUILT",
     "SMALL_FILE",
     "WHOLE_FILE_LIMIT",
     "LaneLoader",
     "Method",
+    "Slices",
     "file_digests",
     "method_for",
     "stdin_reader",
@@ -64,9 +64,6 @@ COREUTILS: Final[dict[str, tuple[str | None, Callable[[], Any], str]]] = {
 
 #: Files that end within this many bytes are batched; longer ones are streamed.
 SMALL_FILE: Final = 1 << 20
-
-#: Read size up to SMALL_FILE (small enough to come from the heap, not from a fresh mapping).
-FIRST_READ: Final = 64 << 10
 
 #: Read size for streamed files.
 CHUNK: Final = 1 << 20
@@ -170,6 +167,21 @@ def _lane_stream(name: str, backend: str | None) -> Callable[[], Any] | None:
     return None if factory is None else partial(factory, backend)
 
 
+@dataclass(frozen=True)
+class Slices:
+    """Messages that lie in one buffer: message i is buffer[starts[i]:starts[i] + lengths[i]]."""
+
+    buffer: bytes | bytearray
+    starts: Sequence[int]
+    lengths: Sequence[int]
+
+    def views(self) -> Iterator[memoryview]:
+        """Each message as a view into the buffer (no copy)."""
+        view = memoryview(self.buffer)
+        for start, length in zip(self.starts, self.lengths, strict=True):
+            yield view[start : start + length]
+
+
 class LaneLoader:
     """Loads the lane kernels of one method on a background thread, once asked to."""
 
@@ -189,7 +201,7 @@ class LaneLoader:
         # One empty message imports numba and loads (or compiles) the kernel.  If that fails
         # (no numba, a broken kernel cache), hashlib simply keeps every batch.
         try:
-            self.hash([b""])
+            self.hash(Slices(bytes(1), (0,), (0,)))
         except Exception:
             return
         self._ready.set()
@@ -210,15 +222,21 @@ class LaneLoader:
             return False
         return aot.load(LANES, LaneKey(name, backend)) is not None
 
-    def hash(self, messages: list[bytes]) -> list[bytes]:
+    def hash(self, messages: Slices) -> list[bytes]:
         """Hash a batch in lanes (loading the kernels on first use)."""
         assert self._method.lanes is not None
-        from twocats.lanes.many import hash_many
+        from twocats.lanes.many import hash_slices
 
-        return hash_many(messages, self._method.lanes, backend=self._backend)
+        return hash_slices(
+            messages.buffer,
+            messages.starts,
+            messages.lengths,
+            self._method.lanes,
+            backend=self._backend,
+        )
 
 
-def _hashlib_batch(stream: Callable[[], Any], messages: list[bytes]) -> list[bytes]:
+def _hashlib_batch(stream: Callable[[], Any], messages: Iterable[memoryview]) -> list[bytes]:
     out = []
     for message in messages:
         hasher = stream()
@@ -236,13 +254,56 @@ class _Done:
         self.outcome = outcome
 
 
-Entry = bytes | _Done
+class _Arena:
+    """A reused buffer that the small files of one batch are read into, one after another.
+
+    Its room (BATCH_BYTES + SMALL_FILE + 1 bytes) holds a batch below BATCH_BYTES and one more
+    read of SMALL_FILE + 1 bytes, the read that tells a small file from a long one.
+    """
+
+    __slots__ = ("buffer", "used", "view")
+
+    def __init__(self) -> None:
+        self.buffer = bytearray(BATCH_BYTES + SMALL_FILE + 1)
+        self.view = memoryview(self.buffer)
+        self.used = 0
 
 
-def _settle(entries: list[Entry], hashed: list[bytes]) -> list[bytes | OSError]:
-    """Put the digests of a batch's file contents in place of those contents."""
-    digests = iter(hashed)
-    return [entry.outcome if isinstance(entry, _Done) else next(digests) for entry in entries]
+class _Batch:
+    """The files of one batch: their names, the outcomes settled while reading, and the slices
+    of its arena that hold the others' contents."""
+
+    __slots__ = ("arena", "lengths", "names", "outcomes", "starts")
+
+    def __init__(self, arena: _Arena) -> None:
+        self.arena = arena
+        self.names: list[str] = []
+        # None where the file's contents wait in the arena.
+        self.outcomes: list[bytes | OSError | None] = []
+        self.starts: list[int] = []
+        self.lengths: list[int] = []
+
+    def settled(self, name: str, outcome: bytes | OSError) -> None:
+        """Add a file whose digest (or error) is known."""
+        self.names.append(name)
+        self.outcomes.append(outcome)
+
+    def kept(self, name: str, length: int) -> None:
+        """Add a file whose ``length`` bytes were just read into the arena after its used part."""
+        self.names.append(name)
+        self.outcomes.append(None)
+        self.starts.append(self.arena.used)
+        self.lengths.append(length)
+        self.arena.used += length
+
+    def slices(self) -> Slices:
+        """The contents waiting in the arena."""
+        return Slices(self.arena.buffer, self.starts, self.lengths)
+
+    def settle(self, hashed: list[bytes]) -> list[bytes | OSError]:
+        """Every file's outcome, the digests of the contents in the arena put in their place."""
+        digests = iter(hashed)
+        return [next(digests) if outcome is None else outcome for outcome in self.outcomes]
 
 
 def _too_large(name: str) -> OSError:
@@ -253,37 +314,52 @@ def _too_large(name: str) -> OSError:
     return OSError(errno.EFBIG, reason, name)
 
 
-def _read_entry(read: Callable[[int], bytes], name: str, method: Method) -> Entry:
-    """Read one input with a cap checked while reading: its bytes if small, else its digest."""
-    # Most files end within the first read: the second, empty one confirms it.
-    first = read(FIRST_READ)
-    if not first:
-        return first
-    pieces = [first]
-    size = len(first)
-    while size <= SMALL_FILE:
-        piece = read(FIRST_READ)
-        if not piece:
-            return first if len(pieces) == 1 else b"".join(pieces)
-        pieces.append(piece)
-        size += len(piece)
+#: Reads into a buffer and returns the count of bytes read (0 at the end of the input).
+ReadInto = Callable[[memoryview], int]
+
+
+def _read_entry(
+    readinto: ReadInto, read: Callable[[int], bytes], arena: _Arena, name: str, method: Method
+) -> int | bytes | _Done:
+    """Read one input into ``arena`` after its used part, with a cap checked while reading.
+
+    Returns the input's length if it ends within SMALL_FILE bytes (its contents stay in the
+    arena, which is not advanced); otherwise its bytes, for a lane mode without a streaming
+    form, or its streamed digest.
+    """
+    view = arena.view
+    start = arena.used
+    end = start + SMALL_FILE + 1
+    size = 0
+    # A regular file that fits is read in one call; the next, empty one confirms its end.
+    while start + size < end:
+        got = readinto(view[start + size : end])
+        if not got:
+            return size
+        size += got
+    head = view[start:end]
     if method.stream is None:
-        while size <= WHOLE_FILE_LIMIT:
-            piece = read(CHUNK)
-            if not piece:
-                return b"".join(pieces)
-            pieces.append(piece)
-            size += len(piece)
-        # Drop the data before raising: the traceback would keep this frame, and it, alive.
-        del pieces
-        raise _too_large(name)
+        return _read_whole(bytes(head), read, name)
     hasher = method.stream()
-    for piece in pieces:
-        hasher.update(piece)
-    del pieces
+    hasher.update(head)
     while piece := read(CHUNK):
         hasher.update(piece)
     return _Done(bytes(hasher.digest()))
+
+
+def _read_whole(head: bytes, read: Callable[[int], bytes], name: str) -> bytes:
+    """The rest of an input after ``head``, joined to it, up to WHOLE_FILE_LIMIT bytes."""
+    pieces = [head]
+    size = len(head)
+    while size <= WHOLE_FILE_LIMIT:
+        piece = read(CHUNK)
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        size += len(piece)
+    # Drop the data before raising: the traceback would keep this frame, and it, alive.
+    del pieces
+    raise _too_large(name)
 
 
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
@@ -296,13 +372,21 @@ def stdin_reader() -> Callable[[int], bytes]:
     return read
 
 
-def _read_name(name: str, method: Method) -> Entry:
-    """Read a named file, or standard input for ``-``."""
+def _read_name(name: str, arena: _Arena, method: Method) -> int | bytes | _Done:
+    """Read a named file, or standard input for ``-``, as :func:`_read_entry` does."""
     if name == "-":
-        return _read_entry(stdin_reader(), name, method)
+        stream: Any = sys.stdin.buffer
+        readinto: ReadInto = getattr(stream, "readinto1", stream.readinto)
+        return _read_entry(readinto, stdin_reader(), arena, name, method)
     descriptor = os.open(name, _OPEN_FLAGS)
     try:
-        return _read_entry(partial(os.read, descriptor), name, method)
+        return _read_entry(
+            lambda view: os.readv(descriptor, (view,)),
+            partial(os.read, descriptor),
+            arena,
+            name,
+            method,
+        )
     finally:
         os.close(descriptor)
 
@@ -355,35 +439,35 @@ class _Scheduler:
         """True if batches go to the lanes now."""
         return self._loader is not None and (self._lanes_now or self._loader.ready())
 
-    def short(self, data: bytes) -> Entry:
-        """Settle an input at once where waiting for a batch would cost: a short one while hashlib
-        is in charge (hashlib keeps the GIL for inputs under HASHLIB_GIL_BYTES, so a worker
-        thread would only hold up the reading), and one read whole."""
-        if len(data) > SMALL_FILE:
-            # A file read whole (a lane mode without a streaming form) is hashed before the next
-            # file is read, so that at most one such file is held.
-            assert self._loader is not None
-            return _Done(self._loader.hash([data])[0])
-        if len(data) >= HASHLIB_GIL_BYTES or self.lanes_active():
-            return data
+    def whole(self, data: bytes) -> bytes:
+        """The digest of a file read whole (a lane mode without a streaming form), hashed before
+        the next file is read, so that at most one such file is held."""
+        assert self._loader is not None
+        return self._loader.hash(Slices(data, (0,), (len(data),)))[0]
+
+    def now(self, view: memoryview) -> bytes | None:
+        """The digest of a short input, hashed at once, where waiting for a batch would cost:
+        while hashlib is in charge, hashlib keeps the GIL for inputs under HASHLIB_GIL_BYTES, so
+        a worker thread would only hold up the reading.  None when it should wait."""
+        if len(view) >= HASHLIB_GIL_BYTES or self.lanes_active():
+            return None
         assert self._method.batch is not None
-        return _Done(_hashlib_batch(self._method.batch, [data])[0])
+        return _hashlib_batch(self._method.batch, (view,))[0]
 
-    def submit(self, entries: list[Entry]) -> Future[list[bytes | OSError]]:
-        """Hash the file contents of one batch on a worker thread (none if all are settled)."""
-        if all(isinstance(entry, _Done) for entry in entries):
+    def submit(self, batch: _Batch) -> Future[list[bytes | OSError]]:
+        """Hash the arena's contents of one batch on a worker thread (none if all are settled)."""
+        if not batch.lengths:
             settled: Future[list[bytes | OSError]] = Future()
-            settled.set_result(_settle(entries, []))
+            settled.set_result(batch.settle([]))
             return settled
-        return self._pool.submit(self._hash, entries, self.lanes_active())
+        return self._pool.submit(self._hash, batch, self.lanes_active())
 
-    def _hash(self, entries: list[Entry], lanes: bool) -> list[bytes | OSError]:
-        messages = [entry for entry in entries if not isinstance(entry, _Done)]
+    def _hash(self, batch: _Batch, lanes: bool) -> list[bytes | OSError]:
         if lanes:
             assert self._loader is not None
-            return _settle(entries, self._loader.hash(messages))
+            return batch.settle(self._loader.hash(batch.slices()))
         assert self._method.batch is not None
-        return _settle(entries, _hashlib_batch(self._method.batch, messages))
+        return batch.settle(_hashlib_batch(self._method.batch, batch.slices().views()))
 
     def close(self) -> None:
         """Stop the worker threads (pending batches are abandoned)."""
@@ -400,45 +484,47 @@ def file_digests(
     """Yield (name, digest or the error that stopped reading it) in the order of `names`.
 
     ``backend`` (given on the command line) sends every batch to the lanes; else hashlib hashes
-    batches until ``loader`` (default: a :class:`LaneLoader`) has loaded the lanes.
+    batches until ``loader`` (default: a :class:`LaneLoader`) has loaded the lanes.  Small files
+    are read into reused arenas, one a batch, at most PENDING + 2 of them.
     """
     method = method_for(algorithm, backend)
     scheduler = _Scheduler(method, backend, loader)
-    pending: deque[tuple[list[str], int, Future[list[bytes | OSError]]]] = deque()
-    batch_names: list[str] = []
-    batch: list[Entry] = []
-    batch_bytes = bytes_read = in_flight = 0
+    pending: deque[tuple[_Batch, Future[list[bytes | OSError]]]] = deque()
+    free: list[_Arena] = []
+    batch = _Batch(_Arena())
+    bytes_read = 0
     try:
         for index, name in enumerate(names):
             try:
-                entry = _read_name(name, method)
+                entry = _read_name(name, batch.arena, method)
             except OSError as exc:
                 entry = _Done(_error(exc, name))
-            if isinstance(entry, bytes):
-                bytes_read += len(entry)
-                entry = scheduler.short(entry)
-                if isinstance(entry, bytes):
-                    batch_bytes += len(entry)
-            batch_names.append(name)
-            batch.append(entry)
-            if batch_bytes >= BATCH_BYTES or len(batch) >= BATCH_FILES:
+            if isinstance(entry, _Done):
+                batch.settled(name, entry.outcome)
+            elif isinstance(entry, bytes):
+                batch.settled(name, scheduler.whole(entry))
+            else:
+                bytes_read += entry
+                start = batch.arena.used
+                digest = scheduler.now(batch.arena.view[start : start + entry])
+                if digest is None:
+                    batch.kept(name, entry)
+                else:
+                    batch.settled(name, digest)
+            if batch.arena.used >= BATCH_BYTES or len(batch.names) >= BATCH_FILES:
                 scheduler.consider_lanes(bytes_read, index + 1, len(names))
-                pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
-                in_flight += batch_bytes
-                batch_names, batch, batch_bytes = [], [], 0
+                pending.append((batch, scheduler.submit(batch)))
                 # Write out whatever is complete, and wait while too much is in flight.
-                while pending and (
-                    pending[0][2].done()
-                    or in_flight > PENDING * BATCH_BYTES
-                    or len(pending) > PENDING
-                ):
-                    done_names, done_bytes, future = pending.popleft()
-                    in_flight -= done_bytes
-                    yield from zip(done_names, future.result(), strict=True)
-        if batch:
-            pending.append((batch_names, batch_bytes, scheduler.submit(batch)))
+                while pending and (pending[0][1].done() or len(pending) > PENDING):
+                    done, future = pending.popleft()
+                    yield from zip(done.names, future.result(), strict=True)
+                    done.arena.used = 0
+                    free.append(done.arena)
+                batch = _Batch(free.pop() if free else _Arena())
+        if batch.names:
+            pending.append((batch, scheduler.submit(batch)))
         while pending:
-            done_names, _, future = pending.popleft()
-            yield from zip(done_names, future.result(), strict=True)
+            done, future = pending.popleft()
+            yield from zip(done.names, future.result(), strict=True)
     finally:
         scheduler.close()

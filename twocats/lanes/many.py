@@ -18,7 +18,7 @@ kernels are imported on the first call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from twocats.exceptions import InvalidParametersError
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["hash_many", "hash_many_array", "hash_many_fixed"]
+__all__ = ["hash_many", "hash_many_array", "hash_many_fixed", "hash_slices"]
 
 
 def _mode(algorithm: str, lanes: int | None, threads: int, backend: str | None) -> Algorithm:
@@ -117,3 +117,27 @@ def hash_many_fixed(
         raise InvalidParametersError(f"algorithm must be one of {allowed}, not {algorithm!r}")
     _mode(algorithm, lanes, threads, backend)
     return primitives.fixed_rows(algorithm, array, backend=backend, lanes=lanes, threads=threads)
+
+
+def hash_slices(
+    buffer: bytes | bytearray,
+    starts: Sequence[int],
+    lengths: Sequence[int],
+    algorithm: str = "sha256",
+    *,
+    backend: str | None = None,
+) -> list[bytes]:
+    """Return the digest of every message ``buffer[starts[i]:starts[i] + lengths[i]]``, in order.
+
+    The messages of one buffer (``twocats sum`` reads files into one): a primitive's lanes read
+    them where they lie, with no copy and no object per message; a lane mode gets each as bytes.
+    """
+    entry = _mode(algorithm, None, 1, backend)
+    if entry.primitive:
+        rows = primitives.slice_rows(entry.name, buffer, starts, lengths, backend=backend)
+        return primitives.digests_of(rows)
+    if len(starts) != len(lengths):
+        raise InvalidParametersError("starts and lengths must have one entry per message")
+    view = memoryview(buffer)
+    batch = [bytes(view[s : s + n]) for s, n in zip(starts, lengths, strict=True)]
+    return entry.many(batch, backend=backend)

@@ -41,8 +41,10 @@ __all__ = [
     "PRIMITIVES",
     "digest_list",
     "digest_rows",
+    "digests_of",
     "fixed_rows",
     "rows_of",
+    "slice_rows",
 ]
 
 #: The primitives, in hash-code order.
@@ -284,9 +286,13 @@ def digest_list(
     threads: int = 1,
 ) -> list[bytes]:
     """Return the ``name`` digest of every message of ``batch``, in order, as bytes objects."""
-    rows = digest_rows(name, batch, backend=backend, lanes=lanes, threads=threads)
+    return digests_of(digest_rows(name, batch, backend=backend, lanes=lanes, threads=threads))
+
+
+def digests_of(rows: npt.NDArray[np.uint8]) -> list[bytes]:
+    """The rows of a (count, digest size) array as bytes objects."""
     # A void view turns each row into one bytes object in a single C loop.
-    digests: list[bytes] = rows.view(f"V{by_name(name).digest_size}").ravel().tolist()
+    digests: list[bytes] = rows.view(f"V{rows.shape[1]}").ravel().tolist()
     return digests
 
 
@@ -350,3 +356,38 @@ def fixed_rows(
     lengths = np.full(count, length, dtype=np.int64)
     # ``data`` holds the rows the kernel reads until it returns.
     return _run(name, chosen, addresses, lengths, width, workers)
+
+
+def slice_rows(
+    name: str,
+    buffer: bytes | bytearray,
+    starts: Sequence[int],
+    lengths: Sequence[int],
+    *,
+    backend: str | None = None,
+    lanes: int | None = None,
+) -> npt.NDArray[np.uint8]:
+    """Hash the slices ``buffer[starts[i]:starts[i] + lengths[i]]`` where they lie; return their
+    digests as the rows of one (count, digest size) array."""
+    import numpy as np
+
+    chosen, width, _ = _settings(name, backend, lanes, 1)
+    size = by_name(name).digest_size
+    count = len(starts)
+    offsets = np.fromiter(starts, dtype=np.int64, count=count)
+    sizes = np.fromiter(lengths, dtype=np.int64, count=len(lengths))
+    data = np.frombuffer(buffer, dtype=np.uint8)
+    if sizes.shape[0] != count:
+        raise InvalidParametersError("starts and lengths must have one entry per message")
+    if count and (offsets.min() < 0 or sizes.min() < 0 or (offsets + sizes).max() > data.size):
+        raise InvalidParametersError("every slice must lie within the buffer")
+    if chosen == "reference":
+        view = memoryview(buffer)
+        pairs = zip(offsets.tolist(), sizes.tolist(), strict=True)
+        digests = [reference.digest(name, bytes(view[s : s + n])) for s, n in pairs]
+        return rows_of(digests, size)
+    if count == 0:
+        return np.empty((0, size), dtype=np.uint8)
+    addresses = offsets.astype(np.uint64) + np.uint64(data.ctypes.data if data.size else 0)
+    # ``data`` holds the buffer the kernel reads until it returns.
+    return _run(name, chosen, addresses, sizes, width, 1).reshape(count, size)
