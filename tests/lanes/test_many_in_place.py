@@ -10,8 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from twocats.exceptions import InvalidParametersError
 from twocats.lanes import PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
-from twocats.lanes.primitives import _addresses_in_place, _order
+from twocats.lanes.aot import longest_first
+from twocats.lanes.many import hash_slices
+from twocats.lanes.primitives import _addresses_in_place
 
 
 def expected(messages: list[bytes], algorithm: str) -> list[bytes]:
@@ -28,9 +31,8 @@ def test_only_all_bytes_batches_are_read_in_place() -> None:
 
 def test_order_is_longest_first_and_empty_for_equal_lengths() -> None:
     """Messages go onto the lanes longest first, ties in index order; equal lengths need none."""
-    lengths = np.array([3, 70, 3, 200, 0], dtype=np.int64)
-    assert _order(lengths).tolist() == [3, 1, 0, 2, 4]
-    assert _order(np.full(9, 64, dtype=np.int64)).size == 0
+    assert longest_first([3, 70, 3, 200, 0]).tolist() == [3, 1, 0, 2, 4]
+    assert len(longest_first([64] * 9)) == 0
 
 
 @settings(max_examples=30, deadline=None)
@@ -67,3 +69,34 @@ def test_fixed_rows_of_an_offset_view(algorithm: str) -> None:
     rows = data[3:, 1:]
     got = hash_many_fixed(rows, algorithm, threads=2)
     assert [bytes(r) for r in got] == expected([r.tobytes() for r in rows], algorithm)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 700), min_size=0, max_size=40),
+    gap=st.integers(0, 9),
+    algorithm=st.sampled_from([*PRIMITIVES, "sha1", "sha3-256"]),
+    backend=st.sampled_from(["simd", "scalar", "reference"]),
+)
+def test_slices_of_one_buffer_equal_hashlib(
+    lengths: list[int], gap: int, algorithm: str, backend: str
+) -> None:
+    """hash_slices hashes the slices of one buffer, gaps between them, as hashlib hashes each."""
+    buffer = bytearray(i % 251 for i in range(sum(lengths) + gap * (len(lengths) + 1)))
+    starts = []
+    at = gap
+    for length in lengths:
+        starts.append(at)
+        at += length + gap
+    messages = [bytes(buffer[s : s + n]) for s, n in zip(starts, lengths, strict=True)]
+    got = hash_slices(buffer, starts, lengths, algorithm, backend=backend)
+    assert got == [hashlib.new(algorithm.replace("-", "_"), m).digest() for m in messages]
+
+
+@pytest.mark.parametrize(
+    ("starts", "lengths"), [([0], [11]), ([-1], [2]), ([3], [-1]), ([0, 1], [1])]
+)
+def test_slices_outside_the_buffer_are_refused(starts: list[int], lengths: list[int]) -> None:
+    """A slice that does not lie within the buffer, or a missing length, raises before hashing."""
+    with pytest.raises(InvalidParametersError):
+        hash_slices(bytearray(10), starts, lengths, "sha256")

@@ -12,7 +12,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
@@ -23,7 +23,10 @@ from twocats.exceptions import (
     TwoCatsError,
     VerifyMismatchError,
 )
-from twocats.params import Params
+from twocats.simd.registry import BACKENDS
+
+if TYPE_CHECKING:
+    from twocats.params import Params
 
 #: A command function; the option decorators return it with its type unchanged.
 F = TypeVar("F", bound=Callable[..., Any])
@@ -129,3 +132,23 @@ def params_document(params: Params) -> dict[str, Any]:
     del document["strict"]
     document["memory_bytes"] = params.memory_bytes
     return document
+
+
+def backend_option(function: F) -> F:
+    """Add ``--backend``."""
+    return click.option(
+        "--backend",
+        type=click.Choice(BACKENDS),
+        default=None,
+        help="Compute backend (default: $TWOCATS_BACKEND, else simd).",
+    )(function)
+
+
+def json_option(function: F) -> F:
+    """Add ``--json``."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Write one JSON document to standard output (everything else goes to standard error).",
+    )(function)

@@ -19,7 +19,6 @@ from twocats.cli._common import F, UsageFailure
 from twocats.cli._limits import verify_limits
 from twocats.hashes import HASH_TYPES
 from twocats.params import BOUNDS, VARIANTS, Params
-from twocats.simd.registry import BACKENDS
 
 if TYPE_CHECKING:
     from twocats.target import Target
@@ -141,26 +140,6 @@ class WorkType(_IntParam):
 SIZE: Final = SizeType()
 DURATION: Final = DurationType()
 WORK: Final = WorkType()
-
-
-def backend_option(function: F) -> F:
-    """Add ``--backend``."""
-    return click.option(
-        "--backend",
-        type=click.Choice(BACKENDS),
-        default=None,
-        help="Compute backend (default: $TWOCATS_BACKEND, else simd).",
-    )(function)
-
-
-def json_option(function: F) -> F:
-    """Add ``--json``."""
-    return click.option(
-        "--json",
-        "as_json",
-        is_flag=True,
-        help="Write one JSON document to standard output (everything else goes to standard error).",
-    )(function)
 
 
 def max_memory_option(default_help: str) -> Callable[[F], F]:

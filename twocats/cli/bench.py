@@ -18,8 +18,7 @@ from pathlib import Path
 
 import click
 
-from twocats.cli._common import F, Failure, emit_json, info
-from twocats.cli._options import json_option
+from twocats.cli._common import F, Failure, emit_json, info, json_option
 from twocats.hashes import HASH_TYPES, by_name
 
 __all__ = ["bench_command"]

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from twocats.cli._common import progress_wanted
-from twocats.cli._options import backend_option, json_option
+from twocats.cli._common import backend_option, json_option, progress_wanted
 from twocats.cli._sum_output import (
     JsonDocument,
     Output,

@@ -12,8 +12,15 @@ from typing import TYPE_CHECKING
 import click
 
 from twocats._extras import install_hint
-from twocats.cli._common import UsageFailure, emit_json, info, progress_wanted
-from twocats.cli._options import SIZE, backend_option, json_option
+from twocats.cli._common import (
+    UsageFailure,
+    backend_option,
+    emit_json,
+    info,
+    json_option,
+    progress_wanted,
+)
+from twocats.cli._options import SIZE
 
 if TYPE_CHECKING:
     from twocats.perf.compare import Row

@@ -15,14 +15,14 @@ from typing import Any
 
 import click
 
-from twocats.cli._common import UsageFailure, emit_json, params_document
-from twocats.cli._options import (
+from twocats.cli._common import (
+    UsageFailure,
     backend_option,
-    build_params,
+    emit_json,
     json_option,
-    max_memory_option,
-    params_options,
+    params_document,
 )
+from twocats.cli._options import build_params, max_memory_option, params_options
 from twocats.cli._secrets import password_stdin_option, read_password, read_secret_file
 
 __all__ = ["derive_command"]

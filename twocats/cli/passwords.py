@@ -14,13 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import F, Failure, UsageFailure, emit_json, info, params_document
+from twocats.cli._common import (
+    F,
+    Failure,
+    UsageFailure,
+    backend_option,
+    emit_json,
+    info,
+    json_option,
+    params_document,
+)
 from twocats.cli._limits import size_argument, verify_limits, verify_options, work_argument
 from twocats.cli._options import (
-    backend_option,
     build_params,
     build_target,
-    json_option,
     lost_dollars_hint,
     max_memory_option,
     params_options,

@@ -19,9 +19,17 @@ from typing import TypeVar
 
 import click
 
-from twocats.cli._common import Failure, UsageFailure, emit_json, info, progress_wanted
+from twocats.cli._common import (
+    Failure,
+    UsageFailure,
+    backend_option,
+    emit_json,
+    info,
+    json_option,
+    progress_wanted,
+)
 from twocats.cli._limits import verify_limits
-from twocats.cli._options import backend_option, json_option, stored_limits_options
+from twocats.cli._options import stored_limits_options
 from twocats.exceptions import BackendError, HashLimitError, TwoCatsError
 
 __all__ = ["selftest"]

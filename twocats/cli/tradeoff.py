@@ -10,8 +10,7 @@ import sys
 
 import click
 
-from twocats.cli._common import UsageFailure, emit_json, progress_wanted
-from twocats.cli._options import json_option
+from twocats.cli._common import UsageFailure, emit_json, json_option, progress_wanted
 
 __all__ = ["tradeoff_command"]
 

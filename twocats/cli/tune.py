@@ -11,12 +11,14 @@ import click
 from twocats.cli._common import (
     ProgressLines,
     UsageFailure,
+    backend_option,
     emit_json,
     info,
+    json_option,
     params_document,
     progress_wanted,
 )
-from twocats.cli._options import DURATION, SIZE, backend_option, json_option
+from twocats.cli._options import DURATION, SIZE
 from twocats.hasher_kernels import compile_in_child
 from twocats.params import VARIANTS, Params
 from twocats.perf.tune import (

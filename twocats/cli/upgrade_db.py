@@ -24,17 +24,13 @@ from twocats.cli._common import (
     EXIT_ATTENTION,
     ProgressLines,
     UsageFailure,
+    backend_option,
     emit_json,
     info,
+    json_option,
     progress_wanted,
 )
-from twocats.cli._options import (
-    SIZE,
-    backend_option,
-    build_target,
-    json_option,
-    params_options,
-)
+from twocats.cli._options import SIZE, build_target, params_options
 
 if TYPE_CHECKING:
     from distributed import Security

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import emit_json, info, progress_wanted
-from twocats.cli._options import backend_option, build_params, json_option, params_options
+from twocats.cli._common import backend_option, emit_json, info, json_option, progress_wanted
+from twocats.cli._options import build_params, params_options
 from twocats.exceptions import BackendError
 
 if TYPE_CHECKING:

@@ -7,18 +7,22 @@ Usage::
 
     kernel = aot.load(LANES, LaneKey("sha256", "simd"))    # None: use numba's build
     if kernel is not None:
-        kernel(addresses, lengths, order, count, out, *scratch)
+        kernel(addresses, lengths, order, count, out, LaneScratch.new(32, 16))
 
-A loaded artefact is called like the numba build of :data:`twocats.lanes.scheduler.SCHEDULERS`
-and passes the lanes' known-answer sample against hashlib before it is used, so that
-``hash_many`` of a primitive imports no numba once ``twocats warmup`` (or a first call) has built
-it.  Importing this module imports neither numba nor numpy.
+A loaded artefact is called with buffers, like :func:`numba_kernel`'s wrapper of the numba build
+of :data:`twocats.lanes.scheduler.SCHEDULERS`, and passes the lanes' known-answer sample against
+hashlib before it is used, so that ``hash_many`` of a primitive imports no numba once ``twocats
+warmup`` (or a first call) has built it, and :func:`buffer_digests` (``twocats sum``) no numpy
+either.  Importing this module imports neither numba nor numpy.
 """
 
 from __future__ import annotations
 
+import array
 import ctypes
 import hashlib
+import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +31,16 @@ from twocats.hashes import by_name
 from twocats.lanes.known_answers import SAMPLE
 from twocats.simd import aot
 
-__all__ = ["ENTRY", "LANES", "LaneKey"]
+__all__ = [
+    "ENTRY",
+    "LANES",
+    "LaneKey",
+    "LaneScratch",
+    "NumbaScheduler",
+    "buffer_digests",
+    "longest_first",
+    "numba_kernel",
+]
 
 #: The C symbol of every lane artefact's kernel.
 ENTRY = "twocats_lanes"
@@ -46,14 +59,52 @@ class LaneKey:
         return f"lanes_{self.algorithm}__{self.backend}"
 
 
-class _Kernel:
-    """A loaded artefact, called like the scheduler's numba build with numpy arrays.
+@dataclass(frozen=True)
+class LaneScratch:
+    """The lanes' state a scheduler works in, for ``nlanes`` lanes of ``word_bits``-bit words:
+    ``H`` (8 x nlanes) and ``M`` (16 x nlanes) words, ``T`` (nlanes) byte counters, ``F``
+    (nlanes) final flags and ``meta`` (5 x nlanes) lane records, as zeroed buffers."""
 
-    ``addresses`` (uint64) and ``lengths`` and ``order`` (int64) are one-dimensional and
-    contiguous, ``out`` is a contiguous (count, 8) array of the hash's words and ``scratch`` the
-    lane state of :func:`~twocats.lanes.primitives.scheduler_scratch`: the caller
-    (:mod:`twocats.lanes.primitives`) builds them so, as for numba's build.  ctypes releases the
-    GIL during the call.
+    word_bits: int
+    nlanes: int
+    buffers: tuple[bytearray, ...]
+
+    @classmethod
+    def new(cls, word_bits: int, nlanes: int) -> LaneScratch:
+        """Fresh state for ``nlanes`` lanes."""
+        word = word_bits // 8
+        sizes = (8 * nlanes * word, 16 * nlanes * word, 8 * nlanes, nlanes * word, 40 * nlanes)
+        return cls(word_bits, nlanes, tuple(bytearray(size) for size in sizes))
+
+    def arrays(self) -> tuple[Any, ...]:
+        """The state as numpy arrays of its shapes and types (views, no copy)."""
+        import numpy as np
+
+        word = np.uint32 if self.word_bits == 32 else np.uint64
+        h, m, t, f, meta = self.buffers
+        return (
+            np.frombuffer(h, dtype=word).reshape(8, self.nlanes),
+            np.frombuffer(m, dtype=word).reshape(16, self.nlanes),
+            np.frombuffer(t, dtype=np.uint64),
+            np.frombuffer(f, dtype=word),
+            np.frombuffer(meta, dtype=np.uint64).reshape(5, self.nlanes),
+        )
+
+
+def _address(buffer: Any) -> int:
+    """The address of a writable buffer's first byte (0 for an empty one)."""
+    if memoryview(buffer).nbytes == 0:
+        return 0
+    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+
+
+class _Kernel:
+    """A loaded artefact, called with writable buffers (numpy arrays, ``array.array``s or
+    bytearrays) and a :class:`LaneScratch`, like :class:`NumbaScheduler`.
+
+    ``addresses`` (uint64), ``lengths`` and ``order`` (int64) are contiguous vectors, ``out``
+    holds ``count`` rows of 8 words of the hash: the caller (:mod:`twocats.lanes.primitives`)
+    builds them so.  ctypes releases the GIL during the call; numpy is not needed.
     """
 
     def __init__(self, address: int, owner: object, key: LaneKey) -> None:
@@ -72,45 +123,89 @@ class _Kernel:
         self._function = prototype(address)
 
     def __call__(
-        self, addresses: Any, lengths: Any, order: Any, count: int, out: Any, *scratch: Any
+        self, addresses: Any, lengths: Any, order: Any, count: int, out: Any, scratch: LaneScratch
     ) -> None:
         result, failure = ctypes.c_void_p(), ctypes.c_void_p()
         status = self._function(
             ctypes.byref(result),
             ctypes.byref(failure),
-            addresses.ctypes.data,
-            lengths.ctypes.data,
-            order.ctypes.data,
-            order.shape[0],
+            _address(addresses),
+            _address(lengths),
+            _address(order),
+            len(order),
             count,
-            out.ctypes.data,
-            *(array.ctypes.data for array in scratch),
-            scratch[0].shape[1],
+            _address(out),
+            *(_address(buffer) for buffer in scratch.buffers),
+            scratch.nlanes,
         )
         if status:
             raise BackendError(f"the compiled lane kernel failed (status {status})")
 
 
+class NumbaScheduler:
+    """numba's build of a scheduler, called as an artefact is (:class:`_Kernel`)."""
+
+    def __init__(self, dispatcher: Any, word_bits: int) -> None:
+        self._dispatcher = dispatcher
+        self._word_bits = word_bits
+
+    def __call__(
+        self, addresses: Any, lengths: Any, order: Any, count: int, out: Any, scratch: LaneScratch
+    ) -> None:
+        import numpy as np
+
+        word = np.uint32 if self._word_bits == 32 else np.uint64
+        self._dispatcher(
+            np.frombuffer(addresses, dtype=np.uint64),
+            np.frombuffer(lengths, dtype=np.int64),
+            np.frombuffer(order, dtype=np.int64),
+            count,
+            np.frombuffer(out, dtype=word).reshape(count, 8),
+            *scratch.arrays(),
+        )
+
+
+def longest_first(lengths: Sequence[int]) -> array.array[int]:
+    """The message indices longest first (ties in index order), or none when all are as long."""
+    if len(lengths) < 2 or min(lengths) == max(lengths):
+        return array.array("q")
+    return array.array("q", sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True))
+
+
+def buffer_digests(
+    kernel: Any,
+    algorithm: str,
+    buffer: bytearray,
+    starts: Sequence[int],
+    lengths: Sequence[int],
+    nlanes: int,
+) -> list[bytes]:
+    """The ``algorithm`` digests, by ``kernel``, of ``buffer[starts[i]:starts[i] + lengths[i]]``
+    (slices the caller has checked), computed where they lie with no numpy."""
+    facts = by_name(algorithm)
+    count = len(starts)
+    base = _address(buffer)
+    addresses = array.array("Q", [base + start for start in starts])
+    sizes = array.array("q", lengths)
+    row = 8 * facts.word_bits // 8
+    out = bytearray(count * row)
+    kernel(
+        addresses, sizes, longest_first(sizes), count, out, LaneScratch.new(facts.word_bits, nlanes)
+    )
+    view = memoryview(out)
+    size = facts.digest_size
+    return [view[at : at + size].tobytes() for at in range(0, count * row, row)]
+
+
 def _passes(kernel: Any, key: LaneKey) -> bool:
     """Whether ``kernel`` gives hashlib's digests of the known-answer sample."""
-    import numpy as np
-
-    from twocats.lanes.primitives import scheduler_scratch
-
-    facts = by_name(key.algorithm)
     messages = [bytes(message) for message in SAMPLE]
-    buffers = [np.frombuffer(message or b"\0", dtype=np.uint8) for message in messages]
-    addresses = np.array([buffer.ctypes.data for buffer in buffers], dtype=np.uint64)
-    lengths = np.array([len(message) for message in messages], dtype=np.int64)
-    word = np.uint32 if facts.word_bits == 32 else np.uint64
-    out = np.zeros((len(messages), 8), dtype=word)
-    scratch = scheduler_scratch(facts.word_bits, 8)
-    kernel(addresses, lengths, np.empty(0, dtype=np.int64), len(messages), out, *scratch)
-    rows = out.view(np.uint8)[:, : facts.digest_size]
-    return all(
-        bytes(row) == hashlib.new(key.algorithm, message).digest()
-        for row, message in zip(rows, messages, strict=True)
-    )
+    # One byte more than the sample keeps the buffer's address meaningful when all are empty.
+    buffer = bytearray(b"".join(messages) + b"\0")
+    starts = list(itertools.accumulate((len(message) for message in messages[:-1]), initial=0))
+    lengths = [len(message) for message in messages]
+    digests = buffer_digests(kernel, key.algorithm, buffer, starts, lengths, 8)
+    return digests == [hashlib.new(key.algorithm, message).digest() for message in messages]
 
 
 def _numba_build(key: LaneKey) -> Any:
@@ -153,9 +248,14 @@ def _entry_ir(key: LaneKey) -> tuple[str, str]:
     return aotcompile.cfunc_ir(entry, signature, kernel.twocats_mode)
 
 
+def numba_kernel(key: LaneKey) -> NumbaScheduler:
+    """numba's build of ``key``, called as an artefact is."""
+    return NumbaScheduler(_numba_build(key), by_name(key.algorithm).word_bits)
+
+
 def _checked_numba_build(key: LaneKey) -> Any:
     """numba's build of ``key``, which must pass the known-answer sample first."""
-    kernel = _numba_build(key)
+    kernel = numba_kernel(key)
     if not _passes(kernel, key):
         raise BackendError(f"numba's build of {key.name} fails its known-answer check")
     return kernel

@@ -19,6 +19,7 @@ kernels are imported on the first call.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from twocats.exceptions import InvalidParametersError
@@ -132,12 +133,19 @@ def hash_slices(
     The messages of one buffer (``twocats sum`` reads files into one): a primitive's lanes read
     them where they lie, with no copy and no object per message; a lane mode gets each as bytes.
     """
-    entry = _mode(algorithm, None, 1, backend)
-    if entry.primitive:
-        rows = primitives.slice_rows(entry.name, buffer, starts, lengths, backend=backend)
-        return primitives.digests_of(rows)
-    if len(starts) != len(lengths):
-        raise InvalidParametersError("starts and lengths must have one entry per message")
-    view = memoryview(buffer)
-    batch = [bytes(view[s : s + n]) for s, n in zip(starts, lengths, strict=True)]
-    return entry.many(batch, backend=backend)
+    entry = algorithm_named(algorithm)
+    if not entry.primitive:
+        _mode(algorithm, None, 1, backend)
+        if len(starts) != len(lengths):
+            raise InvalidParametersError("starts and lengths must have one entry per message")
+        view = memoryview(buffer)
+        batch = [bytes(view[s : s + n]) for s, n in zip(starts, lengths, strict=True)]
+        return entry.many(batch, backend=backend)
+    # The build is checked through the path it is about to take, which needs no numpy.
+    check_compiled(
+        entry.name,
+        partial(primitives.joined_digests, entry.name),
+        resolve_backend(backend),
+        known_answer=entry.known_answer,
+    )
+    return primitives.slice_digests(entry.name, buffer, starts, lengths, backend=backend)

@@ -17,6 +17,7 @@ kernels are imported on the first call.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import sys
 import threading
@@ -43,8 +44,9 @@ __all__ = [
     "digest_rows",
     "digests_of",
     "fixed_rows",
+    "joined_digests",
     "rows_of",
-    "slice_rows",
+    "slice_digests",
 ]
 
 #: The primitives, in hash-code order.
@@ -82,10 +84,9 @@ def _kernel(algorithm: str, backend: str) -> Any:
     kernel = aot.load(lane_artefacts.LANES, key)
     if kernel is not None:
         return kernel
-    from twocats.lanes.scheduler import SCHEDULERS
     from twocats.simd import _jit, aotcompile
 
-    compiled = SCHEDULERS[algorithm].get(backend)
+    compiled = lane_artefacts.numba_kernel(key)
     built = (
         not _jit.config.DISABLE_JIT
         and aot.claim_build(key)
@@ -124,30 +125,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def _order(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The messages longest first (ties in index order), or none when all have one length."""
-    import numpy as np
-
-    if lengths.shape[0] < 2 or lengths.min() == lengths.max():
-        return np.empty(0, dtype=np.int64)
-    order: npt.NDArray[np.int64] = np.argsort(-lengths, kind="stable").astype(np.int64)
-    return order
-
-
-def scheduler_scratch(word_bits: int, nlanes: int) -> tuple[npt.NDArray[Any], ...]:
-    """The lane state the scheduler works in: H, M, T, F and meta for ``nlanes`` lanes."""
-    import numpy as np
-
-    word = np.uint32 if word_bits == 32 else np.uint64
-    return (
-        np.empty((8, nlanes), dtype=word),
-        np.empty((16, nlanes), dtype=word),
-        np.zeros(nlanes, dtype=np.uint64),
-        np.zeros(nlanes, dtype=word),
-        np.empty((5, nlanes), dtype=np.uint64),
-    )
-
-
 def _run(
     algorithm: str,
     backend: str,
@@ -165,13 +142,16 @@ def _run(
     """
     import numpy as np
 
+    from twocats.lanes.aot import LaneScratch, longest_first
+
     count = addresses.shape[0]
     bits = by_name(algorithm).word_bits
     words = np.empty((count, 8), dtype=np.uint32 if bits == 32 else np.uint64)
     kernel = _kernel(algorithm, backend)
     parts = min(threads, count)
     if parts <= 1:
-        kernel(addresses, lengths, _order(lengths), count, words, *scheduler_scratch(bits, lanes))
+        order = longest_first(lengths.tolist())
+        kernel(addresses, lengths, order, count, words, LaneScratch.new(bits, lanes))
         return words.view(np.uint8)
     cumulative = np.concatenate(([0], np.cumsum(lengths)))
     targets = np.linspace(0, cumulative[-1], parts + 1)
@@ -188,10 +168,10 @@ def _run(
                 kernel,
                 addresses[first:last],
                 part,
-                _order(part),
+                longest_first(part.tolist()),
                 last - first,
                 words[first:last],
-                *scheduler_scratch(bits, lanes),
+                LaneScratch.new(bits, lanes),
             )
         )
     for future in futures:
@@ -358,7 +338,14 @@ def fixed_rows(
     return _run(name, chosen, addresses, lengths, width, workers)
 
 
-def slice_rows(
+def joined_digests(name: str, batch: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
+    """The digests of ``batch`` through :func:`slice_digests`, the messages joined in one buffer."""
+    lengths = [len(message) for message in batch]
+    starts = list(itertools.accumulate(lengths[:-1], initial=0)) if batch else []
+    return slice_digests(name, bytearray(b"".join(batch)), starts, lengths, backend=backend)
+
+
+def slice_digests(
     name: str,
     buffer: bytes | bytearray,
     starts: Sequence[int],
@@ -366,28 +353,22 @@ def slice_rows(
     *,
     backend: str | None = None,
     lanes: int | None = None,
-) -> npt.NDArray[np.uint8]:
-    """Hash the slices ``buffer[starts[i]:starts[i] + lengths[i]]`` where they lie; return their
-    digests as the rows of one (count, digest size) array."""
-    import numpy as np
+) -> list[bytes]:
+    """The digests of the slices ``buffer[starts[i]:starts[i] + lengths[i]]``, hashed where they
+    lie (a read-only buffer is copied once).  With the scheduler's artefact this imports no numpy
+    (``twocats sum`` starts faster)."""
+    from twocats.lanes.aot import buffer_digests
 
     chosen, width, _ = _settings(name, backend, lanes, 1)
-    size = by_name(name).digest_size
-    count = len(starts)
-    offsets = np.fromiter(starts, dtype=np.int64, count=count)
-    sizes = np.fromiter(lengths, dtype=np.int64, count=len(lengths))
-    data = np.frombuffer(buffer, dtype=np.uint8)
-    if sizes.shape[0] != count:
+    if len(starts) != len(lengths):
         raise InvalidParametersError("starts and lengths must have one entry per message")
-    if count and (offsets.min() < 0 or sizes.min() < 0 or (offsets + sizes).max() > data.size):
+    pairs = list(zip(starts, lengths, strict=True))
+    if not all(s >= 0 and n >= 0 and s + n <= len(buffer) for s, n in pairs):
         raise InvalidParametersError("every slice must lie within the buffer")
     if chosen == "reference":
         view = memoryview(buffer)
-        pairs = zip(offsets.tolist(), sizes.tolist(), strict=True)
-        digests = [reference.digest(name, bytes(view[s : s + n])) for s, n in pairs]
-        return rows_of(digests, size)
-    if count == 0:
-        return np.empty((0, size), dtype=np.uint8)
-    addresses = offsets.astype(np.uint64) + np.uint64(data.ctypes.data if data.size else 0)
-    # ``data`` holds the buffer the kernel reads until it returns.
-    return _run(name, chosen, addresses, sizes, width, 1).reshape(count, size)
+        return [reference.digest(name, bytes(view[s : s + n])) for s, n in pairs]
+    if not starts:
+        return []
+    writable = buffer if isinstance(buffer, bytearray) else bytearray(buffer)
+    return buffer_digests(_kernel(name, chosen), name, writable, starts, lengths, width)
