@@ -102,15 +102,17 @@ LANES_PAY_BYTES: Final = {
 }
 
 #: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.lanes.aot`):
-#: loading it costs milliseconds, not numba's import.  Measured with ``python -m bench sum``
-#: (AVX-512 and SHA-NI host): ``--backend simd`` against the default matched it on the 112 MB
-#: lognormal tree for BLAKE2b and SHA-512 and lost for SHA-256 (SHA-NI), and on the 819 MB tree of
-#: 8 KiB files beat it by 1.5-2.4x for BLAKE2b and SHA-512 and 1.1-1.9x for SHA-256.
+#: loading it imports neither numba nor numpy and costs about 28 ms of a process's start-up
+#: (``twocats sum --backend simd`` on one small file against the default, one core, AVX-512 and
+#: SHA-NI host).  At the savings per byte above that is repaid from about 20 MB (BLAKE2s), 35 MB
+#: (BLAKE2b, SHA-512) and 70 MB (SHA-256), and each threshold is again about 1.5 times that.
+#: SHA-256 keeps a higher one: on the 112 MB lognormal tree ``--backend simd`` matched the
+#: default (OpenSSL's SHA-NI code) rather than beat it.
 LANES_PAY_BYTES_BUILT: Final = {
-    "blake2s": 128 << 20,
-    "blake2b": 128 << 20,
+    "blake2s": 32 << 20,
+    "blake2b": 48 << 20,
     "sha256": 512 << 20,
-    "sha512": 128 << 20,
+    "sha512": 48 << 20,
 }
 
 

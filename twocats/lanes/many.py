@@ -25,18 +25,21 @@ from typing import TYPE_CHECKING
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes import primitives
 from twocats.lanes.known_answers import check_compiled
-from twocats.lanes.registry import Algorithm, algorithm_named
 from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from twocats.lanes.algorithm import Algorithm
+
 __all__ = ["hash_many", "hash_many_array", "hash_many_fixed", "hash_slices"]
 
 
 def _mode(algorithm: str, lanes: int | None, threads: int, backend: str | None) -> Algorithm:
     """The algorithm called ``algorithm``, its build checked; a mode refuses lanes and threads."""
+    from twocats.lanes.registry import algorithm_named
+
     entry = algorithm_named(algorithm)
     # The lane modes choose their own lane counts; one thread runs each call.
     if not entry.primitive and (lanes is not None or threads != 1):
@@ -133,19 +136,19 @@ def hash_slices(
     The messages of one buffer (``twocats sum`` reads files into one): a primitive's lanes read
     them where they lie, with no copy and no object per message; a lane mode gets each as bytes.
     """
-    entry = algorithm_named(algorithm)
-    if not entry.primitive:
-        _mode(algorithm, None, 1, backend)
+    if algorithm not in primitives.PRIMITIVES:
+        entry = _mode(algorithm, None, 1, backend)
         if len(starts) != len(lengths):
             raise InvalidParametersError("starts and lengths must have one entry per message")
         view = memoryview(buffer)
         batch = [bytes(view[s : s + n]) for s, n in zip(starts, lengths, strict=True)]
         return entry.many(batch, backend=backend)
-    # The build is checked through the path it is about to take, which needs no numpy.
+    # A primitive's build is checked through the path it is about to take, which needs neither
+    # numpy nor the registry of lane modes.
     check_compiled(
-        entry.name,
-        partial(primitives.joined_digests, entry.name),
+        algorithm,
+        partial(primitives.joined_digests, algorithm),
         resolve_backend(backend),
-        known_answer=entry.known_answer,
+        known_answer=primitives.known_answer(algorithm),
     )
-    return primitives.slice_digests(entry.name, buffer, starts, lengths, backend=backend)
+    return primitives.slice_digests(algorithm, buffer, starts, lengths, backend=backend)

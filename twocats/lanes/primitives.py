@@ -17,6 +17,7 @@ kernels are imported on the first call.
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import os
 import sys
@@ -45,6 +46,7 @@ __all__ = [
     "digests_of",
     "fixed_rows",
     "joined_digests",
+    "known_answer",
     "rows_of",
     "slice_digests",
 ]
@@ -63,6 +65,16 @@ MAX_THREADS = 64
 
 #: A batch of messages as the callers pass it.
 Batch = Sequence[bytes | bytearray | memoryview]
+
+
+@functools.cache
+def known_answer(name: str) -> str:
+    """A primitive's known answer (:mod:`twocats.lanes.known_answers`), from hashlib, the
+    primitives' reference."""
+    from twocats.lanes.known_answers import SAMPLE
+
+    digests = b"".join(hashlib.new(name, message).digest() for message in SAMPLE)
+    return hashlib.sha256(digests).hexdigest()
 
 
 def _check_lanes(lanes: int | None, algorithm: str) -> int:

@@ -27,7 +27,6 @@ nor numba.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import pkgutil
 from functools import partial
@@ -36,16 +35,9 @@ from twocats.exceptions import InvalidParametersError
 from twocats.hashes import by_name
 from twocats.lanes import modes, primitives
 from twocats.lanes.algorithm import Algorithm
-from twocats.lanes.known_answers import SAMPLE
 from twocats.lanes.primitives import PRIMITIVES
 
 __all__ = ["ALGORITHMS", "PRIMITIVES", "Algorithm", "algorithm_named"]
-
-
-def _hashlib_answer(name: str) -> str:
-    """A primitive's known answer, from hashlib (the primitives' reference)."""
-    digests = b"".join(hashlib.new(name, message).digest() for message in SAMPLE)
-    return hashlib.sha256(digests).hexdigest()
 
 
 def _primitives() -> list[Algorithm]:
@@ -58,7 +50,7 @@ def _primitives() -> list[Algorithm]:
             partial(primitives.digest_list, name),
             name,
             f"{name}, {primitives.DEFAULT_LANES[name]} messages in lanes by default",
-            _hashlib_answer(name),
+            primitives.known_answer(name),
             primitive=True,
         )
         for name in PRIMITIVES
