@@ -55,6 +55,8 @@ COREUTILS: Final[dict[str, tuple[str | None, Callable[[], Any], str]]] = {
     "sha256": ("sha256", hashlib.sha256, "sha256sum"),
     "sha512": ("sha512", hashlib.sha512, "sha512sum"),
     "blake2b": ("blake2b", hashlib.blake2b, "b2sum"),
+    # SHA-1 for old checksum files only (legacy); named here, its start-up skips the lane registry.
+    "sha1": ("sha1", hashlib.sha1, "sha1sum"),
     # BLAKE2b with a 32-byte digest is a different function from BLAKE2b-512 cut short (the digest
     # length is hashed in); the lane kernels produce standard lengths only, so hashlib computes it.
     "blake2b-256": (None, lambda: hashlib.blake2b(digest_size=32), "b2sum -l 256"),
