@@ -187,7 +187,8 @@ def buffer_digests(
     base = _address(buffer)
     addresses = array.array("Q", [base + start for start in starts])
     sizes = array.array("q", lengths)
-    row = 8 * facts.word_bits // 8
+    # Each digest's row holds eight words of the hash.
+    row = 8 * (facts.word_bits // 8)
     out = bytearray(count * row)
     kernel(
         addresses, sizes, longest_first(sizes), count, out, LaneScratch.new(facts.word_bits, nlanes)
