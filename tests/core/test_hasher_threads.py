@@ -184,8 +184,8 @@ def test_hash_many_from_many_threads_equals_hashlib() -> None:
 @pytest.mark.parametrize("backend", ["scalar", "simd"])
 def test_compiled_kernels_release_the_gil(backend: str) -> None:
     """The fill and lane kernels are compiled nogil, so threads run them in parallel."""
-    from twocats.lanes import primitives
+    from twocats.lanes.scheduler import SCHEDULERS
 
-    kernels: list[Any] = [fill_kernel(8, backend), primitives._kernel("sha256", backend)]
+    kernels: list[Any] = [fill_kernel(8, backend), SCHEDULERS["sha256"].get(backend)]
     for kernel in kernels:
         assert kernel.targetoptions.get("nogil") is True
