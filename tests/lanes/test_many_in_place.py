@@ -93,10 +93,15 @@ def test_slices_of_one_buffer_equal_hashlib(
     assert got == [hashlib.new(algorithm.replace("-", "_"), m).digest() for m in messages]
 
 
+@pytest.mark.parametrize("algorithm", ["sha256", "sha3-256"])
 @pytest.mark.parametrize(
-    ("starts", "lengths"), [([0], [11]), ([-1], [2]), ([3], [-1]), ([0, 1], [1])]
+    ("starts", "lengths"),
+    [([0], [11]), ([-1], [2]), ([3], [-1]), ([0, 1], [1]), ([0.5], [2])],
 )
-def test_slices_outside_the_buffer_are_refused(starts: list[int], lengths: list[int]) -> None:
-    """A slice that does not lie within the buffer, or a missing length, raises before hashing."""
+def test_slices_outside_the_buffer_are_refused(
+    starts: list[int], lengths: list[int], algorithm: str
+) -> None:
+    """A slice that does not lie within the buffer, a missing length or a start that is not an
+    integer raises before hashing, for a primitive and for a lane mode alike."""
     with pytest.raises(InvalidParametersError):
-        hash_slices(bytearray(10), starts, lengths, "sha256")
+        hash_slices(bytearray(10), starts, lengths, algorithm)

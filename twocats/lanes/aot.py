@@ -38,6 +38,7 @@ __all__ = [
     "LaneScratch",
     "NumbaScheduler",
     "buffer_digests",
+    "joined",
     "longest_first",
     "numba_kernel",
 ]
@@ -198,14 +199,17 @@ def buffer_digests(
     return [view[at : at + size].tobytes() for at in range(0, count * row, row)]
 
 
+def joined(messages: Sequence[bytes]) -> tuple[bytearray, list[int], list[int]]:
+    """The messages joined in one buffer, with the start and length of each."""
+    lengths = [len(message) for message in messages]
+    starts = list(itertools.accumulate(lengths[:-1], initial=0)) if lengths else []
+    return bytearray(b"".join(messages)), starts, lengths
+
+
 def _passes(kernel: Any, key: LaneKey) -> bool:
     """Whether ``kernel`` gives hashlib's digests of the known-answer sample."""
     messages = [bytes(message) for message in SAMPLE]
-    # One byte more than the sample keeps the buffer's address meaningful when all are empty.
-    buffer = bytearray(b"".join(messages) + b"\0")
-    starts = list(itertools.accumulate((len(message) for message in messages[:-1]), initial=0))
-    lengths = [len(message) for message in messages]
-    digests = buffer_digests(kernel, key.algorithm, buffer, starts, lengths, 8)
+    digests = buffer_digests(kernel, key.algorithm, *joined(messages), 8)
     return digests == [hashlib.new(key.algorithm, message).digest() for message in messages]
 
 

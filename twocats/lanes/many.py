@@ -136,10 +136,9 @@ def hash_slices(
     The messages of one buffer (``twocats sum`` reads files into one): a primitive's lanes read
     them where they lie, with no copy and no object per message; a lane mode gets each as bytes.
     """
+    primitives.check_slices(buffer, starts, lengths)
     if algorithm not in primitives.PRIMITIVES:
         entry = _mode(algorithm, None, 1, backend)
-        if len(starts) != len(lengths):
-            raise InvalidParametersError("starts and lengths must have one entry per message")
         view = memoryview(buffer)
         batch = [bytes(view[s : s + n]) for s, n in zip(starts, lengths, strict=True)]
         return entry.many(batch, backend=backend)

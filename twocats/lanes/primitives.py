@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 import os
 import sys
 import threading
@@ -41,6 +40,7 @@ __all__ = [
     "MAX_LANES",
     "MAX_THREADS",
     "PRIMITIVES",
+    "check_slices",
     "digest_list",
     "digest_rows",
     "digests_of",
@@ -352,9 +352,21 @@ def fixed_rows(
 
 def joined_digests(name: str, batch: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
     """The digests of ``batch`` through :func:`slice_digests`, the messages joined in one buffer."""
-    lengths = [len(message) for message in batch]
-    starts = list(itertools.accumulate(lengths[:-1], initial=0)) if batch else []
-    return slice_digests(name, bytearray(b"".join(batch)), starts, lengths, backend=backend)
+    from twocats.lanes.aot import joined
+
+    return slice_digests(name, *joined(batch), backend=backend)
+
+
+def check_slices(buffer: bytes | bytearray, starts: Sequence[int], lengths: Sequence[int]) -> None:
+    """Raise unless ``starts`` and ``lengths`` give one slice of ``buffer`` per message."""
+    if len(starts) != len(lengths):
+        raise InvalidParametersError("starts and lengths must have one entry per message")
+    size = len(buffer)
+    for start, length in zip(starts, lengths, strict=True):
+        if not isinstance(start, int) or not isinstance(length, int):
+            raise InvalidParametersError("starts and lengths must be integers")
+        if start < 0 or length < 0 or start + length > size:
+            raise InvalidParametersError("every slice must lie within the buffer")
 
 
 def slice_digests(
@@ -366,19 +378,15 @@ def slice_digests(
     backend: str | None = None,
     lanes: int | None = None,
 ) -> list[bytes]:
-    """The digests of the slices ``buffer[starts[i]:starts[i] + lengths[i]]``, hashed where they
-    lie (a read-only buffer is copied once).  With the scheduler's artefact this imports no numpy
-    (``twocats sum`` starts faster)."""
+    """The digests of the slices ``buffer[starts[i]:starts[i] + lengths[i]]`` (which
+    :func:`check_slices` accepts), hashed where they lie (a read-only buffer is copied once).
+    With the scheduler's artefact this imports no numpy (``twocats sum`` starts faster)."""
     from twocats.lanes.aot import buffer_digests
 
     chosen, width, _ = _settings(name, backend, lanes, 1)
-    if len(starts) != len(lengths):
-        raise InvalidParametersError("starts and lengths must have one entry per message")
-    pairs = list(zip(starts, lengths, strict=True))
-    if not all(s >= 0 and n >= 0 and s + n <= len(buffer) for s, n in pairs):
-        raise InvalidParametersError("every slice must lie within the buffer")
     if chosen == "reference":
         view = memoryview(buffer)
+        pairs = zip(starts, lengths, strict=True)
         return [reference.digest(name, bytes(view[s : s + n])) for s, n in pairs]
     if not starts:
         return []
