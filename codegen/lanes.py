@@ -15,9 +15,8 @@ from pathlib import Path
 import twocats.lanes
 from codegen.emit import HEADER
 from codegen.emit import Emitter as BaseEmitter
-from twocats.hashes import HASHES as _HASHES
+from twocats.hashes import LANE_HASHES, HashFacts
 from twocats.hashes import SIGMA as _SIGMA
-from twocats.hashes import HashFacts
 
 __all__ = ["GENERATED", "HASHES", "SIGMA", "generate_all"]
 
@@ -25,7 +24,7 @@ GENERATED = Path(twocats.lanes.__file__).resolve().parent / "_generated"
 
 
 #: The hash facts the kernels are generated from (one table for the whole project).
-HASHES = _HASHES
+HASHES = LANE_HASHES
 
 #: The BLAKE2 message permutations; BLAKE2b's rounds 10 and 11 reuse rows 0 and 1.
 SIGMA = _SIGMA
@@ -62,8 +61,41 @@ class Emitter(BaseEmitter):
 # helpers, so the machine code equals that of fully spelled-out code.
 
 
+# The boolean function of each group of 20 SHA-1 rounds: choose, parity, majority, parity.
+_SHA1_F = ("d ^ (b & (c ^ d))", "b ^ c ^ d", "(b & c) | (d & (b | c))", "b ^ c ^ d")
+
+
+def sha1_helpers(spec: HashFacts) -> list[str]:
+    """The jitted SHA-1 round helpers (one per group of 20 rounds) and schedule helper."""
+    rotate_a, rotate_b, rotate_w = spec.rotations
+    rotl_a = f"U32((a << {rotate_a}) | (a >> {32 - rotate_a}))"
+    lines: list[str] = []
+    for group in range(4):
+        first = 20 * group
+        lines += [
+            "@jit",
+            f"def sha1_round{group}(a: Any, b: Any, c: Any, d: Any, e: Any, w: Any) -> Any:",
+            f'    """One of SHA-1 rounds {first}..{first + 19}: the new a, and b rotated."""',
+            f"    f = {_SHA1_F[group]}",
+            f"    t = U32({rotl_a} + f + e + SHA1_K{group} + w)",
+            f"    return t, U32((b << {rotate_b}) | (b >> {32 - rotate_b}))",
+            "",
+            "",
+        ]
+    return [
+        *lines,
+        "@jit",
+        "def sha1_schedule(w3: Any, w8: Any, w14: Any, w16: Any) -> Any:",
+        '    """One SHA-1 schedule word from the words 3, 8, 14 and 16 places back."""',
+        "    x = U32(w3 ^ w8 ^ w14 ^ w16)",
+        f"    return U32((x << {rotate_w}) | (x >> {32 - rotate_w}))",
+    ]
+
+
 def helpers(spec: HashFacts) -> list[str]:
     """The jitted helper functions of ``spec`` as source lines."""
+    if spec.is_sha1:
+        return sha1_helpers(spec)
     e = Emitter(spec, "    ")
     n = spec.name
     if spec.is_blake2:
@@ -170,9 +202,24 @@ def sha2_body(e: Emitter, h: list[str], m: list[str]) -> list[str]:
     return [e.let("h", e.wrap(f"{h[i]} + {final[i]}")) for i in range(8)]
 
 
+def sha1_body(e: Emitter, h: list[str], m: list[str]) -> list[str]:
+    """Emit one SHA-1 compression (all 80 rounds) and return the new chaining words."""
+    w = list(m)
+    for t in range(16, 80):
+        w.append(e.let("w", f"sha1_schedule({w[t - 3]}, {w[t - 8]}, {w[t - 14]}, {w[t - 16]})"))
+    a, b, c, d, v = h
+    for t in range(80):
+        call = f"sha1_round{t // 20}({a}, {b}, {c}, {d}, {v}, {w[t]})"
+        new_a, new_c = e.let_many(["a", "c"], call)
+        a, b, c, d, v = new_a, a, new_c, c, d
+    return [e.let("h", f"U32({h[i]} + {x})") for i, x in enumerate((a, b, c, d, v))]
+
+
 def _body(e: Emitter, h: list[str], m: list[str], t: str, f: str) -> list[str]:
     """Emit the compression of ``e.spec``; ``t`` and ``f`` name BLAKE2's counter and flag."""
     spec = e.spec
+    if spec.is_sha1:
+        return sha1_body(e, h, m)
     if not spec.is_blake2:
         return sha2_body(e, h, m)
     if spec.word_bits == 32:
@@ -185,6 +232,7 @@ def _body(e: Emitter, h: list[str], m: list[str], t: str, f: str) -> list[str]:
 def lanes_function(spec: HashFacts) -> list[str]:
     """The multi-lane structure-of-arrays compression of ``spec`` as source lines."""
     e = Emitter(spec, "        ")
+    rows = "" if spec.chain_words == 8 else f" (in its first {spec.chain_words} rows)"
     # One zmm register holds 16 words of 32 bits or 8 of 64 bits; LLVM's cost model would pick a
     # narrower factor for this big loop body, which measured about half as fast.  The arrays are
     # declared free of overlap, which spares a few hundred runtime alias checks per call.
@@ -193,13 +241,14 @@ def lanes_function(spec: HashFacts) -> list[str]:
         f"def {spec.name}_lanes(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:",
         f'    """{spec.name.upper()} compression of lanes 0..n-1 in lock-step.',
         "",
-        "    H[8, L] holds the states and M[16, L] the decoded block words, lanes innermost.",
-        "    BLAKE2 reads T[L], the byte counters after the block, and F[L], the final-block flag",
-        "    words; SHA-2 ignores them.  The four arrays must not share memory.",
+        f"    H[8, L] holds the states{rows} and M[16, L] the decoded block words, lanes",
+        "    innermost.  BLAKE2 reads T[L], the byte counters after the block, and F[L], the",
+        "    final-block flag words; SHA-1 and SHA-2 ignore them.  The four arrays must not share",
+        "    memory.",
         '    """',
         "    for l in range(U64(n)):",
     ]
-    h = [e.let("h", f"H[{i}, l]") for i in range(8)]
+    h = [e.let("h", f"H[{i}, l]") for i in range(spec.chain_words)]
     m = [e.let("m", f"M[{i}, l]") for i in range(16)]
     t = e.let("t", "T[l]") if spec.is_blake2 else "t"
     f = e.let("f", "F[l]") if spec.is_blake2 else "f"
@@ -213,7 +262,7 @@ def constants(spec: HashFacts) -> list[str]:
     """Module-level constants of ``spec`` (numba freezes globals into the machine code)."""
     wt, digits, prefix = spec.word_type, spec.word_bits // 4, spec.name.upper()
     lines = [f"{prefix}_IV{i} = {wt}(0x{x:0{digits}X})" for i, x in enumerate(spec.iv)]
-    names = ", ".join(f"{prefix}_IV{i}" for i in range(8))
+    names = ", ".join(f"{prefix}_IV{i}" for i in range(spec.chain_words))
     lines.append(f"{prefix}_IV = np.array([{names}], dtype=np.uint{spec.word_bits})")
     lines += [f"{prefix}_K{t} = {wt}(0x{k:0{digits}X})" for t, k in enumerate(spec.k)]
     return lines

@@ -19,7 +19,7 @@ import twocats.lanes.modes
 from codegen import lanes as hash_codegen
 from codegen.emit import HEADER, Emitter
 from twocats.hashes import HASHES
-from twocats.lanes.modes.widths import LSH_WIDTH, SHA1_WIDTH, SHA256_NARROW
+from twocats.lanes.modes.widths import LSH_WIDTH, SHA256_NARROW
 from twocats.lanes.reference.blake2tree import BLAKE2B, BLAKE2S, Blake2Variant
 from twocats.lanes.reference.keccak import ROTATION_OFFSETS, ROUND_CONSTANTS
 from twocats.lanes.reference.lsh import LSH256, LSH512, LshVariant, step_constants
@@ -253,81 +253,6 @@ def lsh_module() -> str:
     return "\n".join(lines) + "\n"
 
 
-_SHA1_K = (0x5A827999, 0x6ED9EBA1, 0x8F1BBCDC, 0xCA62C1D6)
-# The boolean function of each group of 20 rounds: choose, parity, majority, parity.
-_SHA1_F = ("d ^ (b & (c ^ d))", "b ^ c ^ d", "(b & c) | (d & (b | c))", "b ^ c ^ d")
-
-
-def sha1_helpers() -> list[str]:
-    """The jitted SHA-1 round and schedule helpers as source lines."""
-    lines: list[str] = []
-    for group in range(4):
-        lines += [
-            "@jit",
-            f"def sha1_round{group}(a: Any, b: Any, c: Any, d: Any, e: Any, w: Any) -> Any:",
-            f'    """One of SHA-1 rounds {20 * group}..{20 * group + 19}: new a, rotated b."""',
-            f"    f = {_SHA1_F[group]}",
-            f"    t = U32(U32((a << 5) | (a >> 27)) + f + e + U32(0x{_SHA1_K[group]:08X}) + w)",
-            "    return t, U32((b << 30) | (b >> 2))",
-            "",
-            "",
-        ]
-    return [
-        *lines,
-        "@jit",
-        "def sha1_schedule(w3: Any, w8: Any, w14: Any, w16: Any) -> Any:",
-        '    """One SHA-1 schedule word from the words 3, 8, 14 and 16 places back."""',
-        "    x = U32(w3 ^ w8 ^ w14 ^ w16)",
-        "    return U32((x << 1) | (x >> 31))",
-    ]
-
-
-def sha1_lanes(width: int) -> list[str]:
-    """The SHA-1 compression over ``width`` lanes as source lines (all 80 rounds unrolled)."""
-    e = Emitter(" " * 8)
-    h = [e.let("h", f"H[{i * width} + k]") for i in range(5)]
-    w = [e.let("w", f"M[{i * width} + k]") for i in range(16)]
-    for t in range(16, 80):
-        w.append(e.let("w", f"sha1_schedule({w[t - 3]}, {w[t - 8]}, {w[t - 14]}, {w[t - 16]})"))
-    a, b, c, d, v = h
-    for t in range(80):
-        new_a = e.fresh("a")
-        new_c = e.fresh("c")
-        e.line(f"{new_a}, {new_c} = sha1_round{t // 20}({a}, {b}, {c}, {d}, {v}, {w[t]})")
-        a, b, c, d, v = new_a, a, new_c, c, d
-    for i, x in enumerate((a, b, c, d, v)):
-        e.line(f"H[{i * width} + k] = U32({h[i]} + {x})")
-    return [
-        "@variants",
-        f"def sha1_lanes_x{width}(H: Any, M: Any) -> None:",
-        f'    """SHA-1 compression of one block into each of {width} states in place.',
-        "",
-        f"    H is the flat (5, {width}) state and M the flat (16, {width}) big-endian-decoded",
-        f"    block words, lane k's word i at index {width} * i + k.",
-        '    """',
-        f"    for k in range({width}):",
-        *e.lines,
-    ]
-
-
-def sha1_module() -> str:
-    """Return the text of the generated SHA-1 module."""
-    header = _header(
-        "Multi-buffer SHA-1 (legacy integrity checks only): lanes kernel.", helpers=True
-    )
-    lines = [
-        header,
-        "U32 = np.uint32",
-        "",
-        "",
-        *sha1_helpers(),
-        "",
-        "",
-        *sha1_lanes(SHA1_WIDTH),
-    ]
-    return "\n".join(lines) + "\n"
-
-
 def blake2_lanes(v: Blake2Variant) -> list[str]:
     """The BLAKE2 compression over the leaves of the parallel tree (one leaf per lane)."""
     width = v.leaves
@@ -425,7 +350,6 @@ def generate_all() -> dict[str, str]:
     return {
         "keccak.py": keccak_module(),
         "lsh.py": lsh_module(),
-        "sha1.py": sha1_module(),
         "blake2tree.py": blake2_module(),
         "sha256tree.py": sha256tree_module(),
     }

@@ -1,8 +1,9 @@
-"""The facts of the four hash types, declared once: names, codes, sizes, IVs and round constants.
+"""The facts of the hashes, declared once: names, codes, sizes, IVs and round constants.
 
-Parameters, the compiled fill, the lane kernels, the code generator and the plain-Python references
-read this table; nothing else spells a digest size, an IV or a round constant.  Importing it is
-cheap (no numpy)::
+:data:`HASHES` holds the four hash types of TwoCats; :data:`LANE_HASHES` adds SHA-1, which only
+the lanes compute (legacy integrity checks, never passwords).  Parameters, the compiled fill, the
+lane kernels, the code generator and the plain-Python references read these tables; nothing else
+spells a digest size, an IV or a round constant.  Importing it is cheap (no numpy)::
 
     from twocats.hashes import HASHES, by_name
 
@@ -14,7 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["HASHES", "HASH_TYPES", "SCRATCH_WORDS", "SIGMA", "HashFacts", "by_name"]
+__all__ = [
+    "HASHES",
+    "HASH_TYPES",
+    "LANE_HASHES",
+    "SCRATCH_WORDS",
+    "SHA1",
+    "SIGMA",
+    "HashFacts",
+    "by_name",
+]
 
 
 def _primes(count: int) -> list[int]:
@@ -73,25 +83,39 @@ class HashFacts:
     """Everything that distinguishes one hash type."""
 
     name: str
-    #: The hash code: the index in :data:`HASHES`, also passed to the compiled kernels.
+    #: The hash code: the index in :data:`LANE_HASHES` (for a TwoCats hash type also in
+    #: :data:`HASHES`), passed to the compiled kernels.
     code: int
     digest_size: int
     #: Bits per word of the state and the message block (32 or 64).
     word_bits: int
     rounds: int
-    #: The initial chaining value (SHA-2) or the IV (BLAKE2); the two families share them.
+    #: The initial chaining value (SHA-1, SHA-2) or the IV (BLAKE2); BLAKE2 and SHA-2 share them.
     iv: tuple[int, ...]
     #: A word's bytes are read big-endian (SHA-2) or little-endian (BLAKE2).
     big_endian: bool
-    #: BLAKE2's four G rotations, or SHA-2's Sigma0, Sigma1, sigma0, sigma1 (three each).
+    #: BLAKE2's four G rotations, SHA-2's Sigma0, Sigma1, sigma0, sigma1 (three each), or
+    #: SHA-1's left rotations of a, of b and of a schedule word.
     rotations: tuple[int, ...]
-    #: SHA-2's round constants (empty for BLAKE2).
+    #: SHA-2's round constants, or SHA-1's one constant per 20 rounds (empty for BLAKE2).
     k: tuple[int, ...] = ()
+    #: True for SHA-1: integrity checks of old data only, never for passwords or new designs.
+    legacy: bool = False
 
     @property
     def is_blake2(self) -> bool:
         """True for the BLAKE2 family."""
         return self.name.startswith("blake2")
+
+    @property
+    def is_sha1(self) -> bool:
+        """True for SHA-1 (big-endian words and SHA-2's padding, its own rounds)."""
+        return self.name == "sha1"
+
+    @property
+    def chain_words(self) -> int:
+        """Words of the chaining value: 8, or SHA-1's 5."""
+        return len(self.iv)
 
     @property
     def word_bytes(self) -> int:
@@ -136,10 +160,21 @@ HASHES: tuple[HashFacts, ...] = (
 #: The hash type names in hash-code order.
 HASH_TYPES: tuple[str, ...] = tuple(facts.name for facts in HASHES)
 
+#: SHA-1 (FIPS 180-4), a lane hash only.  Its round constants are the first 30 fractional bits
+#: of the square roots of 2, 3, 5 and 10 (with the integer part, 2**30 times the root).
+SHA1 = HashFacts(
+    "sha1", len(HASHES), 20, 32, 80, (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0),
+    True, (5, 30, 1), tuple(_iroot(n << 60, 2) for n in (2, 3, 5, 10)), legacy=True,
+)  # fmt: skip
+
+#: The hashes the lanes compute, in hash-code order: the TwoCats hash types, then SHA-1.
+LANE_HASHES: tuple[HashFacts, ...] = (*HASHES, SHA1)
+
 
 def by_name(name: str) -> HashFacts:
-    """Return the facts of the hash type ``name``; KeyError for an unknown name."""
-    for facts in HASHES:
+    """Return the facts of the lane hash ``name`` (:data:`LANE_HASHES`); KeyError for an unknown
+    name.  A TwoCats hash type is a name of :data:`HASH_TYPES`."""
+    for facts in LANE_HASHES:
         if facts.name == name:
             return facts
     raise KeyError(name)

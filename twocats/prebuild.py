@@ -4,7 +4,7 @@ Usage::
 
     python -m twocats.prebuild   # every x86-64 level this CPU runs; then python -m build
 
-The fill kernels of the built-in profiles and the lane schedulers of the four primitives, each
+The fill kernels of the built-in profiles and the lane schedulers of the lane primitives, each
 built by its registration (:mod:`twocats.kdf.fill.aot`, :mod:`twocats.lanes.aot`) into
 :data:`twocats.simd.aot.PREBUILT_DIR`, one child process per x86-64 level
 (:func:`twocats.simd.aotbuild.build_levels`).
@@ -37,7 +37,7 @@ def prebuilt_kernels() -> list[FillKey]:
 
 
 def prebuilt_lanes() -> list[LaneKey]:
-    """Return the lane schedulers of the four primitives on the simd backend (a wheel's set)."""
+    """Return the lane schedulers of the lane primitives on the simd backend (a wheel's set)."""
     return [LaneKey(name, "simd") for name in PRIMITIVES]
 
 

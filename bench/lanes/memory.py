@@ -16,7 +16,7 @@ from typing import Any, Final
 import numpy as np
 
 from bench.harness import Report, clock_hz, measure_group
-from twocats.lanes import hash_many, hash_many_array, hash_many_fixed
+from twocats.lanes import PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
 
 #: Seed of every generated file tree and message batch.
 SEED: Final = 15
@@ -150,7 +150,7 @@ def bench_cycles(report: Report, nbytes: int, repeats: int, min_time: float) -> 
     for size in (1024, 8192):
         rows = rng.integers(0, 256, (max(4, nbytes // size), size), dtype=np.uint8)
         stream = rows.tobytes()
-        for algorithm in ("sha256", "blake2s", "blake2b", "sha512"):
+        for algorithm in PRIMITIVES:
             constructor = getattr(hashlib, algorithm)
             if (
                 bytes(hash_many_fixed(rows[:3], algorithm)[1])
@@ -195,5 +195,6 @@ def bench_cycles(report: Report, nbytes: int, repeats: int, min_time: float) -> 
         f"Cycles per byte per core are seconds per byte times the clock rate /proc/cpuinfo "
         f"reports ({where}; a virtual machine may run faster or slower than it says).  The "
         f"multi-buffer (S-HASH) paper's 4-buffer SHA-256 reached about {S_HASH_SHA256_CPB} cycles "
-        f"per byte on its 2011 processor; hashlib is OpenSSL (SHA-NI for SHA-256 where present)."
+        f"per byte on its 2011 processor; hashlib is OpenSSL (SHA-NI for SHA-256 and SHA-1 where "
+        f"present)."
     )

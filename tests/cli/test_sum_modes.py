@@ -71,7 +71,6 @@ ORACLES: dict[str, Callable[[bytes], bytes]] = {
     "parallelhash256": lambda data: oracles.parallelhash(
         data, 8192, 64, b"", security=256, xof=False
     ),
-    "sha1": lambda data: hashlib.sha1(data).digest(),
     "sha3-224": lambda data: hashlib.sha3_224(data).digest(),
     "sha3-256": lambda data: hashlib.sha3_256(data).digest(),
     "sha3-384": lambda data: hashlib.sha3_384(data).digest(),

@@ -56,7 +56,7 @@ def test_all_kernels_cover_every_valid_fill_and_lane_hash_once() -> None:
         for lanes in (1, 2, 4, 8, 16):
             for variant in (0, 1):
                 assert ((facts.code, lanes, variant) in fills) == (lanes <= facts.state_words)
-    names = ("blake2s", "blake2b", "sha256", "sha512")
+    names = ("blake2s", "blake2b", "sha256", "sha512", "sha1")
     assert lane_kernels("simd") == [LaneKernel(LaneKey(name, "simd")) for name in names]
     for profile in PROFILES.values():
         assert set(kernels_for(profile, "simd")) <= set(kernels)

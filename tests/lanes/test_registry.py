@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from twocats.exceptions import InvalidParametersError
-from twocats.hashes import HASHES
+from twocats.hashes import LANE_HASHES
 from twocats.lanes import ALGORITHMS, PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
 
 MESSAGES = [b"", b"abc", bytes(range(200))]
 
 
 def test_primitives_come_first_in_hash_code_order() -> None:
-    """The registry opens with the four primitives of twocats.hashes, flagged as primitives."""
-    assert tuple(facts.name for facts in HASHES) == PRIMITIVES
+    """The registry opens with the lane hashes of twocats.hashes, flagged as primitives."""
+    assert tuple(facts.name for facts in LANE_HASHES) == PRIMITIVES
     assert tuple(ALGORITHMS)[: len(PRIMITIVES)] == PRIMITIVES
     assert [name for name, entry in ALGORITHMS.items() if entry.primitive] == list(PRIMITIVES)
 
@@ -30,6 +30,12 @@ def test_primitive_entries_hash_like_hashlib(name: str) -> None:
     assert entry.many(MESSAGES, backend="scalar") == expected
     assert hash_many(MESSAGES, name, backend="reference") == expected
     assert {len(d) for d in expected} == {entry.digest_size}
+
+
+def test_only_sha1_is_legacy() -> None:
+    """SHA-1 is the one entry marked legacy (integrity checks of old data only)."""
+    assert [name for name, entry in ALGORITHMS.items() if entry.legacy] == ["sha1"]
+    assert "legacy" in ALGORITHMS["sha1"].summary
 
 
 def test_one_family_serves_modes_and_primitives() -> None:

@@ -55,11 +55,6 @@ def test_hashlib_names_are_the_same_function(name: str) -> None:
     assert mode.many(msgs) == [hashlib.new(mode.hashlib_name, m).digest() for m in msgs]
 
 
-def test_only_sha1_is_legacy() -> None:
-    """SHA-1 is the one entry marked legacy."""
-    assert [name for name, mode in MODES.items() if mode.legacy] == ["sha1"]
-
-
 def test_unknown_algorithm_is_rejected() -> None:
     """An unknown name raises InvalidParametersError listing the allowed names."""
     with pytest.raises(InvalidParametersError, match="sha3-256"):

@@ -42,7 +42,9 @@ def lane_kernel(algorithm: str) -> object:
     return getattr(module, f"{algorithm}_lanes")
 
 
-@pytest.mark.parametrize(("algorithm", "bits"), [("blake2s", 32), ("sha256", 32), ("sha512", 64)])
+@pytest.mark.parametrize(
+    ("algorithm", "bits"), [("blake2s", 32), ("sha256", 32), ("sha512", 64), ("sha1", 32)]
+)
 def test_simd_build_uses_vector_instructions(algorithm: str, bits: int) -> None:
     """The simd build adds and rotates on ymm/zmm registers."""
     asm = kernel_asm(lane_kernel(algorithm).simd, *lane_arguments(bits))  # type: ignore[attr-defined]

@@ -158,11 +158,11 @@ _CHECK_ONLY: Final = {
     default="sha256",
     show_default=True,
     help="Hash function: sha256 (like sha256sum), sha512 (sha512sum), blake2b (b2sum), "
-    "blake2b-256 (b2sum -l 256), blake2s, or a lane mode: sha3-224/256/384/512, shake128, "
-    "shake256, turboshake128/256, kt128, kt256, parallelhash128/256, blake2sp, blake2bp, "
-    "mh-sha256, jlanes-sha256-4/8/16, lsh-256-224/256, lsh-512-224/256/384/512, "
-    "sha1 (legacy). kt128, kt256, parallelhash128/256, shake128/256 and the sha3 modes stream; "
-    "the other lane modes read each file whole (up to 1 GiB), one file at a time.",
+    "sha1 (sha1sum; legacy), blake2b-256 (b2sum -l 256), blake2s, or a lane mode: "
+    "sha3-224/256/384/512, shake128, shake256, turboshake128/256, kt128, kt256, "
+    "parallelhash128/256, blake2sp, blake2bp, mh-sha256, jlanes-sha256-4/8/16, lsh-256-224/256, "
+    "lsh-512-224/256/384/512. kt128, kt256, parallelhash128/256, shake128/256 and the sha3 modes "
+    "stream; the other lane modes read each file whole (up to 1 GiB), one file at a time.",
 )
 @click.option(
     "-c",

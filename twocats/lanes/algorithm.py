@@ -32,7 +32,7 @@ class Algorithm:
     known_answer: str
     #: True for SHA-1: integrity checks of old data only, never for passwords or new designs.
     legacy: bool = False
-    #: True for the four primitives, whose lane count and threads the caller may choose.
+    #: True for the lane primitives, whose lane count and threads the caller may choose.
     primitive: bool = False
 
 

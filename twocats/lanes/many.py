@@ -9,7 +9,7 @@ Every output is the standard digest of its message; only the speed differs.  Usa
     table = hash_many_fixed(np.zeros((1000, 64), np.uint8), "sha256")  # uint8 array (1000, 32)
     hash_many([b"abc"], "sha3-256")                                  # a lane mode
 
-``algorithm`` is a name of :data:`twocats.lanes.registry.ALGORITHMS`: one of the four primitives
+``algorithm`` is a name of :data:`twocats.lanes.registry.ALGORITHMS`: one of the lane primitives
 (:mod:`twocats.lanes.primitives`, whose ``lanes`` and ``threads`` the caller may set) or a lane
 mode from the literature, which chooses its own lane layout.  ``backend`` is "simd" (default, or
 ``$TWOCATS_BACKEND``), "scalar" or "reference".  Importing this module is cheap: numpy and the
@@ -64,8 +64,8 @@ def hash_many(
     """Return the digest of every message, in order, hashing up to ``lanes`` messages at once.
 
     ``algorithm`` is a name of :data:`twocats.lanes.registry.ALGORITHMS`: BLAKE2s, BLAKE2b,
-    SHA-256, SHA-512, or a lane mode (SHA-3, SHAKE, KangarooTwelve, ParallelHash, BLAKE2sp/bp,
-    LSH, SHA-256 trees, SHA-1), which chooses its own lane layout.
+    SHA-256, SHA-512, SHA-1 (legacy), or a lane mode (SHA-3, SHAKE, KangarooTwelve,
+    ParallelHash, BLAKE2sp/bp, LSH, SHA-256 trees), which chooses its own lane layout.
 
     ``threads`` > 1 splits a compiled run of a primitive over that many threads (the reference
     backend ignores it).  :func:`hash_many_array` returns the same digests as one array, without

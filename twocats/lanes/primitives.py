@@ -1,4 +1,4 @@
-"""The four primitives (BLAKE2s, BLAKE2b, SHA-256, SHA-512) hashed in SIMD lanes.
+"""The lane primitives (BLAKE2s, BLAKE2b, SHA-256, SHA-512 and legacy SHA-1) hashed in SIMD lanes.
 
 Every output is the standard digest of its message (equal to ``hashlib``); only the speed differs.
 ``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
-from twocats.hashes import HASHES, by_name
+from twocats.hashes import LANE_HASHES, by_name
 from twocats.lanes import reference
 from twocats.params import check_int
 from twocats.simd.registry import resolve_backend
@@ -51,11 +51,11 @@ __all__ = [
     "slice_digests",
 ]
 
-#: The primitives, in hash-code order.
-PRIMITIVES = tuple(facts.name for facts in HASHES)
+#: The primitives, in hash-code order: the lane hashes (:data:`twocats.hashes.LANE_HASHES`).
+PRIMITIVES = tuple(facts.name for facts in LANE_HASHES)
 
 #: Default lane count: two 512-bit registers of 32-bit or 64-bit words.
-DEFAULT_LANES = {facts.name: 2 * 512 // facts.word_bits for facts in HASHES}
+DEFAULT_LANES = {facts.name: 2 * 512 // facts.word_bits for facts in LANE_HASHES}
 
 #: The largest lane count accepted.
 MAX_LANES = 4096
@@ -146,7 +146,8 @@ def _run(
     threads: int,
 ) -> npt.NDArray[np.uint8]:
     """Hash the messages of ``lengths[i]`` bytes at ``addresses[i]``; return their digests as
-    rows of bytes.  The caller keeps every buffer alive and unchanged until this returns.
+    the rows of a (count, digest size) array.  The caller keeps every buffer alive and unchanged
+    until this returns.
 
     With several threads the batch is cut into that many runs of consecutive messages holding
     about equal numbers of bytes, each hashed by the kernel on its own thread.  Each run puts
@@ -157,14 +158,15 @@ def _run(
     from twocats.lanes.aot import LaneScratch, longest_first
 
     count = addresses.shape[0]
-    bits = by_name(algorithm).word_bits
+    facts = by_name(algorithm)
+    bits = facts.word_bits
     words = np.empty((count, 8), dtype=np.uint32 if bits == 32 else np.uint64)
     kernel = _kernel(algorithm, backend)
     parts = min(threads, count)
     if parts <= 1:
         order = longest_first(lengths.tolist())
         kernel(addresses, lengths, order, count, words, LaneScratch.new(bits, lanes))
-        return words.view(np.uint8)
+        return _digests(words, facts.digest_size)
     cumulative = np.concatenate(([0], np.cumsum(lengths)))
     targets = np.linspace(0, cumulative[-1], parts + 1)
     ends = np.searchsorted(cumulative, targets).astype(np.int64)
@@ -188,7 +190,15 @@ def _run(
         )
     for future in futures:
         future.result()
-    return words.view(np.uint8)
+    return _digests(words, facts.digest_size)
+
+
+def _digests(words: npt.NDArray[Any], size: int) -> npt.NDArray[np.uint8]:
+    """The digests of ``size`` bytes that open the rows of eight words the kernel wrote."""
+    import numpy as np
+
+    rows = words.view(np.uint8)
+    return rows if rows.shape[1] == size else np.ascontiguousarray(rows[:, :size])
 
 
 #: Where a bytes object's data starts, from the object's address (CPython's layout).
@@ -258,8 +268,7 @@ def _joined_rows(
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.uint64)
         addresses = starts + np.uint64(data.ctypes.data if data.size else 0)
     # ``batch`` and ``joined`` hold every buffer the kernel reads until it returns.
-    digests = _run(name, backend, addresses, lengths, lanes, threads)
-    return digests.reshape(count, by_name(name).digest_size)
+    return _run(name, backend, addresses, lengths, lanes, threads)
 
 
 def _settings(

@@ -1,4 +1,4 @@
-"""The one table of lane algorithms: the four primitives and the modes from the literature.
+"""The one table of lane algorithms: the lane primitives and the modes from the literature.
 
 :data:`ALGORITHMS` maps every name that :func:`twocats.lanes.hash_many` and ``twocats sum`` accept
 to an :class:`Algorithm`, whose ``many(messages, backend=...)`` returns one digest per message, so
@@ -6,18 +6,18 @@ that a multi-message front end can dispatch on the name::
 
     from twocats.lanes.registry import ALGORITHMS, PRIMITIVES
 
-    PRIMITIVES                                   # ("blake2s", "blake2b", "sha256", "sha512")
-    ALGORITHMS["lsh-256-256"].digest_size        # 32
+    PRIMITIVES                          # ("blake2s", "blake2b", "sha256", "sha512", "sha1")
+    ALGORITHMS["lsh-256-256"].digest_size   # 32
 
-The primitives are :mod:`twocats.lanes.primitives`; the modes are families, each a module of
-:mod:`twocats.lanes.modes` with reference, scalar and simd backends, which declares its own rows
-as ``ALGORITHMS`` (this module finds every family module of that package)::
+The primitives are :mod:`twocats.lanes.primitives` (SHA-1 among them, for legacy integrity checks
+only); the modes are families, each a module of :mod:`twocats.lanes.modes` with reference, scalar
+and simd backends, which declares its own rows as ``ALGORITHMS`` (this module finds every family
+module of that package)::
 
     keccak      multi-message SHA-3/SHAKE over 4 or 8 Keccak states; TurboSHAKE, KT128/KT256,
                 cSHAKE and ParallelHash built on them
     blake2tree  BLAKE2sp and BLAKE2bp (leaves in lanes), keyed, any output length
     lsh         LSH-256 and LSH-512 (KS X 3262), single-message and multi-message
-    sha1        multi-buffer SHA-1 (legacy integrity checks only)
     sha256tree  j-lanes SHA-256, Intel's mh_sha256, j-pointers
 
 The plain-Python references live in :mod:`twocats.lanes.reference` (the official vector readers
@@ -41,20 +41,24 @@ __all__ = ["ALGORITHMS", "PRIMITIVES", "Algorithm", "algorithm_named"]
 
 
 def _primitives() -> list[Algorithm]:
-    """The four primitives, in hash-code order."""
-
-    return [
-        Algorithm(
-            name,
-            by_name(name).digest_size,
-            partial(primitives.digest_list, name),
-            name,
-            f"{name}, {primitives.DEFAULT_LANES[name]} messages in lanes by default",
-            primitives.known_answer(name),
-            primitive=True,
+    """The primitives, in hash-code order."""
+    rows = []
+    for name in PRIMITIVES:
+        facts = by_name(name)
+        legacy = " (legacy integrity checks only)" if facts.legacy else ""
+        rows.append(
+            Algorithm(
+                name,
+                facts.digest_size,
+                partial(primitives.digest_list, name),
+                name,
+                f"{name}, {primitives.DEFAULT_LANES[name]} messages in lanes by default{legacy}",
+                primitives.known_answer(name),
+                legacy=facts.legacy,
+                primitive=True,
+            )
         )
-        for name in PRIMITIVES
-    ]
+    return rows
 
 
 def _modes() -> list[Algorithm]:

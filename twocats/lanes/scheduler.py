@@ -1,7 +1,7 @@
 """The lane scheduler of the lane hashes: many messages of any lengths on one lane kernel.
 
 Only the lane compressions are generated (``twocats/lanes/_generated/<hash>.py``); this scheduler is
-ordinary kernel source, bound once per hash type with
+ordinary kernel source, bound once per lane hash (:data:`twocats.hashes.LANE_HASHES`) with
 :meth:`~twocats.simd._jit.Variants.specialise`: its globals in capitals (the word type, byte order,
 block size, IV and parameter word) and ``lanes``, the lane compression.  numba freezes globals into
 the machine code, so each hash's build branches only where its own facts lead.  The values given
@@ -21,7 +21,7 @@ from numba import types
 from numba.extending import intrinsic
 from numba.np.numpy_support import carray
 
-from twocats.hashes import HASHES, HashFacts
+from twocats.hashes import LANE_HASHES, HashFacts
 from twocats.lanes._generated import blake2s
 from twocats.lanes._words import bswap32, bswap64
 from twocats.simd._jit import Variants, variants
@@ -32,9 +32,10 @@ U32 = np.uint32
 U64 = np.uint64
 
 # The globals bound per hash type (these are BLAKE2s's).
-#: Whether the hash is BLAKE2 (byte counter and final flag) rather than SHA-2 (length padding).
+#: Whether the hash is BLAKE2 (byte counter and final flag) rather than SHA-1 or SHA-2 (length
+#: padding).
 BLAKE2 = True
-#: Whether message words are big-endian (SHA-2) rather than little-endian (BLAKE2).
+#: Whether message words are big-endian (SHA-1, SHA-2) rather than little-endian (BLAKE2).
 BIG_ENDIAN = False
 #: The word type, the bytes in a word and in a block.
 WORD = np.uint32
@@ -44,7 +45,9 @@ SHIFTS = (0, 8, 16, 24, 0, 0, 0, 0)
 BLOCK = 64
 #: A word with every bit set (BLAKE2's final-block flag).
 ONES = U32(0xFFFFFFFF)
-#: The initial state, and the word xored into its first word (BLAKE2's parameter block).
+#: The words of the chaining value (SHA-1 has 5), the initial one, and the word xored into its
+#: first word (BLAKE2's parameter block).
+CHAIN = 8
 IV = blake2s.BLAKE2S_IV
 PARAM = U32(0x01010020)
 #: The lane compression, and the byte swap of one word.
@@ -80,8 +83,9 @@ def lanes_many(
 
     Message i is lengths[i] bytes at address addresses[i] (the caller keeps its buffer alive and
     unchanged during the call); out[i] (a row of 8 words) receives its digest in the digest's
-    byte order.  The messages go onto the lanes in the order of ``order`` (indices), or in index
-    order when ``order`` is empty: longest first keeps the lanes busy to the end.
+    byte order, in its first CHAIN words.  The messages go onto the lanes in the order of
+    ``order`` (indices), or in index order when ``order`` is empty: longest first keeps the
+    lanes busy to the end.
 
     Free lanes take the next waiting messages; a lane whose message ends is freed by moving the
     last busy lane into it, so that lanes 0..active-1 are always the busy ones.  Each lane reads
@@ -91,7 +95,7 @@ def lanes_many(
     both builds (vectorized, the decoding loop ran at half speed); the simd build still calls the
     simd lane kernel.
 
-    The lanes' state is the caller's (:func:`twocats.lanes.primitives.scheduler_scratch`), so
+    The lanes' state is the caller's (:class:`twocats.lanes.aot.LaneScratch`), so
     that the compiled code allocates nothing and can be built ahead of time: ``H`` (8, nlanes)
     and ``M`` (16, nlanes) words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and
     ``meta`` (5, nlanes): per lane the message address, length, next block, number of blocks and
@@ -106,7 +110,7 @@ def lanes_many(
         while active < nlanes and waiting < count:
             index = order[waiting] if ordered else waiting
             length = U64(lengths[index])
-            for i in range(8):
+            for i in range(CHAIN):
                 H[i, active] = IV[i]
             H[0, active] = H[0, active] ^ PARAM
             meta[0, active] = U64(addresses[index])
@@ -191,10 +195,10 @@ def lanes_many(
                 lane += 1
                 continue
             row = meta[4, lane]
-            for i in range(8):
+            for i in range(CHAIN):
                 out[row, i] = bswap(H[i, lane]) if BIG_ENDIAN else H[i, lane]
             active -= 1
-            for i in range(8):
+            for i in range(CHAIN):
                 H[i, lane] = H[i, active]
             for i in range(5):
                 meta[i, lane] = meta[i, active]
@@ -221,6 +225,7 @@ def _bind(facts: HashFacts) -> Variants:
         SHIFTS=_shifts(facts),
         BLOCK=facts.block_bytes,
         ONES=word(~word(0)),
+        CHAIN=facts.chain_words,
         IV=getattr(module, f"{facts.name.upper()}_IV"),
         PARAM=word(param),
         lanes=getattr(module, f"{facts.name}_lanes"),
@@ -229,4 +234,4 @@ def _bind(facts: HashFacts) -> Variants:
 
 
 #: The bound scheduler of every lane hash, by name.
-SCHEDULERS = {facts.name: _bind(facts) for facts in HASHES}
+SCHEDULERS = {facts.name: _bind(facts) for facts in LANE_HASHES}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from twocats.hashes import HASHES
+from twocats.hashes import LANE_HASHES
 from twocats.lanes.aot import LaneKey
 from twocats.simd.warmup import check_backend
 
@@ -48,4 +48,4 @@ class LaneKernel:
 def lane_kernels(backend: str) -> list[LaneKernel]:
     """Return the ``hash_many`` scheduler of every hash type on ``backend``."""
     check_backend(backend)
-    return [LaneKernel(LaneKey(facts.name, backend)) for facts in HASHES]
+    return [LaneKernel(LaneKey(facts.name, backend)) for facts in LANE_HASHES]

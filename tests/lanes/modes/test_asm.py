@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from twocats.lanes.modes._generated import blake2tree, keccak, lsh, sha1, sha256tree
+from twocats.lanes.modes._generated import blake2tree, keccak, lsh, sha256tree
 from twocats.simd._jit import kernel_asm
 from twocats.simd.asm import profile_asm
 from twocats.simd.isa import host_arch
@@ -33,7 +33,6 @@ def _kernels() -> list[object]:
             lsh.lsh512_lanes_x8,
             (np.zeros(128, u64), np.zeros(256, u64), np.zeros(128, u64), np.zeros(128, u64)),
         ),
-        ("sha1", sha1.sha1_lanes_x8, (np.zeros(40, u32), np.zeros(128, u32))),
         (
             "sha256_x8",
             sha256tree.sha256_lanes_x8,

@@ -13,7 +13,7 @@ from tests.support import modes_kat as kat
 from tests.support import oracles
 from tests.support.environment import SHARED_VECTORS_DIR, absent_shared_file, shared_file
 from twocats.exceptions import InvalidParametersError
-from twocats.lanes.reference import blake2tree, keccak, lsh, sha1, sha256tree
+from twocats.lanes.reference import blake2tree, keccak, lsh, sha256tree
 
 # The pure-Python references run about 100 kB/s; the few official inputs above this size (up to
 # 24 MB) are checked on the compiled backends only.
@@ -314,22 +314,6 @@ def test_lsh_iv_prefixes() -> None:
         0x198E6B9D,
     )
     assert lsh.initial_value(lsh.LSH512, 512)[:2] == (0xADD50F3C7F07094E, 0xE3F3CEE8F9418A4F)
-
-
-# --- SHA-1 -----------------------------------------------------------------------------------
-
-
-@settings(max_examples=30, deadline=None)
-@given(messages=st.lists(st.binary(max_size=300), max_size=5))
-def test_sha1_many_matches_hashlib(messages: list[bytes]) -> None:
-    """Multi-buffer SHA-1 equals hashlib.sha1 per message."""
-    assert sha1.sha1_many(messages) == [hashlib.sha1(m).digest() for m in messages]
-
-
-@pytest.mark.parametrize("size", [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000])
-def test_sha1_padding_boundaries(size: int) -> None:
-    """SHA-1 equals hashlib.sha1 at every padding boundary."""
-    assert sha1.sha1(_pattern(size)) == hashlib.sha1(_pattern(size)).digest()
 
 
 # --- SHA-256 tree modes ----------------------------------------------------------------------

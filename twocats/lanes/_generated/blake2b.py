@@ -109,9 +109,10 @@ def blake2b_g(a: Any, b: Any, c: Any, d: Any, x: Any, y: Any) -> Any:
 def blake2b_lanes(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:
     """BLAKE2B compression of lanes 0..n-1 in lock-step.
 
-    H[8, L] holds the states and M[16, L] the decoded block words, lanes innermost.
-    BLAKE2 reads T[L], the byte counters after the block, and F[L], the final-block flag
-    words; SHA-2 ignores them.  The four arrays must not share memory.
+    H[8, L] holds the states and M[16, L] the decoded block words, lanes
+    innermost.  BLAKE2 reads T[L], the byte counters after the block, and F[L], the
+    final-block flag words; SHA-1 and SHA-2 ignore them.  The four arrays must not share
+    memory.
     """
     for l in range(U64(n)):
         h_0 = H[0, l]

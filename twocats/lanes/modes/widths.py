@@ -6,13 +6,10 @@ The kernel drivers (:mod:`twocats.lanes.modes.kernels`) and the generator of the
 
 from __future__ import annotations
 
-__all__ = ["LSH_WIDTH", "SHA1_WIDTH", "SHA256_NARROW"]
+__all__ = ["LSH_WIDTH", "SHA256_NARROW"]
 
 #: The number of messages hashed in lock-step by the multi-message LSH kernels.
 LSH_WIDTH = 8
-
-#: The number of messages hashed in lock-step by the multi-buffer SHA-1 kernel.
-SHA1_WIDTH = 8
 
 #: The lane width of the project's own SHA-256 kernel for j-lanes and j-pointers with j <= 8.
 SHA256_NARROW = 8

@@ -1,4 +1,4 @@
-"""Plain-Python BLAKE2s, BLAKE2b, SHA-256 and SHA-512: slow, obvious, and the definition of truth.
+"""Plain-Python BLAKE2s, BLAKE2b, SHA-256, SHA-512 and SHA-1: slow, obvious, and the truth.
 
 Only the standard unkeyed hashes with their default digest lengths are needed by twocats, so that is
 all this module offers::
@@ -16,8 +16,9 @@ small inputs.
 
 The references of the lane modes are the submodules, each written from its specification only (no
 numpy, no numba): ``keccak`` (SHA-3, SHAKE, cSHAKE, TurboSHAKE, KangarooTwelve, ParallelHash),
-``blake2tree`` (BLAKE2sp, BLAKE2bp), ``lsh`` (LSH-256, LSH-512), ``sha1`` (legacy SHA-1) and
-``sha256tree`` (j-lanes, mh_sha256, j-pointers).
+``blake2tree`` (BLAKE2sp, BLAKE2bp), ``lsh`` (LSH-256, LSH-512) and ``sha256tree`` (j-lanes,
+mh_sha256, j-pointers).  Legacy SHA-1, a lane primitive like the others, is the submodule
+``sha1``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from twocats.hashes import SIGMA, HashFacts, by_name
+from twocats.lanes.reference.sha1 import sha1
 
 __all__ = [
     "FUNCTIONS",
@@ -33,6 +35,7 @@ __all__ = [
     "blake2b",
     "blake2s",
     "digest",
+    "sha1",
     "sha256",
     "sha512",
 ]
@@ -162,12 +165,13 @@ def sha512(data: BytesLike) -> bytes:
     return _sha2(bytes(data), by_name("sha512"))
 
 
-#: The reference function of each algorithm, in hash-code order.
+#: The reference function of each lane hash, in hash-code order.
 FUNCTIONS: dict[str, Callable[[BytesLike], bytes]] = {
     "blake2s": blake2s,
     "blake2b": blake2b,
     "sha256": sha256,
     "sha512": sha512,
+    "sha1": sha1,
 }
 
 
