@@ -92,22 +92,24 @@ WHOLE_FILE_LIMIT: Final = 1 << 30
 #: and the kernel cache) is repaid by their speed, measured with ``python -m bench sum`` on the
 #: 10,000 lognormal files (112 MB; AVX-512 and SHA-NI host): in memory, one thread, a hashlib
 #: loop / ``hash_many`` take 203 / 50 ms for BLAKE2s, 131 / 42 for BLAKE2b, 111 / 64 for SHA-256
-#: (SHA-NI) and 153 / 60 for SHA-512, so the lanes save 1.4, 0.8, 0.4 and 0.8 ns per byte and
-#: break even at about 0.35, 0.57, 1.7 and 0.58 GB.  Loading on a background thread competes
-#: with the reading and leaves the first batches to hashlib, so each threshold is about 1.5 times
-#: the break-even size.
+#: (SHA-NI), 153 / 60 for SHA-512 and 93 / 40 for SHA-1 (SHA-NI), so the lanes save 1.4, 0.8,
+#: 0.4, 0.8 and 0.5 ns per byte and break even at about 0.35, 0.57, 1.7, 0.58 and 0.96 GB.
+#: Loading on a background thread competes with the reading and leaves the first batches to
+#: hashlib, so each threshold is about 1.5 times the break-even size.
 LANES_PAY_BYTES: Final = {
     "blake2s": 512 << 20,
     "blake2b": 832 << 20,
     "sha256": 2560 << 20,
     "sha512": 832 << 20,
+    "sha1": 1408 << 20,
 }
 
 #: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.lanes.aot`):
 #: loading it imports neither numba nor numpy and costs about 28 ms of a process's start-up
 #: (``twocats sum --backend simd`` on one small file against the default, one core, AVX-512 and
 #: SHA-NI host).  At the savings per byte above that is repaid from about 20 MB (BLAKE2s), 35 MB
-#: (BLAKE2b, SHA-512) and 70 MB (SHA-256), and each threshold is again about 1.5 times that.
+#: (BLAKE2b, SHA-512), 60 MB (SHA-1) and 70 MB (SHA-256), and each threshold is again about 1.5
+#: times that.
 #: SHA-256 keeps a higher one: on the 112 MB lognormal tree ``--backend simd`` matched the
 #: default (OpenSSL's SHA-NI code) rather than beat it.
 LANES_PAY_BYTES_BUILT: Final = {
@@ -115,6 +117,7 @@ LANES_PAY_BYTES_BUILT: Final = {
     "blake2b": 48 << 20,
     "sha256": 512 << 20,
     "sha512": 48 << 20,
+    "sha1": 96 << 20,
 }
 
 

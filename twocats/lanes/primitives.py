@@ -155,7 +155,7 @@ def _run(
     """
     import numpy as np
 
-    from twocats.lanes.aot import LaneScratch, longest_first
+    from twocats.lanes.aot import LaneScratch
 
     count = addresses.shape[0]
     facts = by_name(algorithm)
@@ -164,8 +164,9 @@ def _run(
     kernel = _kernel(algorithm, backend)
     parts = min(threads, count)
     if parts <= 1:
-        order = longest_first(lengths.tolist())
-        kernel(addresses, lengths, order, count, words, LaneScratch.new(bits, lanes))
+        kernel(
+            addresses, lengths, _longest_first(lengths), count, words, LaneScratch.new(bits, lanes)
+        )
         return _digests(words, facts.digest_size)
     cumulative = np.concatenate(([0], np.cumsum(lengths)))
     targets = np.linspace(0, cumulative[-1], parts + 1)
@@ -182,7 +183,7 @@ def _run(
                 kernel,
                 addresses[first:last],
                 part,
-                longest_first(part.tolist()),
+                _longest_first(part),
                 last - first,
                 words[first:last],
                 LaneScratch.new(bits, lanes),
@@ -191,6 +192,17 @@ def _run(
     for future in futures:
         future.result()
     return _digests(words, facts.digest_size)
+
+
+def _longest_first(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The message indices longest first (ties in index order), or none when all are as long:
+    :func:`twocats.lanes.aot.longest_first` in numpy, for long lists."""
+    import numpy as np
+
+    if lengths.shape[0] < 2 or lengths.min() == lengths.max():
+        return np.empty(0, dtype=np.int64)
+    order: npt.NDArray[np.int64] = np.argsort(-lengths, kind="stable").astype(np.int64)
+    return order
 
 
 def _digests(words: npt.NDArray[Any], size: int) -> npt.NDArray[np.uint8]:
