@@ -160,6 +160,6 @@ def test_hash_many_dispatches_to_the_modes() -> None:
 
 
 def test_hash_many_mode_refuses_lane_options() -> None:
-    """Lane counts and threads belong to the four lane primitives, not to the modes."""
+    """Lane counts and threads belong to the lane primitives, not to the modes."""
     with pytest.raises(InvalidParametersError, match="lanes and threads apply only to"):
         hash_many([b"x"], "sha3-256", lanes=4)
