@@ -92,7 +92,7 @@ class HashFacts:
     rounds: int
     #: The initial chaining value (SHA-1, SHA-2) or the IV (BLAKE2); BLAKE2 and SHA-2 share them.
     iv: tuple[int, ...]
-    #: A word's bytes are read big-endian (SHA-2) or little-endian (BLAKE2).
+    #: A word's bytes are read big-endian (SHA-1, SHA-2) or little-endian (BLAKE2).
     big_endian: bool
     #: BLAKE2's four G rotations, SHA-2's Sigma0, Sigma1, sigma0, sigma1 (three each), or
     #: SHA-1's left rotations of a, of b and of a schedule word.

@@ -6,7 +6,7 @@ that a multi-message front end can dispatch on the name::
 
     from twocats.lanes.registry import ALGORITHMS, PRIMITIVES
 
-    PRIMITIVES                          # ("blake2s", "blake2b", "sha256", "sha512", "sha1")
+    PRIMITIVES                              # ("blake2s", "blake2b", "sha256", "sha512", "sha1")
     ALGORITHMS["lsh-256-256"].digest_size   # 32
 
 The primitives are :mod:`twocats.lanes.primitives` (SHA-1 among them, for legacy integrity checks
