@@ -13,7 +13,7 @@ import numpy as np
 
 from twocats.simd._jit import jit
 
-__all__ = ["U8", "U32", "U64", "bswap32", "bswap64", "group_blocks", "load_word", "padded_word"]
+__all__ = ["U8", "U32", "U64", "bswap32", "bswap64", "load_word", "padded_word"]
 
 if sys.byteorder != "little":
     raise ImportError("twocats kernels assume a little-endian host")
@@ -69,20 +69,3 @@ def padded_word(
         shift = 8 * (nbytes - 1 - t) if big_endian else 8 * t
         word |= byte << U64(shift)
     return word
-
-
-@jit
-def group_blocks(
-    lengths: Any, order: Any, first: Any, active: Any, block: Any, reserve: Any, blocks: Any
-) -> Any:
-    """Count the blocks of the ``active`` messages order[first:first + active]; return the most.
-
-    blocks[k] receives the block count of the group's k-th message: its bytes, the padding byte
-    and ``reserve`` more bytes (8 where the padding ends with a 64-bit length) in blocks of
-    ``block`` bytes.
-    """
-    most = U64(0)
-    for k in range(active):
-        blocks[k] = (U64(lengths[order[first + k]]) + U64(reserve)) // U64(block) + U64(1)
-        most = max(most, blocks[k])
-    return most

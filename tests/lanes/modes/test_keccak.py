@@ -172,6 +172,19 @@ def test_many_at_rate_boundaries(backend: str) -> None:
     ]
 
 
+@pytest.mark.parametrize("backend", COMPILED)
+def test_many_refills_states_while_a_long_message_runs(backend: str) -> None:
+    """States freed by short messages take the next ones while a long message is still absorbed
+    or squeezed: every output equals hashlib, at one rate and at several of output."""
+    msgs = [kat.pattern_bytes(5000), *(kat.pattern_bytes(n) for n in range(0, 600, 11))]
+    assert keccak.sha3_256_many(msgs, backend=backend) == [
+        hashlib.sha3_256(m).digest() for m in msgs
+    ]
+    assert keccak.shake128_many(msgs, 500, backend=backend) == [
+        hashlib.shake_128(m).digest(500) for m in msgs
+    ]
+
+
 @settings(max_examples=30, deadline=None)
 @given(messages=st.lists(st.binary(max_size=600), max_size=19), backend=st.sampled_from(COMPILED))
 def test_sha3_256_many_matches_hashlib(messages: list[bytes], backend: str) -> None:

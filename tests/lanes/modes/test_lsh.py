@@ -154,6 +154,16 @@ def test_block_boundaries(backend: str) -> None:
     assert [lsh.lsh512(m, backend=backend) for m in msgs] == [ref.lsh512(m) for m in msgs]
 
 
+@pytest.mark.parametrize("backend", COMPILED)
+def test_many_refills_lanes_while_a_long_message_runs(backend: str) -> None:
+    """Lanes freed by short messages take the next ones while a long message still runs."""
+    msgs = [_pattern(5000), *(_pattern(n) for n in range(0, 600, 11))]
+    assert lsh.lsh256_many(msgs, backend=backend) == [ref.lsh256(m) for m in msgs]
+    assert lsh.lsh512_many(msgs, digest_size=40, backend=backend) == [
+        ref.lsh512(m, 40) for m in msgs
+    ]
+
+
 def test_bad_digest_sizes_are_rejected() -> None:
     """Digest sizes outside 1..32 (LSH-256) or 1..64 (LSH-512) raise InvalidParametersError."""
     with pytest.raises(InvalidParametersError, match="digest_size"):

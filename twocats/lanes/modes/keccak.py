@@ -91,7 +91,7 @@ def _compiled_sponge(
     out = np.zeros((count, length), dtype=np.uint8)
     if count == 0 or length == 0:
         return out
-    # Longest messages first, so that each group of states holds messages of similar length.
+    # Longest messages first, so that the states stay busy to the end.
     order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
     from twocats.lanes.modes.kernels import keccak as drivers
 

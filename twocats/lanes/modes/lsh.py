@@ -67,7 +67,7 @@ def _one(v: ref.LshVariant, data: bytes, digest_size: int, backend: str | None) 
 def _many(
     v: ref.LshVariant, messages: Sequence[bytes], digest_size: int, backend: str | None
 ) -> list[bytes]:
-    """Hash many messages, 8 per group in lock-step, longest first."""
+    """Hash many messages, 8 at a time in lock-step, longest first, a lane refilled as it ends."""
     msgs = check_messages(messages)
     check_int("digest_size", digest_size, 1, v.max_digest)
     chosen = resolve_backend(backend)

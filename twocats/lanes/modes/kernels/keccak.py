@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from twocats.lanes._words import U8, U64, group_blocks, load_word, padded_word
+from twocats.lanes._words import U8, U64, load_word, padded_word
 from twocats.lanes.modes._generated import keccak
 from twocats.simd._jit import variants
 
@@ -21,62 +21,89 @@ permute = keccak.keccak_x4
 def keccak_sponge(
     data: Any, starts: Any, lengths: Any, order: Any, rate: Any, first: Any, domain: Any, out: Any
 ) -> None:
-    """Run the Keccak sponge on many messages, K at a time, one message per state.
+    """Run the Keccak sponge on many messages, up to K at a time, one message per state.
 
     Message m is data[starts[m]:starts[m] + lengths[m]]; out[m] receives its first out.shape[1]
-    output bytes.  Messages are taken in the given order, K per group (sorting them by length
-    keeps the lanes of a group equally busy).  ``rate`` is the rate in bytes (a multiple of 8),
-    ``first`` the first round (0 for Keccak-f, 12 for TurboSHAKE) and ``domain`` the first padding
-    byte (domain bits followed by the first bit of pad10*1).
+    output bytes.  Messages go onto the states in the given order (longest first keeps the states
+    busy to the end), and a state whose message is done takes the next at once: a freed state
+    is filled by moving the last busy one into it, so states 0..active-1 are the busy ones.
+    ``rate`` is the rate in bytes (a multiple of 8), ``first`` the first round (0 for Keccak-f,
+    12 for TurboSHAKE) and ``domain`` the first padding byte (domain bits followed by the first
+    bit of pad10*1).
+
+    Each state takes one step per permutation: a step absorbs a block, or, after the last block,
+    squeezes, so a message with more output than one rate squeezes on in lock-step with the
+    others absorbing.
     """
     count = order.shape[0]
     outlen = U64(out.shape[1])
     rate64 = U64(rate)
     words = rate64 // U64(8)
+    squeezes = max(U64(1), (outlen + rate64 - U64(1)) // rate64)
     S = np.zeros(25 * K, dtype=np.uint64)
-    saved = np.zeros(25 * K, dtype=np.uint64)
+    # Per state: its message, the step it is at, its blocks and its steps in all.
+    message = np.zeros(K, dtype=np.uint64)
+    step = np.zeros(K, dtype=np.uint64)
     blocks = np.zeros(K, dtype=np.uint64)
-    for group in range(0, count, K):
-        active = min(K, count - group)
-        S[:] = U64(0)
-        most = group_blocks(lengths, order, group, active, rate64, 0, blocks)
-        for b in range(most):
-            for k in range(active):
-                if b >= blocks[k]:
-                    continue
-                m = order[group + k]
-                base = U64(starts[m])
-                length = U64(lengths[m])
-                pos = b * rate64
-                if b + U64(1) < blocks[k]:
-                    for w in range(words):
-                        S[w * U64(K) + U64(k)] ^= load_word(data, base + pos + U64(8) * w, 8, False)
-                else:
-                    # The last block: the message tail, the domain byte, zeros, and the final bit.
-                    for w in range(words):
-                        tail = pos + U64(8) * w
-                        S[w * U64(K) + U64(k)] ^= padded_word(
-                            data, base, tail, length, 8, False, domain
-                        )
-                    S[(words - U64(1)) * U64(K) + U64(k)] ^= U64(0x80) << U64(56)
-            permute(S, first)
-            for k in range(active):
-                if b + U64(1) == blocks[k]:
-                    for i in range(25):
-                        saved[i * K + k] = S[i * K + k]
-        S[:] = saved
-        done = U64(0)
-        while True:
-            take = min(rate64, outlen - done)
-            for k in range(active):
-                m = order[group + k]
+    steps = np.zeros(K, dtype=np.uint64)
+    active = 0
+    waiting = 0
+    while True:
+        while active < K and waiting < count:
+            m = order[waiting]
+            message[active] = m
+            step[active] = U64(0)
+            # The message, the domain byte and the final bit, in blocks of ``rate`` bytes.
+            blocks[active] = U64(lengths[m]) // rate64 + U64(1)
+            steps[active] = blocks[active] + squeezes - U64(1)
+            for i in range(25):
+                S[i * K + active] = U64(0)
+            active += 1
+            waiting += 1
+        if active == 0:
+            break
+        for k in range(active):
+            b = step[k]
+            if b >= blocks[k]:
+                continue
+            m = message[k]
+            base = U64(starts[m])
+            length = U64(lengths[m])
+            pos = b * rate64
+            if b + U64(1) < blocks[k]:
+                for w in range(words):
+                    S[w * U64(K) + U64(k)] ^= load_word(data, base + pos + U64(8) * w, 8, False)
+            else:
+                # The last block: the message tail, the domain byte, zeros, and the final bit.
+                for w in range(words):
+                    tail = pos + U64(8) * w
+                    word = padded_word(data, base, tail, length, 8, False, domain)
+                    S[w * U64(K) + U64(k)] ^= word
+                S[(words - U64(1)) * U64(K) + U64(k)] ^= U64(0x80) << U64(56)
+        permute(S, first)
+        # Squeeze the states past their last block; retire those whose output is complete.
+        k = 0
+        while k < active:
+            b = step[k]
+            if b + U64(1) >= blocks[k]:
+                m = message[k]
+                done = (b + U64(1) - blocks[k]) * rate64
+                take = min(rate64, outlen - done)
                 for j in range(take):
                     word = S[(U64(j) // U64(8)) * U64(K) + U64(k)]
                     out[m, done + U64(j)] = U8((word >> (U64(8) * (U64(j) % U64(8)))) & U64(0xFF))
-            done += take
-            if done >= outlen:
-                break
-            permute(S, first)
+            if b + U64(1) < steps[k]:
+                step[k] = b + U64(1)
+                k += 1
+                continue
+            # The last busy state moves here and is examined in this slot next.
+            active -= 1
+            message[k] = message[active]
+            step[k] = step[active]
+            blocks[k] = blocks[active]
+            steps[k] = steps[active]
+            for i in range(25):
+                S[i * K + k] = S[i * K + active]
 
 
 keccak_sponge_x4 = keccak_sponge.specialise("x4", K=4, permute=keccak.keccak_x4)

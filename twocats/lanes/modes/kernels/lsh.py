@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from twocats.lanes._words import U8, U64, group_blocks, load_word, padded_word
+from twocats.lanes._words import U8, U64, load_word, padded_word
 from twocats.lanes.modes._generated import lsh
 from twocats.lanes.modes.widths import LSH_WIDTH
 from twocats.simd._jit import variants
@@ -27,11 +27,13 @@ compress = lsh.lsh256_compress
 
 @variants  # type: ignore[call-overload]
 def lsh_many(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any) -> None:
-    """Hash many messages with LSH, K at a time in lock-step, one message per lane.
+    """Hash many messages with LSH, up to K at a time in lock-step, one message per lane.
 
     Message m is data[starts[m]:starts[m] + lengths[m]]; out[m] receives the first out.shape[1]
-    bytes of its digest.  ``iv`` is the 16-word IV of that digest length.  Messages are taken in
-    the given order, K per group.
+    bytes of its digest.  ``iv`` is the 16-word IV of that digest length.  Messages go onto the
+    lanes in the given order (longest first keeps the lanes busy to the end), and a lane whose
+    message ends takes the next at once: a freed lane is filled by moving the last busy one into
+    it, so lanes 0..active-1 are the busy ones.
     """
     count = order.shape[0]
     outlen = out.shape[1]
@@ -40,41 +42,59 @@ def lsh_many(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any
     M = np.zeros(32 * K, dtype=WORD)
     even = np.zeros(16 * K, dtype=WORD)
     odd = np.zeros(16 * K, dtype=WORD)
-    saved = np.zeros(16 * K, dtype=WORD)
+    # Per lane: its message, the block it is at and its blocks in all.
+    message = np.zeros(K, dtype=np.uint64)
+    step = np.zeros(K, dtype=np.uint64)
     blocks = np.zeros(K, dtype=np.uint64)
-    for group in range(0, count, K):
-        active = min(K, count - group)
-        for k in range(K):
+    active = 0
+    waiting = 0
+    while True:
+        while active < K and waiting < count:
+            m = order[waiting]
+            message[active] = m
+            step[active] = U64(0)
+            # The message and the 0x80 byte, in blocks.
+            blocks[active] = U64(lengths[m]) // block + U64(1)
             for i in range(16):
-                CV[i * K + k] = iv[i]
-        most = group_blocks(lengths, order, group, active, block, 0, blocks)
-        for b in range(most):
-            for k in range(active):
-                if b >= blocks[k]:
-                    continue
-                m = order[group + k]
-                base = U64(starts[m])
-                length = U64(lengths[m])
-                pos = b * block
-                if b + U64(1) < blocks[k]:
-                    for i in range(32):
-                        M[i * K + k] = WORD(load_word(data, base + pos + U64(WB * i), WB, False))
-                else:
-                    # The last block: the message tail, then 0x80, then zeros.
-                    for i in range(32):
-                        tail = pos + U64(WB * i)
-                        M[i * K + k] = WORD(padded_word(data, base, tail, length, WB, False, 0x80))
-            permute(CV, M, even, odd)
-            for k in range(active):
-                if b + U64(1) == blocks[k]:
-                    for i in range(16):
-                        saved[i * K + k] = CV[i * K + k]
+                CV[i * K + active] = iv[i]
+            active += 1
+            waiting += 1
+        if active == 0:
+            break
         for k in range(active):
-            m = order[group + k]
+            m = message[k]
+            base = U64(starts[m])
+            length = U64(lengths[m])
+            b = step[k]
+            pos = b * block
+            if b + U64(1) < blocks[k]:
+                for i in range(32):
+                    M[i * K + k] = WORD(load_word(data, base + pos + U64(WB * i), WB, False))
+            else:
+                # The last block: the message tail, then 0x80, then zeros.
+                for i in range(32):
+                    tail = pos + U64(WB * i)
+                    M[i * K + k] = WORD(padded_word(data, base, tail, length, WB, False, 0x80))
+        permute(CV, M, even, odd)
+        # Retire the lanes past their last block: write the digest, move the last busy lane in.
+        k = 0
+        while k < active:
+            b = step[k] + U64(1)
+            if b < blocks[k]:
+                step[k] = b
+                k += 1
+                continue
+            m = message[k]
             for j in range(outlen):
                 i = j // WB
-                word = saved[i * K + k] ^ saved[(i + 8) * K + k]
+                word = CV[i * K + k] ^ CV[(i + 8) * K + k]
                 out[m, j] = U8((U64(word) >> U64(8 * (j % WB))) & U64(0xFF))
+            active -= 1
+            message[k] = message[active]
+            step[k] = step[active]
+            blocks[k] = blocks[active]
+            for i in range(16):
+                CV[i * K + k] = CV[i * K + active]
 
 
 @variants  # type: ignore[call-overload]
