@@ -13,6 +13,8 @@ at a time and each group's rows in rotation in one process (one thread throughou
   message;
 * LSH-256 and LSH-512 over 4,096 messages of 4 KiB: the multi-message kernel (8 lanes) against our
   own single-message kernel called per message (the ARMv8 paper reports 1.3x for 2 messages);
+* the same SHA3-256 and LSH rows on mixed lengths: the contents of ``bench sum``'s 10,000 files of
+  lognormal sizes (about 110 MB), where a state whose message ends takes the next at once;
 * KT128 of one 64 MiB message against pycryptodome's KangarooTwelve (C), and legacy SHA-1 (a lane
   primitive, ``hash_many(..., "sha1")``) against a ``hashlib.sha1`` loop.
 
@@ -38,15 +40,17 @@ from bench.harness import (
     suite_parser,
 )
 from bench.lanes.memory import S_HASH_SHA256_CPB
+from bench.lanes.sum import LOGNORMAL_MEDIAN, tree_contents
 from twocats.lanes import hash_many
 from twocats.lanes.modes import blake2tree, keccak, lsh, sha256tree
 
 #: Published single-core SHA3-256 speed on 4 KiB inputs (tiny-keccak README, MB/s).
 PUBLISHED_SHA3_MBPS = 230.0
 
-#: Full sizes: messages per batch, message size, and the size of the one large message.
-FULL = {"count": 4096, "size": 4096, "large": 64 << 20}
-SMOKE = {"count": 9, "size": 300, "large": 5000}
+#: Full sizes: messages per batch, message size, the size of the one large message, and the
+#: number of messages of lognormal sizes.
+FULL = {"count": 4096, "size": 4096, "large": 64 << 20, "mixed": 10_000}
+SMOKE = {"count": 9, "size": 300, "large": 5000, "mixed": 60}
 
 
 def _random(nbytes: int, seed: int) -> bytes:
@@ -197,6 +201,47 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
             slower=f"lsh-{family}/single loop",
         )
 
+    # SHA3-256 and LSH on mixed lengths.
+    contents = tree_contents(sizes["mixed"], LOGNORMAL_MEDIAN)
+    mixed = f"{len(contents)} files' contents ({sum(map(len, contents)) / 1e6:.0f} MB)"
+    lognormal = _Workload(mixed, len(contents), sum(map(len, contents)))
+    _check(
+        "sha3_256_many mixed",
+        keccak.sha3_256_many(contents),
+        [hashlib.sha3_256(m).digest() for m in contents],
+    )
+    group(
+        {
+            "sha3-256/mixed hashlib loop": lambda: [hashlib.sha3_256(m).digest() for m in contents],
+            "sha3-256/mixed many simd": lambda: keccak.sha3_256_many(contents),
+        },
+        lognormal,
+    )
+    report.ratio(
+        f"SHA3-256 {mixed}: multi-buffer simd / hashlib loop",
+        faster="sha3-256/mixed many simd",
+        slower="sha3-256/mixed hashlib loop",
+    )
+    for family, many, single in (
+        (256, lsh.lsh256_many, lsh.lsh256),
+        (512, lsh.lsh512_many, lsh.lsh512),
+    ):
+        _check(f"lsh{family}_many mixed", many(contents), [single(m) for m in contents])
+        group(
+            {
+                f"lsh-{family}/mixed single loop": lambda single=single: [
+                    single(m) for m in contents
+                ],
+                f"lsh-{family}/mixed many simd": lambda many=many: many(contents),
+            },
+            lognormal,
+        )
+        report.ratio(
+            f"LSH-{family} {mixed}: multi-message simd / single-message loop",
+            faster=f"lsh-{family}/mixed many simd",
+            slower=f"lsh-{family}/mixed single loop",
+        )
+
     # KangarooTwelve against pycryptodome, and legacy SHA-1.
     from Crypto.Hash import KangarooTwelve
 
@@ -251,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sizes = dict(FULL)
         sizes["count"] = max(8, int(sizes["count"] * args.scale))
         sizes["large"] = max(1 << 16, int(sizes["large"] * args.scale))
+        sizes["mixed"] = max(8, int(sizes["mixed"] * args.scale))
         return run(sizes, repeats=args.repeats, min_time=args.min_time)
 
     return run_suite(parser, argv, smoke, full)

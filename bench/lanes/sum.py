@@ -54,12 +54,16 @@ from bench.harness import (
 from bench.lanes.memory import SEED, bench_api, bench_cycles
 from twocats.perf.samples import Samples
 
-#: Tree name -> (file count, median size or None for fixed 8 KiB files).
-TREES: Final = {"10,000 files, lognormal": (10_000, 3_000), "100,000 x 8 KiB": (100_000, None)}
-SMOKE_TREES: Final = {"60 files, lognormal": (60, 3_000), "40 x 8 KiB": (40, None)}
-
 #: Lognormal shape: with a median of 3,000 bytes, a mean of about 11 KB (110 MB per 10,000).
+LOGNORMAL_MEDIAN: Final = 3_000
 SIGMA: Final = 1.61
+
+#: Tree name -> (file count, median size or None for fixed 8 KiB files).
+TREES: Final = {
+    "10,000 files, lognormal": (10_000, LOGNORMAL_MEDIAN),
+    "100,000 x 8 KiB": (100_000, None),
+}
+SMOKE_TREES: Final = {"60 files, lognormal": (60, LOGNORMAL_MEDIAN), "40 x 8 KiB": (40, None)}
 #: No generated file is larger than this.
 LARGEST: Final = 16 << 20
 
