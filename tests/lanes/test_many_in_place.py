@@ -14,19 +14,11 @@ from twocats.exceptions import InvalidParametersError
 from twocats.lanes import PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
 from twocats.lanes.aot import longest_first
 from twocats.lanes.many import hash_slices
-from twocats.lanes.primitives import _addresses_in_place
 
 
 def expected(messages: list[bytes], algorithm: str) -> list[bytes]:
     """The hashlib loop every path must agree with."""
     return [hashlib.new(algorithm, bytes(m)).digest() for m in messages]
-
-
-def test_only_all_bytes_batches_are_read_in_place() -> None:
-    """A batch of bytes objects is read in place; any other buffer type sends it to the join."""
-    assert _addresses_in_place([b"a", b"bc"]) is not None
-    assert _addresses_in_place([b"a", bytearray(b"bc")]) is None
-    assert _addresses_in_place([memoryview(b"a")]) is None
 
 
 def test_order_is_longest_first_and_empty_for_equal_lengths() -> None:

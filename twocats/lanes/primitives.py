@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -213,36 +212,6 @@ def _digests(words: npt.NDArray[Any], size: int) -> npt.NDArray[np.uint8]:
     return rows if rows.shape[1] == size else np.ascontiguousarray(rows[:, :size])
 
 
-#: Where a bytes object's data starts, from the object's address (CPython's layout).
-_BYTES_DATA = bytes.__basicsize__ - 1
-
-
-@functools.cache
-def _bytes_in_place() -> bool:
-    """Whether a bytes object's data lies at its ``id`` plus :data:`_BYTES_DATA` (checked once)."""
-    if sys.implementation.name != "cpython":
-        return False
-    import ctypes
-
-    probe = b"twocats reads bytes objects where they lie"
-    return ctypes.string_at(id(probe) + _BYTES_DATA, len(probe)) == probe
-
-
-def _addresses_in_place(batch: Batch) -> npt.NDArray[np.uint64] | None:
-    """The data address of every message if all are ``bytes`` (read where they lie), else None.
-
-    CPython's ``id`` is the object's address and a bytes object's data follows its header; other
-    interpreters and buffer types are joined into one buffer instead.
-    """
-    import numpy as np
-
-    if not _bytes_in_place() or set(map(type, batch)) != {bytes}:
-        return None
-    addresses = np.fromiter(map(id, batch), dtype=np.uint64, count=len(batch))
-    addresses += np.uint64(_BYTES_DATA)
-    return addresses
-
-
 def _joined_rows(
     batch: Batch,
     name: str,
@@ -256,30 +225,10 @@ def _joined_rows(
     first.  Byte lengths are read in one C-level pass; the digests land in one array, with no
     Python object per message.
     """
-    import numpy as np
+    from twocats.lanes.located import locate
 
-    # A private copy of the list holds every message alive while the kernel runs without the
-    # GIL, whatever another thread does to the caller's list meanwhile.
-    batch = tuple(batch)
-    count = len(batch)
-    addresses = _addresses_in_place(batch)
-    joined = b""
-    if addresses is None:
-        try:
-            joined = b"".join(batch)
-        except TypeError:
-            raise TypeError("messages must be bytes-like objects") from None
-    lengths = np.fromiter(map(len, batch), dtype=np.int64, count=count)
-    if addresses is None:
-        if int(lengths.sum()) != len(joined):
-            # Some buffer has items wider than a byte, so len() did not count bytes.
-            lengths = np.fromiter(
-                (memoryview(m).nbytes for m in batch), dtype=np.int64, count=count
-            )
-        data = np.frombuffer(joined, dtype=np.uint8)
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.uint64)
-        addresses = starts + np.uint64(data.ctypes.data if data.size else 0)
-    # ``batch`` and ``joined`` hold every buffer the kernel reads until it returns.
+    addresses, lengths, _keep = locate(batch)
+    # ``_keep`` holds every buffer the kernel reads until it returns.
     return _run(name, backend, addresses, lengths, lanes, threads)
 
 
