@@ -8,13 +8,10 @@ import sys
 from functools import cache
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tests.support import modes_kat as kat
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes import ALGORITHMS, hash_many
-from twocats.lanes.modes._common import chunks
 
 #: The lane modes of the registry (the primitives have tests of their own).
 MODES = {name: entry for name, entry in ALGORITHMS.items() if not entry.primitive}
@@ -46,6 +43,17 @@ def test_every_mode_matches_reference(name: str, backend: str) -> None:
     assert {len(d) for d in got} == {MODES[name].digest_size}
 
 
+@pytest.mark.parametrize("name", sorted(MODES))
+def test_every_mode_takes_other_buffers(name: str) -> None:
+    """Bytearrays and memoryviews among the messages give the digests of the same bytes."""
+    msgs = _messages()
+    mixed = [
+        bytearray(m) if i % 3 == 1 else memoryview(m) if i % 3 == 2 else m
+        for i, m in enumerate(msgs)
+    ]
+    assert tuple(hash_many(mixed, name, backend="simd")) == _expected(name)
+
+
 @pytest.mark.parametrize("name", sorted(n for n, m in MODES.items() if m.hashlib_name))
 def test_hashlib_names_are_the_same_function(name: str) -> None:
     """An entry's hashlib_name computes the same digests (front ends stream large files with it)."""
@@ -71,19 +79,3 @@ def test_import_is_light() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["False", "False"]
-
-
-@settings(max_examples=40, deadline=None)
-@given(sizes=st.lists(st.integers(0, 40), max_size=12), limit=st.integers(1, 64))
-def test_chunks_cover_every_message_once(sizes: list[int], limit: int) -> None:
-    """Packed batches give back every message in order; one of limit bytes or more is alone."""
-    messages = [kat.pattern_bytes(n + i)[i:] for i, n in enumerate(sizes)]
-    seen: list[bytes] = []
-    for first, end, data, starts, lengths in chunks(messages, limit):
-        assert first == len(seen)
-        assert end > first
-        if end - first > 1:
-            assert int(lengths.sum()) < limit
-        for start, length in zip(starts.tolist(), lengths.tolist(), strict=True):
-            seen.append(data[start : start + length].tobytes())
-    assert seen == messages

@@ -10,10 +10,12 @@ import sys
 from typing import Any
 
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 
 from twocats.simd._jit import jit
 
-__all__ = ["U8", "U32", "U64", "bswap32", "bswap64", "load_word", "padded_word"]
+__all__ = ["U8", "U32", "U64", "bswap32", "bswap64", "load_word", "padded_word", "pointer"]
 
 if sys.byteorder != "little":
     raise ImportError("twocats kernels assume a little-endian host")
@@ -69,3 +71,14 @@ def padded_word(
         shift = 8 * (nbytes - 1 - t) if big_endian else 8 * t
         word |= byte << U64(shift)
     return word
+
+
+@intrinsic
+def pointer(typingctx: Any, address: Any) -> Any:
+    """The address held in a 64-bit integer, as a pointer that ``numba.carray`` can view."""
+    signature = types.voidptr(types.uint64)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+
+    return signature, codegen

@@ -17,13 +17,11 @@ import importlib
 from typing import Any
 
 import numpy as np
-from numba import types
-from numba.extending import intrinsic
 from numba.np.numpy_support import carray
 
 from twocats.hashes import LANE_HASHES, HashFacts
 from twocats.lanes._generated import blake2s
-from twocats.lanes._words import bswap32, bswap64
+from twocats.lanes._words import bswap32, bswap64, pointer
 from twocats.simd._jit import Variants, variants
 
 __all__ = ["SCHEDULERS"]
@@ -53,17 +51,6 @@ PARAM = U32(0x01010020)
 #: The lane compression, and the byte swap of one word.
 lanes = blake2s.blake2s_lanes
 bswap = bswap32
-
-
-@intrinsic
-def _pointer(typingctx: Any, address: Any) -> Any:
-    """The address held in a 64-bit integer, as a pointer that ``numba.carray`` can view."""
-    signature = types.voidptr(types.uint64)
-
-    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
-
-    return signature, codegen
 
 
 @variants(vectorize=False)  # type: ignore[arg-type]
@@ -129,12 +116,12 @@ def lanes_many(
         for lane in range(active):
             length = meta[1, lane]
             start = meta[2, lane] * U64(BLOCK)
-            pointer = _pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
-            data = carray(pointer, (max(length, U64(1)),), np.uint8)
+            first = pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
+            data = carray(first, (max(length, U64(1)),), np.uint8)
             if start + U64(BLOCK) <= length:
                 # A whole block is read a word at a time (x86 and ARMv8 load unaligned words),
                 # byte-swapped where the hash's words are big-endian.
-                at = _pointer(meta[0, lane] + start)
+                at = pointer(meta[0, lane] + start)
                 block = carray(at, (16,), WORD)
                 for i in range(16):
                     M[i, lane] = bswap(block[i]) if BIG_ENDIAN else block[i]

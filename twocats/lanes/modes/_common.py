@@ -5,7 +5,7 @@ Importing this module imports neither numpy nor numba; :func:`pack` imports nump
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from twocats.exceptions import InvalidParametersError
@@ -16,25 +16,16 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = [
-    "CHUNK_BYTES",
-    "Chunk",
     "Packed",
     "as_data",
     "check_bytes",
     "check_int",
     "check_messages",
-    "chunks",
     "pack",
     "unpack",
 ]
 
-#: The size of the reused buffer that batches of small messages are copied into.
-CHUNK_BYTES = 1 << 20
-
 Packed = tuple["npt.NDArray[np.uint8]", "npt.NDArray[np.uint64]", "npt.NDArray[np.uint64]"]
-
-#: (first message, end message, data, starts, lengths) of one batch of consecutive messages.
-Chunk = tuple[int, int, "npt.NDArray[np.uint8]", "npt.NDArray[np.uint64]", "npt.NDArray[np.uint64]"]
 
 
 def check_bytes(name: str, value: Any, max_len: int | None = None) -> bytes:
@@ -83,57 +74,6 @@ def pack(messages: Sequence[bytes]) -> Packed:
     if len(messages) > 1:
         np.cumsum(lengths[:-1], out=starts[1:])
     return as_data(b"".join(messages)), starts, lengths
-
-
-def chunks(messages: Sequence[bytes], limit: int = CHUNK_BYTES) -> Iterator[Chunk]:
-    """Yield consecutive batches of messages packed for a kernel, without one big joined copy.
-
-    Messages shorter than ``limit`` are copied, a batch at a time, into one reused buffer of
-    ``limit`` bytes (joining everything at once would touch fresh pages for the whole input,
-    which costs more than the copy); a longer message is passed alone, without a copy.  Each
-    batch must be consumed before the next one is requested.
-    """
-    import numpy as np
-
-    buffer = None
-    readonly = None
-    count = len(messages)
-    first = 0
-    while first < count:
-        size = len(messages[first])
-        if size >= limit:
-            data = as_data(messages[first])
-            yield (
-                first,
-                first + 1,
-                data,
-                np.zeros(1, dtype=np.uint64),
-                np.full(1, size, dtype=np.uint64),
-            )
-            first += 1
-            continue
-        if buffer is None:
-            buffer = np.zeros(limit, dtype=np.uint8)
-            readonly = buffer.view()
-            readonly.flags.writeable = False
-        view = memoryview(buffer.data)
-        end = first
-        total = 0
-        while end < count and total + len(messages[end]) <= limit - 1:
-            total += len(messages[end])
-            end += 1
-        lengths = np.fromiter(
-            (len(m) for m in messages[first:end]), dtype=np.uint64, count=end - first
-        )
-        starts = np.zeros(end - first, dtype=np.uint64)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        offset = 0
-        for m in messages[first:end]:
-            view[offset : offset + len(m)] = m
-            offset += len(m)
-        assert readonly is not None
-        yield first, end, readonly, starts, lengths
-        first = end
 
 
 def unpack(rows: npt.NDArray[np.uint8]) -> list[bytes]:

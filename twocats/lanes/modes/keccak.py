@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 from twocats._signature import parameters_of
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.algorithm import Algorithm, each
+from twocats.lanes.located import locate
 from twocats.lanes.modes._common import (
     as_data,
     check_bytes,
     check_int,
     check_messages,
-    chunks,
     unpack,
 )
 from twocats.lanes.reference import keccak as ref
@@ -75,16 +75,16 @@ def _kernels() -> Any:
 
 
 def _compiled_sponge(
-    data: npt.NDArray[np.uint8],
-    starts: npt.NDArray[np.uint64],
-    lengths: npt.NDArray[np.uint64],
+    addresses: npt.NDArray[np.uint64],
+    lengths: npt.NDArray[np.int64],
     rate: int,
     domain: int,
     length: int,
     rounds: int,
     backend: str,
 ) -> npt.NDArray[np.uint8]:
-    """Run the compiled multi-message sponge; return a (messages, length) uint8 array."""
+    """Run the compiled multi-message sponge on the messages of ``lengths[i]`` bytes at
+    ``addresses[i]`` (which the caller keeps alive); return a (messages, length) uint8 array."""
     import numpy as np
 
     count = len(lengths)
@@ -96,7 +96,7 @@ def _compiled_sponge(
     from twocats.lanes.modes.kernels import keccak as drivers
 
     kernel = drivers.keccak_sponge_x4 if count <= 4 else drivers.keccak_sponge_x8
-    kernel.get(backend)(data, starts, lengths, order, rate, 24 - rounds, domain, out)
+    kernel.get(backend)(addresses, lengths, order, rate, 24 - rounds, domain, out)
     return out
 
 
@@ -123,11 +123,9 @@ def sponge_many(
     chosen = resolve_backend(backend)
     if chosen == "reference":
         return [ref.sponge(m, rate, domain, length, rounds) for m in msgs]
-    result: list[bytes] = []
-    for _, _, data, starts, lengths in chunks(msgs):
-        out = _compiled_sponge(data, starts, lengths, rate, domain, length, rounds, chosen)
-        result += unpack(out)
-    return result
+    addresses, lengths, _keep = locate(msgs)
+    # ``_keep`` holds every message the kernel reads until it returns.
+    return unpack(_compiled_sponge(addresses, lengths, rate, domain, length, rounds, chosen))
 
 
 def sha3_224_many(messages: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
@@ -243,9 +241,10 @@ def _leaves(
     if count == 0:
         return b""
     buffer = as_data(data)
-    starts = np.arange(count, dtype=np.uint64) * np.uint64(size)
-    lengths = np.minimum(np.uint64(len(data)) - starts, np.uint64(size)).astype(np.uint64)
-    out = _compiled_sponge(buffer, starts, lengths, rate, domain, length, rounds, backend)
+    starts = np.arange(count, dtype=np.int64) * size
+    lengths = np.minimum(len(data) - starts, size).astype(np.int64)
+    addresses = starts.astype(np.uint64) + np.uint64(buffer.ctypes.data)
+    out = _compiled_sponge(addresses, lengths, rate, domain, length, rounds, backend)
     return out.tobytes()
 
 

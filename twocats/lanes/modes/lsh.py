@@ -21,12 +21,12 @@ from functools import partial
 from typing import Any
 
 from twocats.lanes.algorithm import Algorithm
+from twocats.lanes.located import locate
 from twocats.lanes.modes._common import (
     as_data,
     check_bytes,
     check_int,
     check_messages,
-    chunks,
     unpack,
 )
 from twocats.lanes.reference import lsh as ref
@@ -79,10 +79,11 @@ def _many(
     out = np.zeros((len(msgs), digest_size), dtype=np.uint8)
     if msgs:
         kernel = getattr(_kernels(), f"{v.name}_many_x8").get(chosen)
-        iv = _iv(v, digest_size)
-        for first, end, data, starts, lengths in chunks(msgs):
-            order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
-            kernel(data, starts, lengths, order, iv, out[first:end])
+        addresses, lengths, _keep = locate(msgs)
+        # Longest first, so that the lanes stay busy to the end; ``_keep`` holds every message
+        # the kernel reads until it returns.
+        order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
+        kernel(addresses, lengths, order, _iv(v, digest_size), out)
     return unpack(out)
 
 

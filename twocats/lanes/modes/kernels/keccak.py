@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.np.numpy_support import carray
 
-from twocats.lanes._words import U8, U64, load_word, padded_word
+from twocats.lanes._words import U8, U64, load_word, padded_word, pointer
 from twocats.lanes.modes._generated import keccak
 from twocats.simd._jit import variants
 
@@ -19,14 +20,15 @@ permute = keccak.keccak_x4
 
 @variants  # type: ignore[call-overload]
 def keccak_sponge(
-    data: Any, starts: Any, lengths: Any, order: Any, rate: Any, first: Any, domain: Any, out: Any
+    addresses: Any, lengths: Any, order: Any, rate: Any, first: Any, domain: Any, out: Any
 ) -> None:
     """Run the Keccak sponge on many messages, up to K at a time, one message per state.
 
-    Message m is data[starts[m]:starts[m] + lengths[m]]; out[m] receives its first out.shape[1]
-    output bytes.  Messages go onto the states in the given order (longest first keeps the states
-    busy to the end), and a state whose message is done takes the next at once: a freed state
-    is filled by moving the last busy one into it, so states 0..active-1 are the busy ones.
+    Message m is lengths[m] bytes at address addresses[m], read where it lies (the caller keeps it
+    alive and unchanged during the call); out[m] receives its first out.shape[1] output bytes.
+    Messages go onto the states in the given order (longest first keeps the states busy to the
+    end), and a state whose message is done takes the next at once: a freed state is filled by
+    moving the last busy one into it, so states 0..active-1 are the busy ones.
     ``rate`` is the rate in bytes (a multiple of 8), ``first`` the first round (0 for Keccak-f,
     12 for TurboSHAKE) and ``domain`` the first padding byte (domain bits followed by the first
     bit of pad10*1).
@@ -67,17 +69,18 @@ def keccak_sponge(
             if b >= blocks[k]:
                 continue
             m = message[k]
-            base = U64(starts[m])
             length = U64(lengths[m])
+            at = pointer(U64(addresses[m]))  # type: ignore[call-arg, var-annotated]
+            data = carray(at, (max(length, U64(1)),), U8)
             pos = b * rate64
             if b + U64(1) < blocks[k]:
                 for w in range(words):
-                    S[w * U64(K) + U64(k)] ^= load_word(data, base + pos + U64(8) * w, 8, False)
+                    S[w * U64(K) + U64(k)] ^= load_word(data, pos + U64(8) * w, 8, False)
             else:
                 # The last block: the message tail, the domain byte, zeros, and the final bit.
                 for w in range(words):
                     tail = pos + U64(8) * w
-                    word = padded_word(data, base, tail, length, 8, False, domain)
+                    word = padded_word(data, U64(0), tail, length, 8, False, domain)
                     S[w * U64(K) + U64(k)] ^= word
                 S[(words - U64(1)) * U64(K) + U64(k)] ^= U64(0x80) << U64(56)
         permute(S, first)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.np.numpy_support import carray
 
-from twocats.lanes._words import U8, U64, load_word, padded_word
+from twocats.lanes._words import U8, U64, load_word, padded_word, pointer
 from twocats.lanes.modes._generated import lsh
 from twocats.lanes.modes.widths import LSH_WIDTH
 from twocats.simd._jit import variants
@@ -26,11 +27,12 @@ compress = lsh.lsh256_compress
 
 
 @variants  # type: ignore[call-overload]
-def lsh_many(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any) -> None:
+def lsh_many(addresses: Any, lengths: Any, order: Any, iv: Any, out: Any) -> None:
     """Hash many messages with LSH, up to K at a time in lock-step, one message per lane.
 
-    Message m is data[starts[m]:starts[m] + lengths[m]]; out[m] receives the first out.shape[1]
-    bytes of its digest.  ``iv`` is the 16-word IV of that digest length.  Messages go onto the
+    Message m is lengths[m] bytes at address addresses[m], read where it lies (the caller keeps it
+    alive and unchanged during the call); out[m] receives the first out.shape[1] bytes of its
+    digest.  ``iv`` is the 16-word IV of that digest length.  Messages go onto the
     lanes in the given order (longest first keeps the lanes busy to the end), and a lane whose
     message ends takes the next at once: a freed lane is filled by moving the last busy one into
     it, so lanes 0..active-1 are the busy ones.
@@ -63,18 +65,19 @@ def lsh_many(data: Any, starts: Any, lengths: Any, order: Any, iv: Any, out: Any
             break
         for k in range(active):
             m = message[k]
-            base = U64(starts[m])
             length = U64(lengths[m])
+            at = pointer(U64(addresses[m]))  # type: ignore[call-arg, var-annotated]
+            data = carray(at, (max(length, U64(1)),), U8)
             b = step[k]
             pos = b * block
             if b + U64(1) < blocks[k]:
                 for i in range(32):
-                    M[i * K + k] = WORD(load_word(data, base + pos + U64(WB * i), WB, False))
+                    M[i * K + k] = WORD(load_word(data, pos + U64(WB * i), WB, False))
             else:
                 # The last block: the message tail, then 0x80, then zeros.
                 for i in range(32):
                     tail = pos + U64(WB * i)
-                    M[i * K + k] = WORD(padded_word(data, base, tail, length, WB, False, 0x80))
+                    M[i * K + k] = WORD(padded_word(data, U64(0), tail, length, WB, False, 0x80))
         permute(CV, M, even, odd)
         # Retire the lanes past their last block: write the digest, move the last busy lane in.
         k = 0
