@@ -3,12 +3,13 @@
 The in-memory half of ``python -m bench sum`` (:mod:`bench.lanes.sum` runs it after the file
 trees): ``hash_many`` on the lognormal tree's contents and on 65,536 messages of 64 B with the
 floor Python sets beside each list figure, and ``hash_many_fixed`` at 1 KiB and 8 KiB against
-hashlib and the multi-buffer paper's figure.
+hashlib, the multi-buffer paper's figure and (at 8 KiB) the lane compression alone.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
@@ -16,7 +17,9 @@ from typing import Any, Final
 import numpy as np
 
 from bench.harness import Report, clock_hz, measure_group
+from twocats.hashes import by_name
 from twocats.lanes import PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
+from twocats.lanes.primitives import DEFAULT_LANES
 
 #: Seed of every generated file tree and message batch.
 SEED: Final = 15
@@ -143,6 +146,32 @@ def _hashlib_each(constructor: Callable[[Any], Any], stream: bytes, size: int) -
         constructor(view[start : start + size]).digest()
 
 
+def _compression_alone(algorithm: str, nbytes: int) -> Callable[[], None]:
+    """The simd lane compression alone on ``nbytes`` of blocks, every default lane busy on one
+    block: beside ``hash_many_fixed``, the rest is what the scheduler adds (reading each block out
+    of its message, padding, refilling lanes)."""
+    from numba import njit
+
+    facts = by_name(algorithm)
+    lanes = DEFAULT_LANES[algorithm]
+    module = importlib.import_module(f"twocats.lanes._generated.{algorithm}")
+    compress = getattr(module, f"{algorithm}_lanes").get("simd")
+    word = np.uint32 if facts.word_bits == 32 else np.uint64
+    state = np.ones((8, lanes), dtype=word)
+    block = np.arange(16 * lanes, dtype=word).reshape(16, lanes)
+    counters = np.zeros(lanes, dtype=word)
+    flags = np.zeros(lanes, dtype=word)
+    steps = nbytes // (lanes * facts.block_bytes)
+
+    @njit(nogil=True)
+    def loop(H: Any, M: Any, T: Any, F: Any, n: int, count: int) -> None:
+        for _ in range(count):
+            compress(H, M, T, F, n)
+
+    loop(state, block, counters, flags, lanes, 0)  # Compiled here, outside the timing.
+    return partial(loop, state, block, counters, flags, lanes, steps)
+
+
 def bench_cycles(report: Report, nbytes: int, repeats: int, min_time: float) -> None:
     """Cycles per byte per core at 1 KiB and 8 KiB: lanes against hashlib and the S-HASH figure."""
     hz = clock_hz()
@@ -161,6 +190,8 @@ def bench_cycles(report: Report, nbytes: int, repeats: int, min_time: float) -> 
                 "lanes (hash_many_fixed)": partial(hash_many_fixed, rows, algorithm),
                 "hashlib, message by message": partial(_hashlib_each, constructor, stream, size),
             }
+            if size == 8192:
+                calls["lane compression alone"] = _compression_alone(algorithm, rows.size)
             timings = measure_group(calls, repeats=repeats, min_time=min_time)
             cpb = {}
             for method, timing in timings.items():
@@ -180,6 +211,13 @@ def bench_cycles(report: Report, nbytes: int, repeats: int, min_time: float) -> 
                 faster=f"cycles/{size}/{algorithm}/lanes (hash_many_fixed)",
                 slower=f"cycles/{size}/{algorithm}/hashlib, message by message",
             )
+            if "lane compression alone" in calls:
+                report.ratio(
+                    f"{algorithm} {size // 1024} KiB, cycles per byte: lanes / lane compression "
+                    "alone (the scheduler's share is the rest)",
+                    faster=f"cycles/{size}/{algorithm}/lane compression alone",
+                    slower=f"cycles/{size}/{algorithm}/lanes (hash_many_fixed)",
+                )
             lanes_cpb = cpb["lanes (hash_many_fixed)"]
             if lanes_cpb is not None:
                 report.record_ratio(
