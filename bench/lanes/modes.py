@@ -203,8 +203,9 @@ def run(sizes: dict[str, int], *, repeats: int, min_time: float) -> Report:
 
     # SHA3-256 and LSH on mixed lengths.
     contents = tree_contents(sizes["mixed"], LOGNORMAL_MEDIAN)
-    mixed = f"{len(contents)} files' contents ({sum(map(len, contents)) / 1e6:.0f} MB)"
-    lognormal = _Workload(mixed, len(contents), sum(map(len, contents)))
+    total = sum(map(len, contents))
+    mixed = f"{len(contents)} files' contents ({total / 1e6:.0f} MB)"
+    lognormal = _Workload(mixed, len(contents), total)
     _check(
         "sha3_256_many mixed",
         keccak.sha3_256_many(contents),

@@ -9,6 +9,7 @@ from numba.np.numpy_support import carray
 
 from twocats.lanes._words import U8, U64, load_word, padded_word, pointer
 from twocats.lanes.modes._generated import keccak
+from twocats.lanes.modes.kernels.refill import move_lane, start_lane
 from twocats.simd._jit import variants
 
 __all__ = ["keccak_sponge_x4", "keccak_sponge_x8"]
@@ -52,11 +53,8 @@ def keccak_sponge(
     waiting = 0
     while True:
         while active < K and waiting < count:
-            m = order[waiting]
-            message[active] = m
-            step[active] = U64(0)
             # The message, the domain byte and the final bit, in blocks of ``rate`` bytes.
-            blocks[active] = U64(lengths[m]) // rate64 + U64(1)
+            start_lane(order, waiting, lengths, rate64, message, step, blocks, active)
             steps[active] = blocks[active] + squeezes - U64(1)
             for i in range(25):
                 S[i * K + active] = U64(0)
@@ -101,9 +99,7 @@ def keccak_sponge(
                 continue
             # The last busy state moves here and is examined in this slot next.
             active -= 1
-            message[k] = message[active]
-            step[k] = step[active]
-            blocks[k] = blocks[active]
+            move_lane(message, step, blocks, k, active)
             steps[k] = steps[active]
             for i in range(25):
                 S[i * K + k] = S[i * K + active]

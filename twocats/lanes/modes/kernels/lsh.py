@@ -9,6 +9,7 @@ from numba.np.numpy_support import carray
 
 from twocats.lanes._words import U8, U64, load_word, padded_word, pointer
 from twocats.lanes.modes._generated import lsh
+from twocats.lanes.modes.kernels.refill import move_lane, start_lane
 from twocats.lanes.modes.widths import LSH_WIDTH
 from twocats.simd._jit import variants
 
@@ -52,11 +53,8 @@ def lsh_many(addresses: Any, lengths: Any, order: Any, iv: Any, out: Any) -> Non
     waiting = 0
     while True:
         while active < K and waiting < count:
-            m = order[waiting]
-            message[active] = m
-            step[active] = U64(0)
             # The message and the 0x80 byte, in blocks.
-            blocks[active] = U64(lengths[m]) // block + U64(1)
+            start_lane(order, waiting, lengths, block, message, step, blocks, active)
             for i in range(16):
                 CV[i * K + active] = iv[i]
             active += 1
@@ -93,9 +91,7 @@ def lsh_many(addresses: Any, lengths: Any, order: Any, iv: Any, out: Any) -> Non
                 word = CV[i * K + k] ^ CV[(i + 8) * K + k]
                 out[m, j] = U8((U64(word) >> U64(8 * (j % WB))) & U64(0xFF))
             active -= 1
-            message[k] = message[active]
-            step[k] = step[active]
-            blocks[k] = blocks[active]
+            move_lane(message, step, blocks, k, active)
             for i in range(16):
                 CV[i * K + k] = CV[i * K + active]
 
