@@ -63,8 +63,12 @@ def test_install_lines_work_as_written(tmp_path: Path) -> None:
     checkout = tmp_path / "twocats"
     shutil.copytree(ROOT, checkout, ignore=_IGNORED)
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    # The new environment sees this one's packages (twocats' dependencies, setuptools and wheel).
+    # Without pip of its own, the new environment has no setuptools of its own either (Python
+    # 3.11's venv brings an old one): it sees this one's packages (pip, twocats' dependencies,
+    # setuptools and wheel), and pip installs into it.
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300
+    )
     (site_packages,) = venv.glob("lib/python*/site-packages")
     outer = [path for path in sys.path if path.endswith("-packages")]
     (site_packages / "_outer.pth").write_text("\n".join(outer) + "\n")
