@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import pty
-import select
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 import fuzz
+from tests.support.terminal import prompt_run
 from twocats import phc
 from twocats.cli import main
 from twocats.cli._limits import verify_limits, verify_options
@@ -275,40 +272,12 @@ def test_an_empty_pepper_file_is_refused(tmp_path: Path) -> None:
         )
 
 
-def _prompt_run(args: list[str], typed: bytes, env: dict[str, str]) -> tuple[int, bytes]:
-    """Run twocats on a new pseudo-terminal, answering each password prompt with `typed`."""
-    program = shutil.which("twocats")
-    assert program is not None
-    pid, fd = pty.fork()
-    if pid == 0:  # pragma: no cover - the child process
-        os.execve(program, [program, *args], {**os.environ, **env})
-    output, answered = b"", 0
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        if output.count(b"Password") + output.count(b"Repeat") > answered:
-            os.write(fd, typed + b"\n")
-            answered += 1
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), output
-
-
 C_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
 
 
 def test_hidden_prompt_works_under_a_c_locale() -> None:
     """Under LC_ALL=C an ASCII password typed at the hidden prompt hashes as its bytes."""
-    status, output = _prompt_run(["hash", *TINY], b"plain password", C_LOCALE)
+    status, output = prompt_run(["hash", *TINY], b"plain password\n", C_LOCALE)
     assert status == 0, output
     encoded = output.decode("ascii").split()[-1]
     assert PasswordHasher.from_params(CHEAPEST).verify(encoded, b"plain password")
@@ -316,7 +285,7 @@ def test_hidden_prompt_works_under_a_c_locale() -> None:
 
 def test_hidden_prompt_refuses_undecodable_input_clearly() -> None:
     """Under LC_ALL=C a non-ASCII password is refused with one line that says what to do."""
-    status, output = _prompt_run(["hash", *TINY], "pässword".encode(), C_LOCALE)
+    status, output = prompt_run(["hash", *TINY], "pässword\n".encode(), C_LOCALE)
     assert status == 2
     assert output.decode("ascii").splitlines()[-1] == (
         "Error: the password typed is not valid text in the terminal's encoding (ascii); use a "

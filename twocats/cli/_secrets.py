@@ -10,13 +10,47 @@ import locale
 import os
 import select
 import sys
-from typing import BinaryIO, Final
+from typing import Any, BinaryIO, Final
 
 import click
 
 from twocats._bounded_io import read_file_bounded
 from twocats._units import format_size
-from twocats.cli._common import F, UsageFailure, info
+from twocats.cli._common import EXIT_INTERRUPTED, F, UsageFailure, info
+
+#: What a refused command line says instead of its words.
+_READ_ELSEWHERE: Final = (
+    "not shown, in case it is a password); passwords are read from the hidden prompt or with "
+    "--password-stdin, never from the command line"
+)
+
+
+class NoEchoCommand(click.Command):
+    """A command that reads a password, whose usage errors never repeat a word it was not given.
+
+    click names the surplus words of a command line ("Got unexpected extra argument (hunter2)")
+    and an unknown option ("No such option '--hunter2'"), and a password typed there by mistake
+    would be printed back, to a terminal, a log or a CI transcript.  Here surplus words are
+    counted, not shown, and an unknown option is named only when click takes it for a misspelling
+    of one of the command's options.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("context_settings", {})["allow_extra_args"] = True
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            rest = super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            if error.possibilities:
+                raise
+            raise click.UsageError(f"got an unknown option ({_READ_ELSEWHERE}", ctx) from None
+        if ctx.args:
+            count = len(ctx.args)
+            words = "an unexpected argument" if count == 1 else f"{count} unexpected arguments"
+            raise click.UsageError(f"got {words} ({_READ_ELSEWHERE}", ctx)
+        return rest
 
 
 def password_stdin_option(function: F) -> F:
@@ -101,6 +135,13 @@ def _prompt_password(confirm: bool, allow_empty: bool) -> bytes:
         )
         # Encoding back with the terminal's codec gives the bytes typed, as --password-stdin would.
         password = str(text).encode(encoding, "surrogateescape")
+    except click.Abort as abort:
+        # click turns Ctrl-C at the prompt into Abort ("Aborted!", exit status 1); an interrupt
+        # ends the command with 130, as everywhere else.  End of input (Ctrl-D) stays an abort.
+        if not isinstance(abort.__context__, KeyboardInterrupt):
+            raise
+        info("interrupted")
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     except UnicodeError:
         # The codec's error holds the typed bytes: it is dropped here, outside the handler, so
         # that no exception raised later carries it as its context.

@@ -23,12 +23,17 @@ from twocats.cli._common import (
     params_document,
 )
 from twocats.cli._options import build_params, max_memory_option, params_options
-from twocats.cli._secrets import password_stdin_option, read_password, read_secret_file
+from twocats.cli._secrets import (
+    NoEchoCommand,
+    password_stdin_option,
+    read_password,
+    read_secret_file,
+)
 
 __all__ = ["derive_command"]
 
 
-@click.command("derive")
+@click.command("derive", cls=NoEchoCommand)
 @params_options
 @click.option("--salt", "salt_text", default=None, help="Salt as text (UTF-8).")
 @click.option("--salt-hex", default=None, help="Salt as hex.")

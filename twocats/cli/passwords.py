@@ -34,7 +34,12 @@ from twocats.cli._options import (
     stored_limits_options,
     target_given,
 )
-from twocats.cli._secrets import password_stdin_option, read_password, read_secret_file
+from twocats.cli._secrets import (
+    NoEchoCommand,
+    password_stdin_option,
+    read_password,
+    read_secret_file,
+)
 
 if TYPE_CHECKING:
     from twocats.hasher import PasswordHasher
@@ -112,7 +117,7 @@ def _print_hash(encoded: str, as_json: bool, **fields: Any) -> None:
         click.echo(encoded)
 
 
-@click.command("hash")
+@click.command("hash", cls=NoEchoCommand)
 @params_options
 @_salt_len_option("Random salt length in bytes.")
 @click.option("--pepper-file", type=click.Path(dir_okay=False), default=None, help=_PEPPER_HELP)
@@ -164,7 +169,7 @@ def hash_command(
     )
 
 
-@click.command("verify")
+@click.command("verify", cls=NoEchoCommand)
 @click.argument("hash_string", metavar="HASH")
 @click.option("--pepper-file", type=click.Path(dir_okay=False), default=None, help=_PEPPER_HELP)
 @password_stdin_option
