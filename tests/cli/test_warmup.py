@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from twocats.cli import main
+from twocats.cli.warmup import artefacts_line
 from twocats.hashes import HASHES
 from twocats.kdf.fill.args import FillKey
 from twocats.kdf.fill.warmup import Kernel, all_kernels, kernels_for
@@ -113,3 +114,24 @@ def test_kernels_compiled_on_two_processes_land_in_the_cache(
     assert all(seconds > 0 for seconds in done.values())
     assert list(tmp_path.rglob("*fill_final_l2_blake2s__simd*.nbi"))
     assert list(tmp_path.rglob("*fill_final_l4_sha256__simd*.nbi"))
+
+
+@pytest.mark.parametrize(
+    ("usable", "count", "line"),
+    [
+        (
+            36,
+            36,
+            "36 of 36 fill kernels have an ahead-of-time artefact, which hashes load without numba",
+        ),
+        (1, 1, "1 of 1 fill kernel has an ahead-of-time artefact, which hashes load without numba"),
+        (
+            0,
+            2,
+            "0 of 2 fill kernels have an ahead-of-time artefact, which hashes load without numba",
+        ),
+    ],
+)
+def test_the_artefacts_line_says_what_the_count_means(usable: int, count: int, line: str) -> None:
+    """warmup's summary names what the count is of: kernels with an ahead-of-time artefact."""
+    assert artefacts_line(usable, count) == line

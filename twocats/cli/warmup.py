@@ -28,7 +28,7 @@ from twocats.exceptions import BackendError
 if TYPE_CHECKING:
     from twocats.kdf.fill.warmup import Kernel
 
-__all__ = ["warmup_command"]
+__all__ = ["artefacts_line", "warmup_command"]
 
 
 @click.command("warmup")
@@ -113,9 +113,18 @@ def warmup_command(
     plural = "s" if len(kernels) != 1 else ""
     info(f"{len(kernels)} kernel{plural} ready in {cache_root()} ({total:.1f} s)")
     count = len(fills)
-    info(f"{len(usable)} of {count} fill kernel{'s' if count != 1 else ''} ahead of time")
+    info(artefacts_line(len(usable), count))
     if len(usable) < count:
         info(f"Note: the others run through numba's cache ({_why_not_ahead_of_time()}).")
+
+
+def artefacts_line(usable: int, count: int) -> str:
+    """Say how many of `count` fill kernels load from an ahead-of-time artefact."""
+    verb = "has" if usable == 1 else "have"
+    return (
+        f"{usable} of {count} fill kernel{'s' if count != 1 else ''} {verb} an ahead-of-time "
+        "artefact, which hashes load without numba"
+    )
 
 
 def _why_not_ahead_of_time() -> str:
