@@ -158,6 +158,11 @@ class Params:
     ``mem_cost`` is the stopMemCost of the specification: the work memory is ``2**mem_cost`` KiB.
     ``block_size`` and ``sub_block_size`` are in bytes.  See the module documentation for the
     variants, the parameters each one has, and ``strict``.
+
+    ``start_mem_cost`` left out is ``mem_cost``, and :func:`dataclasses.replace` copies that value
+    like any other: change the memory of a parameter set with both,
+    ``replace(params, mem_cost=16, start_mem_cost=16)``.  With ``mem_cost`` alone a larger memory
+    gives hashes shaped like ones upgraded from the old memory cost, and a smaller one is refused.
     """
 
     variant: str = "2015"
