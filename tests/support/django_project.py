@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import django
@@ -34,3 +36,30 @@ def configure(database_dir: Path) -> None:
         )
         django.setup()
     call_command("migrate", verbosity=0)
+
+
+@contextlib.contextmanager
+def login_site(templates: Path, hashers: list[str]) -> Iterator[None]:
+    """Serve Django's own ``LoginView`` at ``/login/`` with `hashers`, for ``django.test.Client``.
+
+    Sessions are signed cookies (no table to migrate); the login page shows the form's errors
+    only, from a template written into `templates`.
+    """
+    from django.test import override_settings
+
+    (templates / "login.html").write_text("{{ form.non_field_errors }}", encoding="utf-8")
+    with override_settings(
+        ROOT_URLCONF="tests.support.django_urls",
+        ALLOWED_HOSTS=["testserver"],
+        MIDDLEWARE=[
+            "django.contrib.sessions.middleware.SessionMiddleware",
+            "django.contrib.auth.middleware.AuthenticationMiddleware",
+        ],
+        SESSION_ENGINE="django.contrib.sessions.backends.signed_cookies",
+        TEMPLATES=[
+            {"BACKEND": "django.template.backends.django.DjangoTemplates", "DIRS": [templates]}
+        ],
+        LOGIN_REDIRECT_URL="/",
+        PASSWORD_HASHERS=hashers,
+    ):
+        yield

@@ -46,15 +46,26 @@ def shared_hasher(
     previous: tuple[Params, ...] = (),
     max_memory: int | None = None,
     max_work: int | None = None,
+    max_concurrency: int | None = None,
+    max_total_memory: int | None = None,
+    timeout: float | None = None,
 ) -> PasswordHasher:
-    """Return the process's one hasher for `params`, `salt_len` and the stored-hash limits.
+    """Return the process's one hasher for `params`, `salt_len`, the limits and the bounds.
 
     Adapters are instantiated often (Django per settings change, a ``CryptContext`` per scheme
     record), and sharing one :class:`~twocats.PasswordHasher` per configuration lets them all reuse
-    its pool of work areas.  The hasher is thread-safe.
+    its pool of work areas and keeps them all within one set of bounds (``max_concurrency``,
+    ``max_total_memory``, ``timeout``).  The hasher is thread-safe.
     """
     return PasswordHasher.from_params(
-        params, salt_len=salt_len, previous=previous, max_memory=max_memory, max_work=max_work
+        params,
+        salt_len=salt_len,
+        previous=previous,
+        max_memory=max_memory,
+        max_work=max_work,
+        max_concurrency=max_concurrency,
+        max_total_memory=max_total_memory,
+        timeout=timeout,
     )
 
 

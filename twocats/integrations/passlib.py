@@ -15,7 +15,12 @@ never locks anyone out).  Settings, in code or in an ini file (``twocats__mem_co
 * the stored-hash limits (see :class:`twocats.PasswordHasher`): ``previous`` (the parameters used
   before, as profiles or parameter strings separated by spaces or ``", "``), ``max_memory`` and
   ``max_work``.  A stored hash they refuse raises ``ValueError`` and is logged as a warning by
-  the ``twocats.integrations`` logger.
+  the ``twocats.integrations`` logger;
+* the bounds of the hasher (see :class:`twocats.PasswordHasher`; ``twocats tune --for passlib``
+  prints them): ``max_concurrency``, ``max_total_memory`` (bytes) and ``timeout`` (seconds, a
+  decimal number).  A verification that waited ``timeout`` seconds in vain for a slot raises
+  :class:`~twocats.exceptions.HasherBusyError`: answer it as "busy, try again" (503), not as a
+  wrong password.
 
 passlib's own argon2 and bcrypt handlers compute whatever a stored string asks for.
 ``admitted(handler, hasher)`` returns the handler verifying under the twocats `hasher`'s
@@ -56,6 +61,9 @@ __all__ = ["TwoCatsHandler", "admitted"]
 # The cost settings, applied in this order after the profile.
 _COSTS = ("mem_cost", "start_mem_cost", "multiplies", "parallelism")
 
+# The integer limits and bounds of the hasher.
+_LIMITS = ("max_memory", "max_work", "max_concurrency", "max_total_memory")
+
 # Items of a list given as text: separated by spaces, or by a comma and a space (a parameter
 # string holds commas of its own, never a space).
 _SEPARATORS = re.compile(r"\s*,\s+|\s+")
@@ -68,6 +76,18 @@ def _integer(name: str, value: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise InvalidParametersError(f"twocats setting {name} must be an integer")
+
+
+def _seconds(name: str, value: object) -> float:
+    """Return a duration setting in seconds, given as a number or, from an ini file, as text."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            value = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    raise InvalidParametersError(f"twocats setting {name} must be a number of seconds above 0")
 
 
 def _profile(value: object, name: str = "profile") -> Params:
@@ -119,16 +139,20 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
     ``verify`` returns False for a wrong password and, like every passlib handler, raises
     ``ValueError`` (:class:`~twocats.exceptions.InvalidHashError`) for a malformed hash or one
     asking for more than the hasher's limits, and ``TypeError`` for a hash or password of
-    another type.
+    another type; :class:`~twocats.exceptions.HasherBusyError` after waiting ``timeout`` seconds
+    in vain for a slot.
     """
 
     name = "twocats"
-    setting_kwds = ("profile", *_COSTS, "previous", "max_memory", "max_work")
+    setting_kwds = ("profile", *_COSTS, "previous", *_LIMITS, "timeout")
     context_kwds = ()
     params: ClassVar[Params] = DEFAULT
     previous: ClassVar[tuple[Params, ...]] = ()
     max_memory: ClassVar[int | None] = None
     max_work: ClassVar[int | None] = None
+    max_concurrency: ClassVar[int | None] = None
+    max_total_memory: ClassVar[int | None] = None
+    timeout: ClassVar[float | None] = None
 
     @classmethod
     def using(cls, relaxed: bool = False, **settings: Any) -> type[TwoCatsHandler]:
@@ -146,10 +170,11 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
         configured.params = dataclasses.replace(params, **costs) if costs else params
         if "previous" in settings:
             configured.previous = _previous(settings["previous"])
-        if "max_memory" in settings:
-            configured.max_memory = _integer("max_memory", settings["max_memory"])
-        if "max_work" in settings:
-            configured.max_work = _integer("max_work", settings["max_work"])
+        for name in _LIMITS:
+            if name in settings:
+                setattr(configured, name, _integer(name, settings[name]))
+        if "timeout" in settings:
+            configured.timeout = _seconds("timeout", settings["timeout"])
         configured._hasher()  # A bad configuration fails here, when the context is built.
         return configured
 
@@ -162,7 +187,14 @@ class TwoCatsHandler(uh.MinimalHandler):  # type: ignore[misc]
     def _hasher(cls) -> PasswordHasher:
         try:
             return shared_hasher(
-                cls.params, DEFAULT_SALT_LEN, cls.previous, cls.max_memory, cls.max_work
+                cls.params,
+                DEFAULT_SALT_LEN,
+                cls.previous,
+                cls.max_memory,
+                cls.max_work,
+                cls.max_concurrency,
+                cls.max_total_memory,
+                cls.timeout,
             )
         except TypeError as error:
             raise InvalidParametersError(f"twocats settings: {error}") from None

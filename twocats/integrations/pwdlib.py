@@ -51,11 +51,15 @@ class TwoCatsHasher(HasherProtocol):
 
     Give either a `hasher`, or the keywords that make one: `params` (default
     :data:`twocats.profiles.DEFAULT`; a ``start_mem_cost`` below its memory cost gives new hashes
-    the shape of upgraded ones, see :meth:`dummy_verify`) and the stored-hash limits `previous`,
-    `max_memory` and `max_work` (see :class:`twocats.PasswordHasher`).  A stored hash the limits
-    refuse fails to verify and is logged as a warning by the ``twocats.integrations`` logger.
+    the shape of upgraded ones, see :meth:`dummy_verify`), the stored-hash limits `previous`,
+    `max_memory` and `max_work`, and the bounds `max_concurrency`, `max_total_memory` and
+    `timeout` (see :class:`twocats.PasswordHasher`; ``twocats tune --for pwdlib`` prints them).
+    A stored hash the limits refuse fails to verify and is logged as a warning by the
+    ``twocats.integrations`` logger.
 
-    ``verify`` returns False for a wrong password and for a malformed or oversized hash.  The
+    ``verify`` returns False for a wrong password and for a malformed or oversized hash, and
+    raises :class:`~twocats.exceptions.HasherBusyError` after waiting `timeout` seconds in vain
+    for a slot (answer 503, as ``examples/fastapi_login.py`` does).  The
     twocats hasher stays reachable as :attr:`hasher`, for example to raise the memory cost of
     stored hashes offline with its ``upgrade``.
     """
@@ -68,17 +72,24 @@ class TwoCatsHasher(HasherProtocol):
         previous: Iterable[Params] = (),
         max_memory: int | None = None,
         max_work: int | None = None,
+        max_concurrency: int | None = None,
+        max_total_memory: int | None = None,
+        timeout: float | None = None,
     ) -> None:
+        bounds = (max_memory, max_work, max_concurrency, max_total_memory, timeout)
         if hasher is None:
             hasher = PasswordHasher.from_params(
                 DEFAULT if params is None else params,
                 previous=previous,
                 max_memory=max_memory,
                 max_work=max_work,
+                max_concurrency=max_concurrency,
+                max_total_memory=max_total_memory,
+                timeout=timeout,
             )
         elif not isinstance(hasher, PasswordHasher):
             raise TypeError(f"hasher must be a twocats.PasswordHasher, not {type(hasher).__name__}")
-        elif params is not None or previous != () or (max_memory, max_work) != (None, None):
+        elif params is not None or previous != () or bounds != (None,) * len(bounds):
             raise TypeError("give either a hasher or the keywords that make one, not both")
         self._hasher = hasher
 

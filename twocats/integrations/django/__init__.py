@@ -22,12 +22,17 @@ from twocats.integrations.django.foreign import (
     AdmittedBCryptPasswordHasher,
     AdmittedBCryptSHA256PasswordHasher,
 )
-from twocats.integrations.django.hashers import MAX_STORED_LENGTH, TwoCatsPasswordHasher
+from twocats.integrations.django.hashers import (
+    MAX_STORED_LENGTH,
+    HasherBusyDeniedError,
+    TwoCatsPasswordHasher,
+)
 
 __all__ = [
     "MAX_STORED_LENGTH",
     "AdmittedArgon2PasswordHasher",
     "AdmittedBCryptPasswordHasher",
     "AdmittedBCryptSHA256PasswordHasher",
+    "HasherBusyDeniedError",
     "TwoCatsPasswordHasher",
 ]

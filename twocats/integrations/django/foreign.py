@@ -7,8 +7,8 @@ Django's own hashers compute whatever a stored value asks for: a planted
 (:meth:`twocats.PasswordHasher.check_foreign`): a value above the twocats hasher's limits fails to
 verify, logged like a refused twocats hash; any other is verified by Django's code in one of the
 twocats hasher's admission slots, its memory counted against ``max_total_memory``.  ``timeout``
-(a class attribute, in seconds; None waits for ever) bounds the wait for a slot, after which
-:class:`~twocats.exceptions.HasherBusyError` is raised.
+(a class attribute, in seconds; None: the twocats hasher's own) bounds the wait for a slot, after
+which :class:`~twocats.integrations.django.HasherBusyDeniedError` is raised: the login fails.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from django.core.exceptions import ImproperlyConfigured
 from twocats.exceptions import HashLimitError, InvalidHashError
 from twocats.hasher import PasswordHasher
 from twocats.integrations._common import report_refused
-from twocats.integrations.django.hashers import TwoCatsPasswordHasher
+from twocats.integrations.django.hashers import TwoCatsPasswordHasher, denied_when_busy
 
 __all__ = [
     "AdmittedArgon2PasswordHasher",
@@ -59,9 +59,12 @@ class _Admitted:
         """Return whether `password` matches; False for a mismatch or a value above the limits."""
         django_verify = super().verify  # type: ignore[misc]
         try:
-            verified: bool = _twocats().verify_foreign(
-                _foreign(encoded), lambda: django_verify(password, encoded), timeout=self.timeout
-            )
+            with denied_when_busy():
+                verified: bool = _twocats().verify_foreign(
+                    _foreign(encoded),
+                    lambda: django_verify(password, encoded),
+                    timeout=self.timeout,
+                )
         except HashLimitError as error:
             report_refused(error)
             return False

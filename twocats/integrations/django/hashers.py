@@ -7,6 +7,10 @@ letters and digits, 128 bits) is the twocats salt, byte for byte.  The value mus
 (which adds the ``s=`` start level to the string); a configuration whose hashes could be longer
 (for example any 64-byte output, ``hash_type="blake2b"`` or ``"sha512"``) is refused with
 :class:`~twocats.exceptions.InvalidParametersError` the first time the hasher is used.
+
+A login beyond the hasher's bounds (``max_concurrency``, ``max_total_memory``, ``timeout``)
+raises :class:`HasherBusyDeniedError`, which Django's ``authenticate()`` takes for a backend's
+refusal: the login fails, as with a wrong password, and never becomes a server error.
 """
 
 from __future__ import annotations
@@ -14,23 +18,51 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from django.contrib.auth.hashers import BasePasswordHasher, mask_hash
+from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_noop as _
 
 from twocats import phc
 from twocats._units import format_size
-from twocats.exceptions import InvalidHashError, InvalidParametersError, TwoCatsError
+from twocats.exceptions import (
+    HasherBusyError,
+    InvalidHashError,
+    InvalidParametersError,
+    TwoCatsError,
+)
 from twocats.hasher import PasswordHasher
 from twocats.integrations._common import shared_hasher, verify_quietly
 from twocats.params import Params
 from twocats.profiles import DEFAULT
 
-__all__ = ["MAX_STORED_LENGTH", "TwoCatsPasswordHasher"]
+__all__ = ["MAX_STORED_LENGTH", "HasherBusyDeniedError", "TwoCatsPasswordHasher"]
 
 #: The length of ``AbstractBaseUser.password`` (``CharField(max_length=128)``).
 MAX_STORED_LENGTH = 128
+
+
+class HasherBusyDeniedError(HasherBusyError, PermissionDenied):
+    """The hasher waited its ``timeout`` in vain for a slot, as Django's authentication takes it.
+
+    It is a :class:`~twocats.exceptions.HasherBusyError` and Django's ``PermissionDenied``:
+    ``django.contrib.auth.authenticate()`` treats it as a backend refusing the login (it returns
+    None and sends ``user_login_failed``), whether it came from checking a user's password or from
+    the decoy hash of a user that does not exist, so the login fails as a wrong password does and
+    takes no longer; a view that checks or sets a password itself answers 403, never 500, unless
+    it catches :class:`~twocats.exceptions.HasherBusyError` to answer 503.
+    """
+
+
+@contextlib.contextmanager
+def denied_when_busy() -> Iterator[None]:
+    """Raise :class:`HasherBusyDeniedError` for a hasher that stayed busy beyond its timeout."""
+    try:
+        yield
+    except HasherBusyError as error:
+        raise HasherBusyDeniedError(str(error)) from None
 
 
 class TwoCatsPasswordHasher(BasePasswordHasher):
@@ -47,6 +79,12 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
     ``m``.  New hashes then start at that level too, and Django's decoy for a login naming no
     user (it hashes the password once) costs what verifying an upgraded hash costs, so login
     times do not tell which user names exist.
+
+    `max_concurrency`, `max_total_memory` and `timeout` bound the hashes running at once, their
+    memory and a login's wait for a slot (see :class:`twocats.PasswordHasher`; ``twocats tune
+    --for django`` prints them); a login that waited `timeout` seconds in vain fails with
+    :class:`HasherBusyDeniedError`.  Every hasher class configured alike shares one twocats
+    hasher, and so one set of bounds.
 
     The stored-hash limits (see :class:`twocats.PasswordHasher`) accept the hashes of the
     configured parameters, of every built-in profile and of the parameters listed in `previous`
@@ -70,6 +108,9 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
     previous: tuple[Params, ...] = ()
     max_memory: int | None = None
     max_work: int | None = None
+    max_concurrency: int | None = None
+    max_total_memory: int | None = None
+    timeout: float | None = None
 
     @property
     def hasher(self) -> PasswordHasher:
@@ -93,7 +134,16 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
                     )
         except (ValueError, TypeError) as exc:
             raise InvalidParametersError(f"{name} is misconfigured: {exc}") from None
-        return _Settings(params, len(self.salt()), previous, self.max_memory, self.max_work)
+        return _Settings(
+            params,
+            len(self.salt()),
+            previous,
+            self.max_memory,
+            self.max_work,
+            self.max_concurrency,
+            self.max_total_memory,
+            self.timeout,
+        )
 
     def _resolved(self, params: Params) -> Params:
         """Return `params` with the cost attributes of this instance applied."""
@@ -114,7 +164,8 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
         self._check_encode_args(password, salt)
         if not isinstance(salt, str):
             raise TypeError(f"salt must be a str, not {type(salt).__name__}")
-        return self._stored(self.hasher.hash(password, salt=salt.encode()))
+        with denied_when_busy():
+            return self._stored(self.hasher.hash(password, salt=salt.encode()))
 
     def decode(self, encoded: str) -> dict[str, Any]:
         """Split a stored value into algorithm, salt, hash and the twocats parameters.
@@ -134,12 +185,16 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
         }
 
     def verify(self, password: str, encoded: str) -> bool:
-        """Return whether `password` matches; False for a mismatch or a malformed value."""
+        """Return whether `password` matches; False for a mismatch or a malformed value.
+
+        Raises :class:`HasherBusyDeniedError` after waiting `timeout` seconds in vain for a slot.
+        """
         try:
             text = self._phc(encoded)
         except InvalidHashError:
             return False
-        return verify_quietly(self.hasher, text, password)
+        with denied_when_busy():
+            return verify_quietly(self.hasher, text, password)
 
     def safe_summary(self, encoded: str) -> dict[str, Any]:
         """The parameters of a stored value, with its salt and hash masked (for the admin)."""
@@ -271,6 +326,9 @@ class _Settings(NamedTuple):
     previous: tuple[Params, ...]
     max_memory: int | None
     max_work: int | None
+    max_concurrency: int | None
+    max_total_memory: int | None
+    timeout: float | None
 
 
 @functools.lru_cache(maxsize=64)
