@@ -272,7 +272,7 @@ def test_compare_plot_without_matplotlib_fails_before_measuring(
         raise AssertionError("measured before checking --plot")
 
     monkeypatch.setattr(perf_compare, "run_comparison", measure)
-    result = run("compare", "--memory", "1MiB", "--plot", str(tmp_path / "c.png"))
+    result = run("compare", "--mem-cost", "10", "--plot", str(tmp_path / "c.png"))
     assert result.exit_code == 2
     assert error_of(result) == f"Error: --plot needs matplotlib ({install_hint('bench')})"
     assert measured == []
@@ -281,7 +281,7 @@ def test_compare_plot_without_matplotlib_fails_before_measuring(
 def test_compare_plot_into_a_missing_folder_fails_before_measuring(tmp_path: Path) -> None:
     """A --plot path whose folder does not exist is refused before any measuring."""
     target = tmp_path / "missing" / "c.png"
-    result = run("compare", "--memory", "1MiB", "--plot", str(target))
+    result = run("compare", "--mem-cost", "10", "--plot", str(target))
     assert result.exit_code == 2
     assert error_of(result) == f"Error: --plot: cannot write into the folder {target.parent}"
     assert "equal memory" not in result.stderr

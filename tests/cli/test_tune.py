@@ -231,44 +231,62 @@ COMPARE_ROWS = [
     ("equal time", "scrypt"),
 ]
 
+#: TwoCats at 1 MiB on one thread, and a comparison of two rounds at most.
+COMPARE_CHEAP = ["--mem-cost", "10", "--parallelism", "1", "--min-rounds", "2"]
+
 
 def test_compare_smoke(tmp_path: Path) -> None:
     """A real compare run at 1 MiB gives both comparisons of all three algorithms and a PNG."""
     plot = tmp_path / "compare.png"
     started, cpu_started = time.perf_counter(), time.process_time()
     result = CliRunner().invoke(
-        main, ["compare", "--memory", "1MiB", "--runs", "1", "--json", "--plot", str(plot)]
+        main, ["compare", *COMPARE_CHEAP, "--time-limit", "1ms", "--json", "--plot", str(plot)]
     )
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)["rows"]
+    document = json.loads(result.stdout)
+    rows = document["rows"]
     assert [(row["comparison"], row["algorithm"]) for row in rows] == COMPARE_ROWS
     assert all(row["memory_bytes"] == 1 << 20 for row in rows[:4])
+    assert rows[0]["parameters"] == "blake2s,m=10,l=8,p=1,x=3"
+    assert document["phc_prefix"] == "$twocats$v=2015$m=10,x=3,p=1"
     # Each measured time lies within the whole run, wall clock and CPU alike.
     assert all(0 < row["seconds"] < elapsed for row in rows)
     assert all(0 <= row["cpu_seconds"] <= cpu for row in rows)
+    # The time limit passed during the calibration: two rounds, the fewest there are.
+    assert document["runs"] == 2
+    equal_time = document["equal_time"]
+    assert equal_time["rounds"] == 2
+    assert equal_time["low"] <= equal_time["ratio"] <= equal_time["high"]
+    assert equal_time["argon2id_memory_bytes"] % 1024 == 0
+    assert equal_time["reached"] == (equal_time["half_width"] <= 0.1)
+    assert (document["busy"] is None) == equal_time["reached"]
     assert plot.read_bytes().startswith(b"\x89PNG")
 
 
 def test_compare_human_output() -> None:
-    """Without --json compare prints one aligned table: a header and the seven rows."""
-    result = CliRunner().invoke(main, ["compare", "--memory", "1MiB", "--runs", "1"])
+    """Without --json compare prints one aligned table and the equal-time ratio's interval."""
+    result = CliRunner().invoke(main, ["compare", *COMPARE_CHEAP, "--time-limit", "1ms"])
     assert result.exit_code == 0, result.output
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     assert lines[0].split() == [
-        "comparison", "algorithm", "parameters", "time", "ms", "range", "of", "1", "ms", "CPU",
+        "comparison", "algorithm", "parameters", "time", "ms", "range", "of", "2", "ms", "CPU",
         "ms", "memory", "MiB", "filled", "GiB/s",
     ]  # fmt: skip
-    rows = [line.split() for line in lines[1:]]
+    rows = [line.split() for line in lines[1:8]]
     assert [(" ".join(row[:2]), row[2]) for row in rows] == COMPARE_ROWS
     assert [row[-2] for row in rows[:4]] == ["1.0"] * 4
-    assert rows[2][3] == "t=1,m=1024,p=2"
+    assert rows[2][3] == "t=1,m=1024,p=1"
     assert rows[3][3] == "N=2^10,r=8,p=1"
     for row in rows:
         low, high = (float(value) for value in row[5].split("-"))
-        # One run: the range is that run's time, as the time column shows it.
-        assert low == high == float(row[4]), row
+        assert low <= float(row[4]) <= high, row
         assert all(float(value) >= 0 for value in row[6:]), row
     start = lines[0].index("algorithm")
-    assert all(line[start:].startswith(row[2]) for line, row in zip(lines[1:], rows, strict=True))
+    assert all(line[start:].startswith(row[2]) for line, row in zip(lines[1:8], rows, strict=True))
+    assert lines[8].startswith("Equal time: TwoCats fills ")
+    assert "x the memory argon2id fills in the same CPU time (95% interval " in lines[8]
+    assert "2 interleaved rounds in " in lines[8]
+    assert lines[9].lstrip().startswith("by the wall clock ")
     assert "{" not in result.stdout
+    assert result.stderr.startswith("comparing $twocats$v=2015$m=10,x=3,p=1 with argon2id")

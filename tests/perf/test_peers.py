@@ -13,6 +13,7 @@ from twocats.perf.peers import (
     argon2id_at_time,
     argon2id_call,
     scrypt_call,
+    time_call,
     time_calls,
 )
 from twocats.perf.samples import Samples
@@ -52,3 +53,19 @@ def test_argon2id_at_time_returns_whole_kib_and_its_timing() -> None:
     memory, timing = argon2id_at_time(1e-9, 1 << 20, 2, runs=2, seconds=0.01)
     assert memory == 16 * 1024
     assert len(timing.wall.values) == 2
+
+
+def test_a_timing_is_read_on_either_clock() -> None:
+    """on("wall") and on("cpu") are the two series, and time_call gives one of each."""
+    timing = Timing(wall=Samples((0.3,)), cpu=Samples((0.5,)))
+    assert (timing.on("wall"), timing.on("cpu")) == (timing.wall, timing.cpu)
+    wall, cpu = time_call(lambda: sum(range(1000)))
+    assert wall > 0
+    assert cpu >= 0
+
+
+def test_argon2id_at_time_follows_the_clock_asked_for() -> None:
+    """On the CPU clock the search corrects by the CPU median, to a whole number of KiB."""
+    memory, timing = argon2id_at_time(1e-9, 1 << 20, 2, runs=2, seconds=0.01, clock="cpu")
+    assert memory == 16 * 1024
+    assert len(timing.cpu.values) == 2

@@ -2,28 +2,32 @@
 
 The options and messages of the command; the measurement is :mod:`twocats.perf.compare`.  Every
 option, ``--plot``'s need for matplotlib included, is checked before anything is measured.
+TwoCats' parameters are those of ``hash`` (``--profile``, ``--params`` and the parameter
+options; the default profile by default).
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from twocats._extras import install_hint
 from twocats.cli._common import (
+    ProgressLines,
     UsageFailure,
     backend_option,
     emit_json,
     info,
     json_option,
+    params_document,
     progress_wanted,
 )
-from twocats.cli._options import SIZE
+from twocats.cli._options import DURATION, build_params, params_options
 
 if TYPE_CHECKING:
-    from twocats.perf.compare import Row
+    from twocats.perf.compare import EqualTime
 
 __all__ = ["compare_command"]
 
@@ -42,22 +46,21 @@ def _check_plot_target(path: str) -> None:
 
 
 @click.command("compare")
+@params_options
 @click.option(
-    "--memory",
-    type=SIZE,
-    default="256MiB",
+    "--time-limit",
+    type=DURATION,
+    default="60s",
     show_default=True,
-    help="Memory of the equal-memory comparison (rounded down to a power of two KiB).",
+    help="Start no round that would end later than this after the start (calibration "
+    "included); a busy machine may reach it before the interval is within ±10%.",
 )
 @click.option(
-    "--parallelism",
-    type=click.IntRange(1, 255),
-    default=2,
+    "--min-rounds",
+    type=click.IntRange(2, 1000),
+    default=5,
     show_default=True,
-    help="Threads for TwoCats and argon2id (scrypt's hashlib runs its p serially; p=1 is used).",
-)
-@click.option(
-    "--runs", type=click.IntRange(1, 50), default=3, show_default=True, help="Timed runs per row."
+    help="Rounds to run at least, however narrow the interval.",
 )
 @click.option(
     "--plot",
@@ -68,53 +71,76 @@ def _check_plot_target(path: str) -> None:
 @click.option(
     "--attacker",
     is_flag=True,
-    help="Also run the ranking trade-off attack on each equal-time row's graph (C, D, E).",
+    help="Also run the ranking trade-off attack on each equal-time memory's graph (C, D, E).",
 )
 @backend_option
 @json_option
 def compare_command(
-    memory: int,
-    parallelism: int,
-    runs: int,
+    time_limit: float,
+    min_rounds: int,
     plot: str | None,
     attacker: bool,
     backend: str | None,
     as_json: bool,
+    **options: Any,
 ) -> None:
     """Compare TwoCats with argon2id and scrypt at equal memory and at equal time.
 
-    With --attacker, the equal-time rows are attacked too: for TwoCats (and its side-channel-
+    TwoCats runs with the parameters given (--profile, --params or the parameter options; the
+    default profile by default) through a PasswordHasher, as a server runs it; argon2id (one
+    pass) uses the same memory and threads, scrypt (r=8, p=1) the same memory.  After a
+    calibration that finds the argon2id memory and the scrypt N that take TwoCats' time, every
+    configuration is timed once per round, in an order rotated from round to round, by the wall
+    clock and by CPU time.  Each round gives the equal-time ratio, the memory TwoCats fills over
+    the memory argon2id fills in the same CPU time; rounds go on until its 95% confidence
+    interval is within ±10%, or until --time-limit, and the ratio is printed with its interval
+    (and a note when the machine was too busy to narrow it that far).
+
+    With --attacker, the equal-time memories are attacked too: for TwoCats (and its side-channel-
     resistant mode) and argon2id (and Argon2i) at the memory each fills, the ranking trade-off
     attack's best time-area product alpha*D, its gain E and the attacker's cost per guess relative
     to argon2id (memory / E), assuming the attacker speeds every hash up alike.
     """
     from twocats._machine import load_average
     from twocats.perf.compare import (
+        TARGET,
+        Rounds,
         attacker_comparison,
-        compare_params,
+        format_equal_time,
         format_table,
         run_comparison,
     )
-    from twocats.perf.peers import SCRYPT_MAX_MEMORY, busy_note
-    from twocats.simd.registry import resolve_backend, simd_isa
+    from twocats.perf.peers import SCRYPT_MAX_MEMORY
+    from twocats.phc import encode_params
+    from twocats.simd.registry import resolve_backend
 
-    mem_cost = (memory // 1024).bit_length() - 1
-    if mem_cost < 10:
-        raise UsageFailure("--memory must be at least 1MiB")
+    params = build_params(options)
     if plot is not None:
         _check_plot_target(plot)
     resolved = resolve_backend(backend)
-    params = compare_params(mem_cost, parallelism, simd_isa() if resolved == "simd" else "")
     verbose = progress_wanted()
+    lines = ProgressLines()
+    load_before = load_average()
+    info(
+        f"comparing {encode_params(params)} with argon2id and scrypt: calibrating, then rounds "
+        f"until the equal-time ratio is within ±{TARGET:.0%} (at most {time_limit:g} s)"
+    )
 
-    def report(row: Row) -> None:
+    def report(equal_time: EqualTime) -> None:
+        cpu = equal_time.cpu
+        line = (
+            f"round {cpu.rounds}: equal-time ratio {cpu.ratio:.2f} "
+            f"(±{cpu.half_width:.1%}, wanted ±{TARGET:.0%})"
+        )
         if verbose:
-            milliseconds = row.seconds * 1000
-            info(f"  {row.comparison}: {row.algorithm} {row.parameters}: {milliseconds:.1f} ms")
+            info(f"  {line}")
+        else:
+            lines(f"compare: {line}")
 
-    rows = run_comparison(params, resolved, runs, report)
-    if verbose and params.memory_bytes > SCRYPT_MAX_MEMORY:
-        info("  equal memory: scrypt skipped (hashlib.scrypt allows less than 2 GiB)")
+    comparison = run_comparison(params, resolved, Rounds(min_rounds, time_limit), report)
+    rows = comparison.rows
+    if params.memory_bytes > SCRYPT_MAX_MEMORY:
+        info("equal memory: scrypt left out (hashlib.scrypt allows less than 2 GiB)")
     attacked = []
     if attacker:
 
@@ -122,31 +148,58 @@ def compare_command(
             if verbose:
                 info(f"  attacker: ranking trade-off attack on {name}")
 
-        attacked = attacker_comparison(params, rows, report=announce)
+        attacked = attacker_comparison(params, comparison.equal_time, report=announce)
     load = load_average()
+    busy = _busy_note(comparison.equal_time, load_before, load, time_limit)
     if plot is not None:
         from twocats.perf.compare_plot import plot_rows
 
-        plot_rows(rows, plot, runs, load)
+        plot_rows(rows, plot, comparison.rounds, load)
     if as_json:
         document = {
             "backend": resolved,
-            "runs": runs,
+            "params": params_document(params),
+            "phc_prefix": encode_params(params),
+            "runs": comparison.rounds,
+            "seconds": comparison.seconds,
+            "time_limit": time_limit,
+            "load_average_start": load_before,
             "load_average": load,
+            "equal_time": comparison.equal_time.document(),
+            "busy": busy,
             "rows": [row.document() for row in rows],
         }
         if attacker:
             document["attacker"] = [row.document() for row in attacked]
         emit_json(document)
         return
-    click.echo(format_table(rows, runs))
+    click.echo(format_table(rows, comparison.rounds))
+    click.echo()
+    for line in format_equal_time(comparison):
+        click.echo(line)
     if attacker:
         from twocats.perf.tradeoff.attacker import format_attacker_table
 
         click.echo()
         click.echo(format_attacker_table(attacked))
-    busy = busy_note()
-    if busy:
-        info(f"note: {busy}: the times include waiting for a core; rerun when it is idle")
+    if busy is not None:
+        info(f"note: {busy}")
     if plot is not None:
         info(f"plot written to {plot}")
+
+
+def _busy_note(
+    equal_time: EqualTime, before: float | None, after: float | None, time_limit: float
+) -> str | None:
+    """Say when the interval stayed wider than wanted, and how loaded the machine was."""
+    from twocats._machine import usable_cpus
+
+    if equal_time.reached:
+        return None
+    loads = [load for load in (before, after) if load is not None]
+    load = f" (load average {max(loads):.1f} on {usable_cpus()} usable CPUs)" if loads else ""
+    return (
+        f"the machine was too busy{load} to narrow the equal-time ratio to "
+        f"±{equal_time.target:.0%} within --time-limit {time_limit:g} s: its interval is "
+        f"±{equal_time.cpu.half_width:.1%}; rerun when it is quieter, or give --time-limit more"
+    )

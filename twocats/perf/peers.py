@@ -15,7 +15,7 @@ import dataclasses
 import hashlib
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from twocats._machine import load_average, usable_cpus
 from twocats.perf.samples import Samples
@@ -25,12 +25,14 @@ __all__ = [
     "SALT",
     "SCRYPT_MAX_MEMORY",
     "SCRYPT_R",
+    "Clock",
     "Timing",
     "argon2id_at_time",
     "argon2id_call",
     "busy_note",
     "scrypt_at_time",
     "scrypt_call",
+    "time_call",
     "time_calls",
 ]
 
@@ -39,6 +41,9 @@ SCRYPT_MAX_MEMORY: Final = (1 << 31) - (1 << 21)
 
 #: scrypt's block-size parameter: the memory is 128 * r * N bytes.
 SCRYPT_R: Final = 8
+
+#: The two clocks a call is timed by: the wall clock, and the process's CPU time (all threads).
+Clock = Literal["wall", "cpu"]
 
 #: The public password and 16-byte salt every timed call hashes.
 PASSWORD: Final = b"correct horse battery staple"
@@ -52,6 +57,10 @@ class Timing:
     wall: Samples
     cpu: Samples
 
+    def on(self, clock: Clock) -> Samples:
+        """The samples of `clock`."""
+        return self.wall if clock == "wall" else self.cpu
+
     def document(self) -> dict[str, Any]:
         """The wall-clock figures as a JSON-ready dict (``times_s``, ``median_s``, ...)."""
         return {
@@ -63,17 +72,19 @@ class Timing:
         }
 
 
+def time_call(call: Callable[[], object]) -> tuple[float, float]:
+    """Time one call of ``call``: its wall-clock and CPU seconds."""
+    started, cpu_started = time.perf_counter(), time.process_time()
+    call()
+    return time.perf_counter() - started, time.process_time() - cpu_started
+
+
 def time_calls(call: Callable[[], object], runs: int, warmup: int = 1) -> Timing:
     """Time ``runs`` calls of ``call``, one at a time, after ``warmup`` untimed calls."""
     for _ in range(warmup):
         call()
-    walls, cpus = [], []
-    for _ in range(runs):
-        started, cpu_started = time.perf_counter(), time.process_time()
-        call()
-        walls.append(time.perf_counter() - started)
-        cpus.append(time.process_time() - cpu_started)
-    return Timing(Samples(tuple(walls)), Samples(tuple(cpus)))
+    walls, cpus = zip(*(time_call(call) for _ in range(runs)), strict=True)
+    return Timing(Samples(walls), Samples(cpus))
 
 
 def busy_note() -> str | None:
@@ -117,21 +128,26 @@ def scrypt_call(memory_bytes: int) -> Callable[[], bytes]:
 
 
 def argon2id_at_time(
-    target: float, memory_bytes: int, parallelism: int, runs: int, seconds: float | None = None
+    target: float,
+    memory_bytes: int,
+    parallelism: int,
+    runs: int,
+    seconds: float | None = None,
+    clock: Clock = "wall",
 ) -> tuple[int, Timing]:
     """Return the memory (bytes, whole KiB) argon2id t=1 fills in ``target`` seconds, timed.
 
     The search starts from ``memory_bytes`` (corrected at once by ``seconds``, a time already
-    measured there) and corrects the memory by the ratio of the measured time to the target, the
-    time growing linearly with the memory, until it moves by 2% or less (three corrections at
-    most after the first timing).
+    measured there) and corrects the memory by the ratio of the measured time (the median on
+    ``clock``) to the target, the time growing linearly with the memory, until it moves by 2% or
+    less (three corrections at most after the first timing).
     """
     kib = memory_bytes // 1024
     if seconds is not None:
         kib = max(8 * parallelism, int(kib * target / seconds))
     timing = time_calls(argon2id_call(kib * 1024, parallelism), runs)
     for _ in range(3):
-        scaled = max(8 * parallelism, int(kib * target / timing.wall.median))
+        scaled = max(8 * parallelism, int(kib * target / timing.on(clock).median))
         if abs(scaled - kib) <= kib // 50:
             break
         kib = scaled
@@ -139,13 +155,18 @@ def argon2id_at_time(
     return kib * 1024, timing
 
 
-def scrypt_at_time(target: float, runs: int) -> tuple[int, Timing]:
-    """Return (N, timing) for the largest power-of-two N whose scrypt time fits in ``target``."""
+def scrypt_at_time(target: float, runs: int, clock: Clock = "wall") -> tuple[int, Timing]:
+    """Return (N, timing) for the largest power-of-two N whose scrypt time fits in ``target``.
+
+    The time is the median on ``clock``.
+    """
     n = 1 << 10
     timing = time_calls(scrypt_call(128 * SCRYPT_R * n), runs)
-    while 128 * SCRYPT_R * 2 * n <= SCRYPT_MAX_MEMORY and 2 * timing.wall.median <= 1.3 * target:
+    while (
+        128 * SCRYPT_R * 2 * n <= SCRYPT_MAX_MEMORY and 2 * timing.on(clock).median <= 1.3 * target
+    ):
         doubled = time_calls(scrypt_call(128 * SCRYPT_R * 2 * n), runs)
-        if doubled.wall.median > target:
+        if doubled.on(clock).median > target:
             break
         n, timing = 2 * n, doubled
     return n, timing

@@ -21,10 +21,12 @@ def test_compare_attacker_json_rows() -> None:
         main,
         [
             "compare",
-            "--memory",
-            "1MiB",
-            "--runs",
-            "1",
+            "--mem-cost",
+            "10",
+            "--min-rounds",
+            "2",
+            "--time-limit",
+            "1ms",
             "--parallelism",
             "1",
             "--attacker",
@@ -37,9 +39,9 @@ def test_compare_attacker_json_rows() -> None:
     assert [row["algorithm"] for row in rows] == [
         "twocats", "twocats-side-channel-resistant", "argon2id", "argon2i",
     ]  # fmt: skip
-    equal_time = {r["algorithm"]: r for r in document["rows"] if r["comparison"] == "equal time"}
-    assert rows[0]["memory_bytes"] == equal_time["twocats"]["memory_bytes"]
-    assert rows[2]["memory_bytes"] == equal_time["argon2id"]["memory_bytes"]
+    # The memories are the equal-time ratio's: TwoCats' own and argon2id's in TwoCats' time.
+    assert rows[0]["memory_bytes"] == document["equal_time"]["twocats_memory_bytes"] == 1 << 20
+    assert rows[2]["memory_bytes"] == document["equal_time"]["argon2id_memory_bytes"]
     assert rows[2]["relative_cost"] == 1.0
     for row in rows:
         reached = row["rows"]
@@ -54,7 +56,8 @@ def test_compare_attacker_json_rows() -> None:
 def test_compare_without_attacker_has_no_attacker_rows() -> None:
     """Without --attacker the compare document is unchanged: no attacker key."""
     result = CliRunner().invoke(
-        main, ["compare", "--memory", "1MiB", "--runs", "1", "--parallelism", "1", "--json"]
+        main,
+        ["compare", "--mem-cost", "10", "--min-rounds", "2", "--time-limit", "1ms", "--json"],
     )
     assert result.exit_code == 0, result.output
     assert "attacker" not in json.loads(result.stdout)
