@@ -158,6 +158,18 @@ def _compile_elsewhere(backend: str, shape: Shape) -> bool:
     return done.returncode == 0
 
 
+def loads_without_compiling(backend: str | None, params: Params) -> bool:
+    """Whether the kernel ``params`` use is ready without numba's compiler.
+
+    So it is for the reference backend, under ``NUMBA_DISABLE_JIT``, and where a checked
+    ahead-of-time artefact of it loads; otherwise numba loads it from its cache or compiles it.
+    """
+    chosen = resolve_backend(backend)
+    if chosen == "reference" or cache.jit_disabled():
+        return True
+    return _load_artefact(chosen, shape_of(params))
+
+
 def compile_in_child(backend: str | None, params: Params) -> bool:
     """Compile the kernel ``params`` use into the disk cache in a fresh process; whether it did.
 

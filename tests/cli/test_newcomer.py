@@ -196,8 +196,9 @@ def test_hash_json_reports_start_up_apart() -> None:
 
 
 def test_tune_says_why_and_how_to_use_the_result() -> None:
-    """tune explains its hash and lanes and prints the CLI flag and a Python line that work."""
-    result = run("tune", "--time", "2ms", "--max-memory", "2MiB", "--parallelism", "1")
+    """tune explains its hash and lanes and prints the CLI flag and Python settings that work."""
+    options = ["--time", "5s", "--max-memory", "2MiB", "--parallelism", "1", "--concurrent", "1"]
+    result = run("tune", *options)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     why = [line for line in lines if line.startswith("Why:")]
@@ -205,13 +206,15 @@ def test_tune_says_why_and_how_to_use_the_result() -> None:
     assert "the default profile uses blake2s with 8 lanes" in result.stdout
     prefix = next(line for line in lines if line.startswith("PHC prefix:")).split()[-1]
     assert f"Use it:       twocats hash --params '{prefix}'" in lines
-    start = lines.index(f"Use it:       twocats hash --params '{prefix}'")
-    python = "\n".join(line.strip() for line in lines[start + 1 : start + 4])
+    # The settings stand alone between the Settings line and the Use it line, to be pasted.
+    start = next(index for index, line in enumerate(lines) if line.startswith("Settings:"))
+    end = lines.index(f"Use it:       twocats hash --params '{prefix}'")
     namespace: dict[str, object] = {}
-    exec(python, namespace)
+    exec("\n".join(lines[start + 2 : end]), namespace)
     hasher = namespace["hasher"]
     assert isinstance(hasher, PasswordHasher)
     assert hasher.params == phc.decode_params(prefix)
+    assert (hasher.max_concurrency, hasher.timeout) == (1, 5.0)
 
 
 def _trial(multiplies: int, seconds: float) -> Trial:

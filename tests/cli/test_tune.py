@@ -140,10 +140,10 @@ def test_size_and_duration_options_reject(kind: click.ParamType, text: str, mess
 
 
 def test_tune_smoke() -> None:
-    """A real tune run with a tiny budget reports consistent parameters and a PHC prefix."""
+    """A real tune run with a roomy budget reports consistent parameters and a PHC prefix."""
     started = time.perf_counter()
-    options = ["--time", "1ms", "--max-memory", "2MiB", "--parallelism", "1", "--lanes", "8"]
-    result = CliRunner().invoke(main, ["tune", *options, "--json"])
+    options = ["--time", "5s", "--max-memory", "2MiB", "--parallelism", "1", "--lanes", "8"]
+    result = CliRunner().invoke(main, ["tune", *options, "--concurrent", "1", "--json"])
     elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
@@ -162,17 +162,24 @@ def test_tune_smoke() -> None:
     assert document["fits"][0].startswith("Django: fits its 128-character password column")
     assert document["fits"][1] == "twocats verify: within its default limits"
     assert "below 64 MiB, the least memory the docs recommend" in document["warnings"][0]
+    assert "core" in document["warnings"][0]
+    assert document["settings"]["for"] is None
+    assert [item["where"] for item in document["settings"]["files"]] == ["Python"]
 
 
 def test_tune_human_output() -> None:
-    """Without --json tune prints the parameters, the prefix and the verification time."""
-    options = ["--time", "1ms", "--max-memory", "1MiB", "--lanes", "8"]
+    """Without --json tune prints the parameters, the prefix, the measurement and the settings."""
+    options = ["--time", "5s", "--max-memory", "1MiB", "--lanes", "8", "--concurrent", "1"]
     result = CliRunner().invoke(main, ["tune", *options])
     assert result.exit_code == 0, result.output
     assert "PHC prefix:   $twocats$v=2015$" in result.stdout
-    assert "Verification:" in result.stdout
+    assert "Measured:     1 at once: 95th percentile " in result.stdout
     assert "Fits:         Django: fits its 128-character password column" in result.stdout
     assert "Warning:      1 MiB is below 64 MiB" in result.stdout
+    assert "Settings:     paste into the code that makes the hasher:" in result.stdout
+    assert "hasher = PasswordHasher.from_params(" in result.stdout
+    # Singular where one is meant.
+    assert "Question:     1 verification at once within " in result.stdout
     # Without a terminal, progress comes as lines on standard error, the first one at once.
     assert "tuning: tried mem_cost" in result.stderr
 

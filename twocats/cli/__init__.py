@@ -70,7 +70,7 @@ _LAZY_COMMANDS: Final = {
     "tune": (
         "twocats.cli.tune",
         "tune_command",
-        "Measure this machine and choose parameters that fill a time budget.",
+        "Choose parameters whose verification, --concurrent at once, fits --time on this machine.",
     ),
     "upgrade": (
         "twocats.cli.passwords",

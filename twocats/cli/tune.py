@@ -1,13 +1,17 @@
-"""``twocats tune``: choose parameters that fill a time budget on this machine.
+"""``twocats tune``: choose parameters whose verification, N at once, fits a time budget here.
 
 The options and messages of the command; the measurement and the search are
-:mod:`twocats.perf.tune`.
+:mod:`twocats.perf.tune`, the settings to paste :mod:`twocats.cli._settings`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any, Final
+
 import click
 
+from twocats._units import format_size
 from twocats.cli._common import (
     ProgressLines,
     UsageFailure,
@@ -19,39 +23,58 @@ from twocats.cli._common import (
     progress_wanted,
 )
 from twocats.cli._options import DURATION, SIZE
-from twocats.hasher_kernels import compile_in_child
+from twocats.cli._settings import FRAMEWORKS, settings_files
 from twocats.params import VARIANTS, Params
 from twocats.perf.tune import (
+    FINAL_VERIFICATIONS,
     MARGIN,
-    REPEATS,
-    THROUGHPUT_SECONDS,
-    Throughput,
+    LoadTiming,
+    ServerBounds,
     Trial,
-    VerifyTiming,
+    cores_needed,
     default_server_memory,
     final_check,
-    measure_throughput,
-    measure_verify,
+    max_lanes,
+    measure_under_load,
     per_verification_memory,
     search,
     smallest_mem_cost,
+    step_down,
 )
 
 __all__ = ["choice_reasons", "fit_notes", "tune_command"]
 
 
-def choice_reasons(isa: str, lanes: int, hash_type: str, lanes_given: bool) -> list[str]:
-    """Explain the lane count and the hash type chosen, against the default profile."""
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+#: The frameworks as their own documentation spells them.
+_NAMES: Final = {"django": "Django", "pwdlib": "pwdlib", "passlib": "passlib"}
+
+
+def choice_reasons(
+    isa: str, params: Params, lanes_given: bool, framework: str | None, concurrent: int
+) -> list[str]:
+    """Explain the lanes, the hash type and the threads chosen."""
+    from twocats._machine import usable_cpus
+    from twocats.perf.tune import lanes_for_isa
     from twocats.profiles import DEFAULT
 
+    lanes, width = params.lanes, lanes_for_isa(isa)
     if lanes_given:
         why_lanes = f"lanes {lanes}: as given by --lanes"
+    elif lanes < width:
+        why_lanes = (
+            f"lanes {lanes}: {_django_column()}; {isa} would take "
+            f"{width}, one 32-bit lane per vector element"
+        )
     else:
         why_lanes = (
             f"lanes {lanes}: one 32-bit lane per vector element of {isa}, so each step of the "
             "fill uses whole registers"
         )
-    if hash_type == "blake2b":
+    if params.hash_type == "blake2b":
         why_hash = "hash blake2b: more than 8 lanes need a hash with 16 state words; blake2s has 8"
     else:
         why_hash = "hash blake2s: 8 lanes or fewer fit its 8 state words"
@@ -59,7 +82,19 @@ def choice_reasons(isa: str, lanes: int, hash_type: str, lanes_given: bool) -> l
         f"(the default profile uses {DEFAULT.hash_type} with {DEFAULT.lanes} lanes, which suits "
         "every machine with 256-bit vectors)"
     )
-    return [why_lanes, f"{why_hash} {default}"]
+    cpus = usable_cpus()
+    why_threads = (
+        f"parallelism {params.parallelism}: {_plural(cpus, 'usable CPU')} shared by "
+        f"{concurrent} verification{'s' if concurrent != 1 else ''} at once"
+    )
+    return [why_lanes, f"{why_hash} {default}", why_threads]
+
+
+def _django_column() -> str:
+    """What Django's storage allows, in words."""
+    from twocats.integrations.stored import MAX_STORED_LENGTH
+
+    return f"Django's {MAX_STORED_LENGTH}-character password column holds 32-byte outputs only"
 
 
 def fit_notes(params: Params) -> tuple[list[str], list[str]]:
@@ -69,7 +104,6 @@ def fit_notes(params: Params) -> tuple[list[str], list[str]]:
     options that raise them); the warning says when the memory is below the least the docs
     recommend, the interactive profile's.
     """
-    from twocats._units import format_size
     from twocats.cli._limits import verify_limits, verify_options
     from twocats.profiles import INTERACTIVE
 
@@ -88,22 +122,16 @@ def fit_notes(params: Params) -> tuple[list[str], list[str]]:
         warnings.append(
             f"{format_size(params.memory_bytes)} is below {format_size(INTERACTIVE.memory_bytes)}, "
             "the least memory the docs recommend (the interactive profile, RFC 9106's second "
-            "recommendation): give --time more, or use --profile interactive"
+            "recommendation)"
         )
     return notes, warnings
 
 
 def _django_fit(params: Params) -> str:
     """Say whether Django's hasher can store hashes of `params` in its password column."""
-    try:
-        from twocats.integrations.django.hashers import (
-            MAX_STORED_LENGTH,
-            TwoCatsPasswordHasher,
-            longest_stored,
-        )
-    except ImportError:
-        return "Django: not checked (Django is not installed)"
-    longest = longest_stored(params, len(TwoCatsPasswordHasher().salt()))
+    from twocats.integrations.stored import MAX_STORED_LENGTH, longest_stored
+
+    longest = longest_stored(params)
     if longest <= MAX_STORED_LENGTH:
         return (
             f"Django: fits its {MAX_STORED_LENGTH}-character password column ({longest} "
@@ -111,9 +139,29 @@ def _django_fit(params: Params) -> str:
         )
     return (
         f"Django: does not fit its {MAX_STORED_LENGTH}-character password column ({longest} "
-        f"characters; a {params.output_size}-byte output never fits): use --lanes 8 or fewer, "
-        "for blake2s"
+        f"characters; a {params.output_size}-byte output never fits): use --for django, or "
+        "--lanes 8 or fewer, for blake2s"
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Question:
+    """What tune was asked: the budget, the load and the memory, and the framework."""
+
+    budget: float
+    concurrent: int
+    server_memory: int
+    max_memory: int
+    hash_memory: int
+    framework: str | None
+
+    def words(self) -> str:
+        target = f", for {_NAMES[self.framework]}" if self.framework else ""
+        return (
+            f"{self.concurrent} verification{'s' if self.concurrent != 1 else ''} at once within "
+            f"{format_size(self.server_memory)}, each within {self.budget * 1000:g} ms (95th "
+            f"percentile){target}"
+        )
 
 
 @click.command("tune")
@@ -123,7 +171,8 @@ def _django_fit(params: Params) -> str:
     type=DURATION,
     default="250ms",
     show_default=True,
-    help="Time one verification may take, e.g. 250ms or 0.5s.",
+    help="Time one verification may take while --concurrent run at once (its 95th "
+    "percentile), e.g. 250ms or 0.5s.",
 )
 @click.option(
     "--max-memory",
@@ -146,11 +195,20 @@ def _django_fit(params: Params) -> str:
     "(default: half of the machine's), e.g. 4GiB.",
 )
 @click.option(
+    "--for",
+    "framework",
+    type=click.Choice(FRAMEWORKS),
+    default=None,
+    help="Choose only what the framework's adapter stores (django: its 128-character column) "
+    "and print its settings, with the hasher's bounds.",
+)
+@click.option(
     "--lanes",
     default="auto",
     show_default=True,
     type=click.Choice(["auto", "1", "2", "4", "8", "16"]),
-    help="SIMD lanes; auto takes the vector width of the simd backend's instruction set.",
+    help="SIMD lanes; auto takes the vector width of the simd backend's instruction set, at "
+    "most what --for allows.",
 )
 @click.option(
     "--parallelism",
@@ -173,41 +231,44 @@ def tune_command(
     max_memory: int,
     concurrent: int | None,
     server_memory: int | None,
+    framework: str | None,
     lanes: str,
     parallelism: str,
     variant: str,
     backend: str | None,
     as_json: bool,
 ) -> None:
-    """Measure this machine and choose parameters that fill a time budget.
+    """Choose parameters whose verification, --concurrent at once, fits --time on this machine.
 
-    Tunes for a server that runs --concurrent verifications at once within --server-memory: one
-    hash may use at most --max-memory and its share of --server-memory, so the memory of all of
-    them at once stays within it.  Picks lanes from the SIMD width, threads from the cores shared
-    by the concurrent verifications, the largest memory that fits both the time and that limit,
-    then the multiply chain (and time_cost for the 2014 variants) with the time left, aiming at
-    85% of the budget; a final timing steps the choice down if it misses.  Then --concurrent
-    threads verify with the result at once for about a second: the verifications per second
-    the machine sustains, and how long each takes under that load.  Prints the parameters and
-    why, how long a verification takes, the memory at --concurrent at once, the throughput,
-    where hashes of them fit (Django's password column, the default limits of 'twocats verify'
-    and the options that raise them), a warning below the least memory the docs recommend, and
-    how to use the result: 'twocats hash --params' and the Python line.  The throughput run
-    holds --concurrent work areas, within --server-memory; the search one at a time, plus about
-    200 MiB for the interpreter and the kernels.  Progress goes to standard error: every trial
-    on a terminal, a line every few seconds otherwise.
+    The budget is the latency a server's users see: each candidate is verified by --concurrent
+    threads at once, as many as the server admits, and its 95th percentile (with the median
+    beside it) is what must fit.  One hash may use at most --max-memory and its share of
+    --server-memory, so the memory of all of them at once stays within it.  Picks lanes from the
+    SIMD width (and what --for's framework stores), threads from the cores shared by the
+    concurrent verifications, the largest memory that fits the time and that limit, then the
+    multiply chain (and time_cost for the 2014 variants) with the time left, aiming at 85% of
+    the budget; a final measurement of 120 verifications steps the choice down if it misses.
+    Prints the parameters and why, what the final measurement found, where hashes of them fit,
+    and the settings to paste: the parameters with the hasher's bounds (max_concurrency
+    --concurrent, max_total_memory --server-memory, timeout --time), for --for's framework or
+    the core PasswordHasher.  Where even the cheapest parameters miss the budget, it says how
+    many cores would make it fit, and exits with status 1.  Progress goes to standard error:
+    every trial on a terminal, a line every few seconds otherwise.  The process holds
+    --concurrent work areas of the candidate measured, within --server-memory, plus about
+    200 MiB for the interpreter and the kernels.
     """
     from twocats._machine import load_average, machine_memory, usable_cpus
-    from twocats._units import format_size
-    from twocats.perf.peers import busy_note
     from twocats.perf.tune import start_params
-    from twocats.phc import encode_params
     from twocats.simd.registry import resolve_backend, simd_isa
 
     resolved = resolve_backend(backend)
     isa = simd_isa() if resolved == "simd" else f"none ({resolved} backend)"
     if parallelism != "auto" and not (parallelism.isdigit() and 1 <= int(parallelism) <= 255):
         raise UsageFailure("--parallelism must be auto or a number from 1 to 255")
+    if lanes != "auto" and int(lanes) > max_lanes(framework):
+        raise UsageFailure(
+            f"--for django: {_django_column()}: give --lanes {max_lanes(framework)} or fewer"
+        )
     concurrent = usable_cpus() if concurrent is None else concurrent
     if server_memory is None:
         server_memory = default_server_memory(concurrent, max_memory)
@@ -224,153 +285,306 @@ def tune_command(
         lanes=None if lanes == "auto" else int(lanes),
         parallelism=None if parallelism == "auto" else int(parallelism),
         concurrent=concurrent,
+        framework=framework,
     )
     smallest = 1024 << smallest_mem_cost(base)
-    if hash_memory < min(max_memory, smallest):
+    if hash_memory < smallest:
+        if max_memory < server_memory // concurrent:
+            short, least = f"--max-memory {format_size(max_memory)}", smallest
+        else:
+            short = (
+                f"--server-memory {format_size(server_memory)} shared by --concurrent {concurrent}"
+            )
+            least = smallest * concurrent
         raise UsageFailure(
-            f"--server-memory {format_size(server_memory)} shared by --concurrent {concurrent} "
-            f"leaves {format_size(hash_memory)} per verification, below the smallest useful "
-            f"memory ({format_size(smallest)}) for these settings"
+            f"{short} leaves {format_size(hash_memory)} per verification, below the smallest "
+            f"useful memory ({format_size(smallest)}) for these settings: it would need at "
+            f"least {format_size(least)}"
         )
-    lane_count, threads, hash_type = base.lanes, base.parallelism, base.hash_type
+    question = _Question(budget, concurrent, server_memory, max_memory, hash_memory, framework)
+    load_before = load_average()
+    _prepare_kernel(resolved, base)
+    info(
+        f"tuning for {question.words()}: each trial verifies {concurrent} at once, for about "
+        "a second or more"
+    )
     verbose = progress_wanted()
     lines = ProgressLines()
-    info(f"tuning on {isa}, {threads} threads, backend {resolved}: the first run compiles")
-    # The kernel compiles in a child process, so that the compiler's memory never adds to the
-    # work areas of the verifications measured here.
-    compile_in_child(resolved, base)
+    last: list[LoadTiming] = []
+
+    def measure(params: Params, verifications: int | None = None) -> float:
+        wanted = {} if verifications is None else {"verifications": verifications}
+        last[:] = [measure_under_load(params, resolved, concurrent, **wanted)]
+        return last[0].p95
 
     def report(trial: Trial) -> None:
         time_cost = trial.params.time_cost
         extra = "" if time_cost is None else f", time_cost {time_cost}"
         line = (
-            f"mem_cost {trial.params.mem_cost} ({_mib(trial.params.memory_bytes)}), "
-            f"multiplies {trial.params.multiplies}{extra}: {trial.seconds * 1000:.1f} ms"
+            f"mem_cost {trial.params.mem_cost} ({format_size(trial.params.memory_bytes)}), "
+            f"multiplies {trial.params.multiplies}{extra}: 95th percentile "
+            f"{trial.seconds * 1000:.1f} ms, median {last[0].median * 1000:.1f} ms"
         )
         if verbose:
             info(f"  {line}")
         else:
             lines(f"tuning: tried {line}")
 
-    last: list[VerifyTiming] = []
-
-    def measure(params: Params) -> float:
-        last[:] = [measure_verify(params, resolved)]
-        return last[0].seconds
-
     best, limit, trials = search(base, budget * MARGIN, hash_memory, measure, report)
-    params, seconds, steps = final_check(best.params, budget, measure)
-    wall = last[0].wall_seconds
-    lines(f"tuning: {concurrent} verifications at once for {THROUGHPUT_SECONDS:g} s")
-    load_run = measure_throughput(params, resolved, concurrent)
-    prefix = encode_params(params)
-    rate = params.memory_bytes / seconds
-    load = load_average()
-    reasons = choice_reasons(isa, lane_count, hash_type, lanes != "auto")
-    fits, warnings = fit_notes(params)
-    usage = [
-        f"twocats hash --params '{prefix}'",
-        "from twocats import PasswordHasher",
-        "from twocats.phc import decode_params",
-        f"hasher = PasswordHasher.from_params(decode_params('{prefix}'))",
-    ]
+    lines(f"tuning: final check of {FINAL_VERIFICATIONS} verifications, {concurrent} at once")
+    params, seconds, steps = final_check(
+        best.params, budget, lambda candidate: measure(candidate, FINAL_VERIFICATIONS)
+    )
+    final = last[0]
+    loads = (load_before, load_average())
+    fits = seconds <= budget
+    document = _document(question, isa, resolved, params, final, steps, limit, loads, trials)
+    if not fits:
+        _nothing_fits(question, params, final, document, as_json)
+    bounds = ServerBounds(concurrent, server_memory, round(budget, 6))
+    notes, warnings = fit_notes(params)
+    # The one warning is of memory below the recommended: say what that memory would take.
+    warnings = [f"{line}; {_recommended_memory(question, params, final)}" for line in warnings]
+    reasons = choice_reasons(isa, params, lanes != "auto", framework, concurrent)
+    reasons.append(_memory_reason(question, params, limit, seconds))
+    files = settings_files(framework, document["phc_prefix"], bounds)
+    document.update(
+        bounds=bounds.document(),
+        settings={"for": framework, "files": [{"where": w, "text": t} for w, t in files]},
+        reasons=reasons,
+        fits=notes,
+        warnings=warnings,
+        usage={"cli": f"twocats hash --params '{document['phc_prefix']}'"},
+    )
     if as_json:
-        emit_json(
-            {
-                "isa": isa,
-                "backend": resolved,
-                "budget_seconds": budget,
-                "max_memory": max_memory,
-                "params": params_document(params),
-                "phc_prefix": prefix,
-                "verify_seconds": seconds,
-                "verify_wall_seconds": wall,
-                "steps_down": steps,
-                "memory_filled_per_second": rate,
-                "limited_by": limit,
-                "server": _server_document(server_memory, hash_memory, params, load_run),
-                "load_average": load,
-                "reasons": reasons,
-                "fits": fits,
-                "warnings": warnings,
-                "usage": {"cli": usage[0], "python": "\n".join(usage[1:])},
-                "trials": [trial.document() for trial in trials],
-            }
-        )
+        emit_json(document)
         return
-    click.echo(f"Machine:      {isa}, {threads} threads, backend {resolved}")
-    click.echo(f"Budget:       {budget * 1000:.0f} ms per verification, at most {_mib(max_memory)}")
-    click.echo(
-        f"Parameters:   variant {params.variant}, hash {params.hash_type}, lanes {params.lanes}, "
-        f"parallelism {params.parallelism}"
-    )
-    extra = "" if params.time_cost is None else f", time_cost {params.time_cost}"
-    click.echo(
-        f"              mem_cost {params.mem_cost} ({_mib(params.memory_bytes)}), "
-        f"multiplies {params.multiplies}{extra}"
-    )
-    click.echo(f"Why:          {reasons[0]}")
-    click.echo(f"              {reasons[1]}")
-    click.echo(f"PHC prefix:   {prefix}")
-    click.echo(f"Fits:         {fits[0]}")
-    for line in fits[1:]:
-        click.echo(f"              {line}")
-    for line in warnings:
-        click.echo(f"Warning:      {line}")
-    stepped = "" if not steps else f", after {steps} step(s) down in the final check"
-    click.echo(
-        f"Verification: {seconds * 1000:.1f} ms of CPU per thread (median of {REPEATS}{stepped}), "
-        f"{wall * 1000:.1f} ms wall-clock; {rate / (1 << 30):.2f} GiB of memory filled per second"
-    )
-    at_once = concurrent * params.memory_bytes
-    click.echo(
-        f"Server:       {concurrent} at once: {concurrent} x {_mib(params.memory_bytes)} = "
-        f"{_mib(at_once)}, within --server-memory {format_size(server_memory)} "
-        f"({format_size(hash_memory)} per verification at most)"
-    )
-    click.echo(
-        f"Throughput:   {load_run.per_second:.1f} verifications per second with {concurrent} at "
-        f"once ({load_run.verifications} in {load_run.seconds:.2f} s), "
-        f"{load_run.median_wall_seconds * 1000:.1f} ms wall-clock each (median)"
-    )
-    if seconds > budget:
-        click.echo("Note:         even the cheapest set tried is over the budget")
-    if load_run.median_wall_seconds > budget:
-        click.echo(
-            f"Note:         with {concurrent} at once a verification takes longer than the budget "
-            f"(it waits for a core or for memory bandwidth); lower --concurrent, or give --time "
-            "less"
-        )
-    click.echo(f"Use it:       {usage[0]}")
-    for line in usage[1:]:
-        click.echo(f"              {line}")
-    busy = busy_note()
-    if busy:
-        click.echo(
-            f"Note:         {busy}: the choice rests on CPU time, but the wall-clock time "
-            "includes waiting for a core"
-        )
-    if limit == "memory" and seconds < 0.8 * budget:
-        click.echo("Note:         --max-memory caps the memory; raise it to use the whole budget")
+    _print_human(question, isa, resolved, params, final, steps, document, loads)
 
 
-def _server_document(
-    server_memory: int, hash_memory: int, params: Params, load_run: Throughput
-) -> dict[str, float | int]:
-    """The server's figures as a JSON-ready dict."""
+def _prepare_kernel(backend: str, params: Params) -> None:
+    """Make the fill kernel ready, in a child process, saying so when that is not instant.
+
+    The compiler then never adds its memory to the work areas measured here.
+    """
+    import time
+
+    from twocats.hasher_kernels import compile_in_child, loads_without_compiling
+
+    if loads_without_compiling(backend, params):
+        return
+    info("loading the fill kernel (numba compiles it once for this machine, then caches it)")
+    started = time.perf_counter()
+    compile_in_child(backend, params)
+    info(f"fill kernel ready in {time.perf_counter() - started:.1f} s")
+
+
+def _document(
+    question: _Question,
+    isa: str,
+    backend: str,
+    params: Params,
+    final: LoadTiming,
+    steps: int,
+    limit: str,
+    loads: tuple[float | None, float | None],
+    trials: list[Trial],
+) -> dict[str, Any]:
+    """The JSON-ready figures of a run, whether its answer fits the budget or not."""
+    from twocats.phc import encode_params
+
     return {
-        "concurrent": load_run.concurrent,
-        "server_memory": server_memory,
-        "max_memory_per_verification": hash_memory,
-        "memory_at_concurrent": load_run.concurrent * params.memory_bytes,
-        "verifications_per_second": load_run.per_second,
-        "verifications": load_run.verifications,
-        "seconds": load_run.seconds,
-        "median_wall_seconds": load_run.median_wall_seconds,
+        "isa": isa,
+        "backend": backend,
+        "for": question.framework,
+        "budget_seconds": question.budget,
+        "max_memory": question.max_memory,
+        "within_budget": final.p95 <= question.budget,
+        "params": params_document(params),
+        "phc_prefix": encode_params(params),
+        "verify_seconds": final.p95,
+        "verify_median_seconds": final.median,
+        "under_load": final.document(),
+        "steps_down": steps,
+        "limited_by": limit,
+        "server": {
+            "concurrent": question.concurrent,
+            "server_memory": question.server_memory,
+            "max_memory_per_verification": question.hash_memory,
+            "memory_at_concurrent": question.concurrent * params.memory_bytes,
+        },
+        "load_average": {"before": loads[0], "after": loads[1]},
+        "trials": [trial.document() for trial in trials],
     }
 
 
-def _mib(nbytes: int) -> str:
-    if nbytes >= 1 << 30:
-        return f"{nbytes / (1 << 30):g} GiB"
-    return f"{nbytes / (1 << 20):g} MiB"
+def _cores_advice(cpu_per_verification: float, question: _Question, memory: str) -> str:
+    """Say how many cores `question`'s verifications of `memory` would need, and whether the
+    machine has them (then the time went to waiting behind other work)."""
+    from twocats._machine import load_average, usable_cpus
+
+    cores = cores_needed(cpu_per_verification, question.concurrent, question.budget)
+    cpus = usable_cpus()
+    need = (
+        f"{question.concurrent} at once of {memory} need about {_plural(cores, 'core')} as "
+        f"fast as these ({cpu_per_verification * 1000:.1f} ms of CPU each) to end within "
+        f"{question.budget * MARGIN * 1000:g} ms"
+    )
+    if cores > cpus:
+        return f"{need}; this process may use {cpus}"
+    load = load_average()
+    busy = "" if load is None else f" (load average {load:.1f})"
+    return (
+        f"{need}, and this process may use {cpus}: the rest of the time was spent waiting for a "
+        f"core behind other work{busy}; with the cores free of other jobs it would fit"
+    )
+
+
+def _nothing_fits(
+    question: _Question,
+    params: Params,
+    final: LoadTiming,
+    document: dict[str, Any],
+    as_json: bool,
+) -> None:
+    """Say that no parameters fit the budget, and what would; exit with status 1."""
+    cheapest = step_down(params) is None
+    what = "even the cheapest parameters" if cheapest else "the parameters after 8 steps down"
+    memory = format_size(params.memory_bytes)
+    found = (
+        f"{what} ({memory}, multiplies {params.multiplies}) take {final.p95 * 1000:.1f} ms at "
+        f"the 95th percentile with {question.concurrent} at once (median "
+        f"{final.median * 1000:.1f} ms), over the {question.budget * 1000:g} ms budget"
+    )
+    would = _cores_advice(final.cpu_per_verification, question, memory)
+    cores = cores_needed(final.cpu_per_verification, question.concurrent, question.budget)
+    document.update(advice={"found": found, "cores_needed": cores, "would_fit": would})
+    if as_json:
+        emit_json(document)
+    else:
+        click.echo(f"Question:     {question.words()}")
+        click.echo(f"No fit:       {found}")
+        click.echo(f"What would:   {would}")
+    raise click.exceptions.Exit(1)
+
+
+def _recommended_memory(question: _Question, params: Params, final: LoadTiming) -> str:
+    """What verifying the recommended memory within the budget would take.
+
+    The CPU time is estimated from this run's, in proportion to the memory.
+    """
+    from twocats.profiles import INTERACTIVE
+
+    scale = INTERACTIVE.memory_bytes / params.memory_bytes
+    advice = _cores_advice(
+        final.cpu_per_verification * scale, question, format_size(INTERACTIVE.memory_bytes)
+    )
+    return f"{advice} (estimated from the CPU time measured here)"
+
+
+def _memory_reason(question: _Question, params: Params, limit: str, seconds: float) -> str:
+    """Say what stopped the memory: the time budget, or which memory limit."""
+    memory = format_size(params.memory_bytes)
+    if limit != "memory":
+        return f"memory {memory}: the most whose 95th percentile fits the time"
+    by_share = question.server_memory // question.concurrent <= question.max_memory
+    if by_share:
+        cap = (
+            f"--server-memory {format_size(question.server_memory)} shared by "
+            f"--concurrent {question.concurrent}"
+        )
+    else:
+        cap = f"--max-memory {format_size(question.max_memory)}"
+    left = " (the time left went to the multiply chain)" if seconds < question.budget else ""
+    return f"memory {memory}: the most {cap} allows{left}"
+
+
+def _print_human(
+    question: _Question,
+    isa: str,
+    backend: str,
+    params: Params,
+    final: LoadTiming,
+    steps: int,
+    document: dict[str, Any],
+    loads: tuple[float | None, float | None],
+) -> None:
+    """Print the answer for a person, every line true for this run."""
+    from twocats._machine import usable_cpus
+
+    cpus = _plural(usable_cpus(), "usable CPU")
+    memory = format_size(params.memory_bytes)
+    extra = "" if params.time_cost is None else f", time_cost {params.time_cost}"
+    stepped = "" if not steps else f", after {_plural(steps, 'step')} down"
+    bounds = document["bounds"]
+    total = format_size(bounds["max_total_memory"])
+    at_once = format_size(question.concurrent * params.memory_bytes)
+    files = document["settings"]["files"]
+    where = " and ".join(item["where"] for item in files)
+    shown = " then ".join(f"{load:.1f}" for load in loads if load is not None)
+    lines: list[tuple[str, str]] = [
+        ("Machine:", f"{isa}, {cpus}, backend {backend}"),
+        ("Question:", question.words()),
+        (
+            "Parameters:",
+            (
+                f"variant {params.variant}, hash {params.hash_type}, lanes {params.lanes}, "
+                f"parallelism {params.parallelism}"
+            ),
+        ),
+        ("", f"mem_cost {params.mem_cost} ({memory}), multiplies {params.multiplies}{extra}"),
+        *(("Why:" if index == 0 else "", line) for index, line in enumerate(document["reasons"])),
+        ("PHC prefix:", document["phc_prefix"]),
+        (
+            "Measured:",
+            (
+                f"{question.concurrent} at once: 95th percentile {final.p95 * 1000:.1f} ms, median "
+                f"{final.median * 1000:.1f} ms ({final.verifications} verifications in "
+                f"{final.seconds:.1f} s{stepped})"
+            ),
+        ),
+        (
+            "",
+            (
+                f"{final.per_second:.1f} verifications per second, "
+                f"{final.cpu_per_verification * 1000:.1f} ms of CPU each"
+            ),
+        ),
+        (
+            "Server:",
+            (
+                f"{question.concurrent} x {memory} = {at_once} at once, within --server-memory "
+                f"{format_size(question.server_memory)}"
+            ),
+        ),
+        *(("Fits:" if index == 0 else "", line) for index, line in enumerate(document["fits"])),
+        *(("Warning:", line) for line in document["warnings"]),
+        (
+            "Bounds:",
+            (
+                f"max_concurrency {bounds['max_concurrency']}, max_total_memory {total}, "
+                f"timeout {bounds['timeout']:g} s: a login beyond {question.concurrent} at once "
+                "waits at most the budget for a slot, then is refused as busy"
+            ),
+        ),
+        (
+            "Settings:",
+            "paste into the code that makes the hasher:"
+            if files[0]["where"] == "Python"
+            else f"paste into {where}:",
+        ),
+    ]
+    for title, line in lines:
+        click.echo(f"{title:14}{line}")
+    for item in files:
+        click.echo()
+        if item["where"] != "Python":
+            click.echo(f"# {item['where']}")
+        click.echo(item["text"])
+    click.echo()
+    click.echo(f"{'Use it:':14}{document['usage']['cli']}")
+    if shown:
+        click.echo(
+            f"{'Load:':14}load average {shown} on {cpus}: other jobs' work is part of the "
+            "times measured"
+        )

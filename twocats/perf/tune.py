@@ -1,33 +1,38 @@
-"""Tuning: how ``twocats tune`` measures a parameter set and searches for one that fills a budget.
+"""Tuning: how ``twocats tune`` measures a parameter set and searches for one that fits a budget.
 
-The procedure follows the usual calibration loop (RFC 9106 section 4, the argon2 specification's
-section 9): fix the lanes from the SIMD width and the threads from the cores, then take the largest
-memory that fits the budget and the memory limit, then spend what time is left on compute hardness
-(the multiply chain, and ``time_cost`` in the variants that have it).  Every figure is the median of
-:data:`REPEATS` verifications through :class:`~twocats.PasswordHasher`, after a warm-up call that
-compiles the kernels and maps the memory, in CPU time per thread: on an idle machine the time a
-server pays per login, and on a busy one the same figure without the waits for a core.
+The budget is the latency a server's users see: the wall-clock time of one verification while
+``concurrent`` verifications run at once on this machine, as they do in a server that admits that
+many (:func:`measure_under_load`).  Every candidate is measured that way: ``concurrent`` threads
+verify through one bounded :class:`~twocats.PasswordHasher` until at least
+:data:`SEARCH_VERIFICATIONS` verifications and :data:`MIN_SECONDS` have passed, and the figure
+judged is the 95th percentile of their times (:func:`percentile`), with the median beside it.
+On a shared machine the other jobs' load is part of what the users would see, so it is part of
+the figure; the load average before and after is reported with it.
 
-A shared machine makes timings noisy, so the search aims at :data:`MARGIN` of the budget, judges
-each memory and multiply candidate by a Theil-Sen line through every timing of its kind (one
-disturbed timing moves neither the line nor the choice), and the chosen set is timed again at the
-end: if it misses the budget it is stepped down (one multiply
-less, else half the memory) and timed again, so the parameters printed met the budget in their own
-final check.  Each candidate's work area is freed before the next one is measured, so the process
-stays within ``--max-memory`` plus the interpreter and the compiled kernels (about 200 MiB).
+The search follows the usual calibration loop (RFC 9106 section 4, the argon2 specification's
+section 9): fix the lanes from the SIMD width (and what the framework stores, :func:`max_lanes`)
+and the threads from the cores shared by the concurrent verifications, then take the largest
+memory that fits the budget and the memory limit, then spend what time is left on compute
+hardness (the multiply chain, and ``time_cost`` in the variants that have it).  It aims at
+:data:`MARGIN` of the budget, judges each memory and multiply candidate by a Theil-Sen line
+through every timing of its kind (one disturbed timing moves neither the line nor the choice),
+and the chosen set is measured again, with :data:`FINAL_VERIFICATIONS` verifications: if its 95th
+percentile misses the budget it is stepped down (one multiply less, else half the memory) and
+measured again, so the parameters printed met the budget in their own final check.  Where even
+the cheapest set misses it, :func:`cores_needed` says how many cores would make it fit.
 
 A server verifies several logins at once, so the memory is chosen for all of them (RFC 9106
 section 4 starts from the memory the server can give to hashing): with ``concurrent``
 verifications at once and ``server_memory`` for hashing, one hash gets at most
 ``server_memory // concurrent`` (:func:`per_verification_memory`), and each hash's threads share
-the cores (:func:`start_params`).  Once chosen, the set is verified by ``concurrent`` threads at
-once for :data:`THROUGHPUT_SECONDS` (:func:`measure_throughput`), which gives the verifications
-per second the machine sustains with it and the wall-clock time of each under that load.
+the cores (:func:`start_params`).  The process holds ``concurrent`` work areas of the candidate
+measured, and frees them before the next one.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 import threading
 import time
@@ -40,20 +45,23 @@ from twocats.params import BOUNDS, Params
 
 __all__ = [
     "BASE_MULTIPLIES",
+    "FINAL_VERIFICATIONS",
     "FIRST_MEM_COST",
     "MARGIN",
-    "REPEATS",
-    "THROUGHPUT_SECONDS",
-    "Throughput",
+    "MIN_SECONDS",
+    "SEARCH_VERIFICATIONS",
+    "LoadTiming",
+    "ServerBounds",
     "Trial",
-    "VerifyTiming",
+    "cores_needed",
     "default_server_memory",
     "final_check",
     "fitted_choice",
     "lanes_for_isa",
-    "measure_throughput",
-    "measure_verify",
+    "max_lanes",
+    "measure_under_load",
     "per_verification_memory",
+    "percentile",
     "search",
     "smallest_mem_cost",
     "start_params",
@@ -66,8 +74,14 @@ FIRST_MEM_COST: Final = 10
 #: Multiplies used while the memory is chosen (the reference's own default).
 BASE_MULTIPLIES: Final = 2
 
-#: Timed repetitions per candidate (the median is used).
-REPEATS: Final = 5
+#: Verifications timed per candidate of the search, at least.
+SEARCH_VERIFICATIONS: Final = 48
+
+#: Verifications timed in the final check of the choice, at least.
+FINAL_VERIFICATIONS: Final = 120
+
+#: Seconds a measurement lasts at least, however quick its verifications.
+MIN_SECONDS: Final = 0.25
 
 #: A candidate this many times over the budget ends the multiplies search: longer chains only cost
 #: more.
@@ -78,10 +92,6 @@ MARGIN: Final = 0.85
 
 #: The most times the final check steps the parameters down before giving up.
 MAX_STEPS_DOWN: Final = 8
-
-#: Seconds the concurrent verifications of :func:`measure_throughput` start within (each thread
-#: then finishes the verification it is in).
-THROUGHPUT_SECONDS: Final = 1.0
 
 #: The password every tuning verification checks.
 _PASSWORD: Final = b"twocats tune"
@@ -102,6 +112,15 @@ def lanes_for_isa(isa: str) -> int:
     return 8
 
 
+def max_lanes(framework: str | None) -> int:
+    """Return the most lanes a framework's stored hashes allow.
+
+    Django stores hashes in a 128-character column, which a 64-byte output (blake2b, needed by
+    more than 8 lanes) never fits; pwdlib and passlib hand back strings of any length.
+    """
+    return 8 if framework == "django" else BOUNDS["lanes"][1]
+
+
 def start_params(
     isa: str,
     *,
@@ -109,14 +128,16 @@ def start_params(
     lanes: int | None = None,
     parallelism: int | None = None,
     concurrent: int = 1,
+    framework: str | None = None,
 ) -> Params:
     """Return the parameters a search starts from on this machine.
 
-    ``lanes`` default to the vector width of ``isa`` (:func:`lanes_for_isa`) and ``parallelism``
-    to the CPUs this process may use shared by the `concurrent` verifications that run at once
-    (at least 1 each); more than 8 lanes need blake2b's 16 state words.
+    ``lanes`` default to the vector width of ``isa`` (:func:`lanes_for_isa`), at most what the
+    `framework` stores (:func:`max_lanes`), and ``parallelism`` to the CPUs this process may use
+    shared by the `concurrent` verifications that run at once (at least 1 each); more than 8
+    lanes need blake2b's 16 state words.
     """
-    lanes = lanes_for_isa(isa) if lanes is None else lanes
+    lanes = min(lanes_for_isa(isa), max_lanes(framework)) if lanes is None else lanes
     if parallelism is None:
         parallelism = min(max(1, usable_cpus() // concurrent), BOUNDS["parallelism"][1])
     return Params(
@@ -127,40 +148,6 @@ def start_params(
         lanes=lanes,
         parallelism=parallelism,
     )
-
-
-@dataclasses.dataclass(frozen=True)
-class VerifyTiming:
-    """The time of one verification: ``seconds`` (CPU per thread) and the wall-clock time."""
-
-    seconds: float
-    wall_seconds: float
-
-
-def measure_verify(params: Params, backend: str | None, repeats: int = REPEATS) -> VerifyTiming:
-    """Time one verification with `params`: medians of `repeats` calls after a warm-up call.
-
-    ``seconds`` is the process's CPU time (user and system) per call divided by the threads that
-    can run at once (``parallelism``, at most the cores): on an idle machine that is the
-    wall-clock time, and on a busy one it leaves out the waits for a core that other jobs cause,
-    so that repeated runs agree.
-    """
-    from twocats.hasher import PasswordHasher
-
-    threads = min(params.parallelism, usable_cpus())
-    hasher = PasswordHasher.from_params(params, max_memory=params.memory_bytes, backend=backend)
-    try:
-        encoded = hasher.hash(_PASSWORD)
-        cpus, walls = [], []
-        for _ in range(repeats):
-            started, cpu_started = time.perf_counter(), time.process_time()
-            hasher.verify(encoded, _PASSWORD)
-            walls.append(time.perf_counter() - started)
-            cpus.append((time.process_time() - cpu_started) / threads)
-    finally:
-        # Free the work area now, not when the collector gets round to the hasher.
-        hasher.release()
-    return VerifyTiming(statistics.median(cpus), statistics.median(walls))
 
 
 def default_server_memory(concurrent: int, max_memory: int) -> int:
@@ -177,34 +164,71 @@ def per_verification_memory(max_memory: int, server_memory: int, concurrent: int
     return min(max_memory, server_memory // concurrent)
 
 
+def percentile(values: list[float], share: float) -> float:
+    """Return the nearest-rank percentile `share` (0.95 for the 95th) of `values`."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
 @dataclasses.dataclass(frozen=True)
-class Throughput:
-    """What `concurrent` threads verifying at once achieved: the count in `seconds`, and the
-    median wall-clock time of one verification under that load."""
+class LoadTiming:
+    """What `concurrent` threads verifying at once measured.
+
+    `walls` are the wall-clock times of the verifications timed, in `seconds` of window during
+    which the machine completed `per_second` verifications per second, each taking
+    `cpu_per_verification` seconds of CPU (all its threads).
+    """
 
     concurrent: int
-    verifications: int
+    walls: tuple[float, ...]
     seconds: float
-    median_wall_seconds: float
+    per_second: float
+    cpu_per_verification: float
 
     @property
-    def per_second(self) -> float:
-        """Verifications per second."""
-        return self.verifications / self.seconds
+    def verifications(self) -> int:
+        """The verifications timed."""
+        return len(self.walls)
+
+    @property
+    def median(self) -> float:
+        """The median wall-clock time of one verification under the load."""
+        return statistics.median(self.walls)
+
+    @property
+    def p95(self) -> float:
+        """The 95th percentile wall-clock time of one verification under the load."""
+        return percentile(list(self.walls), 0.95)
+
+    def document(self) -> dict[str, float | int]:
+        """The figures as a JSON-ready dict."""
+        return {
+            "concurrent": self.concurrent,
+            "verifications": self.verifications,
+            "seconds": self.seconds,
+            "median_seconds": self.median,
+            "p95_seconds": self.p95,
+            "verifications_per_second": self.per_second,
+            "cpu_seconds_per_verification": self.cpu_per_verification,
+        }
 
 
-def measure_throughput(
+def measure_under_load(
     params: Params,
     backend: str | None,
     concurrent: int,
-    seconds: float = THROUGHPUT_SECONDS,
-) -> Throughput:
-    """Verify with `params` on `concurrent` threads at once for about `seconds`.
+    verifications: int = SEARCH_VERIFICATIONS,
+    min_seconds: float = MIN_SECONDS,
+) -> LoadTiming:
+    """Time verifications with `params` while `concurrent` of them run at once.
 
-    Each thread verifies once untimed (its work area is mapped then), then all start together
-    and begin verifications until `seconds` have passed; the time counted ends when the last one
-    is done, so the run lasts at most `seconds` plus one verification.  The hasher admits all of
-    them at once, with `concurrent` work areas.
+    The threads share one hasher that admits all of them at once (``concurrent`` work areas).
+    Each verifies once untimed (its work area is mapped then), then all start together and time
+    the verifications they start until, together, they have timed `verifications` and
+    `min_seconds` have passed.  Every verification started before then is timed, however long
+    it takes, and the threads done with theirs go on verifying, untimed, until the last timed
+    one ends, so that every timed verification ran with `concurrent` at once.  The CPU time per
+    verification counts every verification the window saw, the untimed ones included.
     """
     from twocats.hasher import PasswordHasher
     from twocats.kdf.geometry import work_memory
@@ -216,53 +240,108 @@ def measure_throughput(
         max_total_memory=concurrent * work_memory(params),
         backend=backend,
     )
-    window: list[float] = []
+    lock = threading.Lock()
+    walls: list[float] = []
+    timed_ends: list[float] = []
+    ended: list[float] = []
+    opened: list[float] = []
+    state = {"timing": True, "timed_running": 0}
 
     def open_window() -> None:
-        window.append(time.perf_counter())
+        opened[:] = [time.perf_counter(), time.process_time()]
 
     start = threading.Barrier(concurrent, action=open_window)
-    walls: list[list[float]] = [[] for _ in range(concurrent)]
-    ends = [0.0] * concurrent
     errors: list[BaseException] = []
 
-    def verify_in_turn(index: int) -> None:
+    def verify_in_turn() -> None:
         try:
             hasher.verify(encoded, _PASSWORD)
             start.wait()
-            deadline = window[0] + seconds
-            while time.perf_counter() < deadline:
+            while True:
+                with lock:
+                    timed = bool(state["timing"])
+                    if not timed and not state["timed_running"]:
+                        return
+                    state["timed_running"] += timed
                 began = time.perf_counter()
                 hasher.verify(encoded, _PASSWORD)
-                walls[index].append(time.perf_counter() - began)
-            ends[index] = time.perf_counter()
+                finished = time.perf_counter()
+                with lock:
+                    ended.append(finished)
+                    if timed:
+                        state["timed_running"] -= 1
+                        walls.append(finished - began)
+                        timed_ends.append(finished)
+                        enough = len(walls) >= verifications
+                        if enough and finished - opened[0] >= min_seconds:
+                            state["timing"] = False
         except BaseException as error:  # re-raised in the calling thread
             errors.append(error)
+            with lock:
+                state["timing"], state["timed_running"] = False, 0
             start.abort()
 
     try:
         encoded = hasher.hash(_PASSWORD)
         threads = [
-            threading.Thread(target=verify_in_turn, args=(index,), name=f"tune-{index}")
+            threading.Thread(target=verify_in_turn, name=f"tune-{index}")
             for index in range(concurrent)
         ]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        cpu = time.process_time() - opened[1] if opened else 0.0
     finally:
+        # Free the work areas now, not when the collector gets round to the hasher.
         hasher.release()
     if errors:
         raise errors[0]
-    every = [wall for thread_walls in walls for wall in thread_walls]
-    return Throughput(concurrent, len(every), max(ends) - window[0], statistics.median(every))
+    # The window ends with the last timed verification; the untimed ones that ended in it count
+    # in the verifications per second, as they ran in it.
+    last = max(timed_ends)
+    seconds = last - opened[0]
+    done = sum(1 for finish in ended if finish <= last)
+    return LoadTiming(concurrent, tuple(walls), seconds, done / seconds, cpu / len(ended))
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerBounds:
+    """The hasher's bounds for a server tuned for `max_concurrency` verifications at once.
+
+    `max_total_memory` is the memory the server gives to hashing (room for the verifications
+    at once, and for older stored hashes of more memory), and `timeout` how long a login beyond
+    them waits for a slot: the budget, so that it is answered within about twice the budget, or
+    refused as busy.
+    """
+
+    max_concurrency: int
+    max_total_memory: int
+    timeout: float
+
+    def document(self) -> dict[str, float | int]:
+        """The bounds as a JSON-ready dict, by the hasher's argument names."""
+        return dataclasses.asdict(self)
+
+
+def cores_needed(cpu_per_verification: float, concurrent: int, budget: float) -> int:
+    """Return the fewest cores on which `concurrent` verifications at once each fit `budget`.
+
+    Each verification needs `cpu_per_verification` seconds of CPU (all its threads); done at
+    once, they need that many times `concurrent` within the budget (less its :data:`MARGIN`
+    for the spread between verifications), on cores as fast as these.
+    """
+    return max(1, math.ceil(concurrent * cpu_per_verification / (budget * MARGIN)))
 
 
 def step_down(params: Params) -> Params | None:
-    """Return the next cheaper parameter set: one multiply less, else half the memory."""
+    """Return the next cheaper parameter set: one multiply less, else half the memory.
+
+    None when `params` are the cheapest the search tries (no multiply, the smallest memory).
+    """
     if params.multiplies > 0:
         return dataclasses.replace(params, multiplies=params.multiplies - 1)
-    if params.mem_cost > FIRST_MEM_COST:
+    if params.mem_cost > smallest_mem_cost(params):
         smaller = params.mem_cost - 1
         return dataclasses.replace(params, mem_cost=smaller, start_mem_cost=smaller)
     return None
@@ -370,21 +449,33 @@ def search(
             f"max_memory is below the smallest useful memory ({1024 << mem_cost} bytes) for "
             "these settings"
         )
+
+    def confirmed(point: Trial) -> Trial:
+        """The lower of `point` and a second timing of its parameters: a timing disturbed by
+        other work is taken again before it ends the memory's growth."""
+        again = trial(point.params)
+        return again if again.seconds < point.seconds else point
+
     best = trial(with_memory(mem_cost))
     limit = "time"
     # Double the memory while the doubled time is likely to fit and the limit allows it.  A
-    # candidate is judged by a line fitted through every memory timing, not by its own alone.
+    # candidate is judged by a line fitted through every memory timing, not by its own alone,
+    # and a timing that would stop the growth is taken twice.
     memory_points = [best]
     while True:
         if mem_cost >= 30 or (1024 << (mem_cost + 1)) > max_memory:
             limit = "memory"
             break
         if 2 * best.seconds > 1.25 * budget:
-            break
+            best = memory_points[-1] = confirmed(best)
+            if 2 * best.seconds > 1.25 * budget:
+                break
         candidate = trial(with_memory(mem_cost + 1))
         memory_points.append(candidate)
         if not _fits_in_memory_line(memory_points, budget):
-            break
+            candidate = memory_points[-1] = confirmed(candidate)
+            if not _fits_in_memory_line(memory_points, budget):
+                break
         best, mem_cost = candidate, mem_cost + 1
     if len(memory_points) == 1 and best.seconds > budget:
         # Even the smallest memory is too slow: shed compute hardness instead.

@@ -35,13 +35,16 @@ from twocats.exceptions import (
 )
 from twocats.hasher import PasswordHasher
 from twocats.integrations._common import shared_hasher, verify_quietly
+from twocats.integrations.stored import DJANGO_ALGORITHM, MAX_STORED_LENGTH, longest_stored
 from twocats.params import Params
 from twocats.profiles import DEFAULT
 
-__all__ = ["MAX_STORED_LENGTH", "HasherBusyDeniedError", "TwoCatsPasswordHasher"]
-
-#: The length of ``AbstractBaseUser.password`` (``CharField(max_length=128)``).
-MAX_STORED_LENGTH = 128
+__all__ = [
+    "MAX_STORED_LENGTH",
+    "HasherBusyDeniedError",
+    "TwoCatsPasswordHasher",
+    "longest_stored",
+]
 
 
 class HasherBusyDeniedError(HasherBusyError, PermissionDenied):
@@ -99,7 +102,7 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
     the password.
     """
 
-    algorithm = "twocats"
+    algorithm = DJANGO_ALGORITHM
     params: Params = DEFAULT
     mem_cost: int | None = None
     start_mem_cost: int | None = None
@@ -297,25 +300,6 @@ class TwoCatsPasswordHasher(BasePasswordHasher):
                 "the hasher's own?)"
             )
         return encoded
-
-
-def longest_stored(params: Params, salt_len: int) -> int:
-    """Return the length of the longest value a hasher for `params` can store.
-
-    That is a fresh hash, or one upgraded from a lower memory cost, whose string then carries
-    the start level as well (at most ``mem_cost - 1``, the widest such number).
-    """
-    forms = [params]
-    if params.mem_cost > 0:
-        # A March 2014 set may refuse that start level, and then every lower one too: no
-        # upgraded value of it exists.
-        with contextlib.suppress(InvalidParametersError):
-            forms.append(dataclasses.replace(params, start_mem_cost=params.mem_cost - 1))
-    salt = bytes(salt_len)
-    return max(
-        len(TwoCatsPasswordHasher.algorithm) + len(phc.encode(form, salt, bytes(form.output_size)))
-        for form in forms
-    )
 
 
 class _Settings(NamedTuple):
