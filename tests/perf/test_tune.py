@@ -84,14 +84,14 @@ def test_a_disturbed_timing_is_taken_again_before_it_stops_the_memory() -> None:
 
     def measure(params: Params) -> float:
         seconds = params.memory_bytes / 1e9
-        if params.mem_cost == 13 and not spiked:
+        if params.mem_cost == 11 and not spiked:
             spiked.append(1)
             return 0.2
         return seconds
 
     best, _, trials = search(base, 0.25, 1 << 30, measure, lambda trial: None)
-    assert [trial.params.mem_cost for trial in trials].count(13) == 2
-    assert best.params.mem_cost > 13
+    assert [trial.params.mem_cost for trial in trials].count(11) == 2
+    assert best.params.mem_cost > 11
 
 
 def test_the_bounds_are_the_hashers_arguments() -> None:
@@ -102,3 +102,15 @@ def test_the_bounds_are_the_hashers_arguments() -> None:
         "max_total_memory": 2 << 30,
         "timeout": 0.25,
     }
+
+
+def test_a_fixed_wait_beside_the_work_does_not_stop_the_memory_early() -> None:
+    """With 0.12 s of waiting in every timing, the memory still grows as far as the budget."""
+    base = Params(mem_cost=10, multiplies=2, lanes=8, parallelism=1)
+
+    def measure(params: Params) -> float:
+        return 0.12 + params.memory_bytes / 4e9 * (1 + 0.1 * params.multiplies)
+
+    best, limit, _ = search(base, 0.25, 1 << 40, measure, lambda trial: None)
+    # 256 MiB takes 0.12 + 0.081 s, 512 MiB 0.12 + 0.161 s: over the budget.
+    assert (best.params.mem_cost, limit) == (18, "time")

@@ -28,6 +28,7 @@ from twocats.params import VARIANTS, Params
 from twocats.perf.tune import (
     FINAL_VERIFICATIONS,
     MARGIN,
+    MAX_STEPS_DOWN,
     LoadTiming,
     ServerBounds,
     Trial,
@@ -418,16 +419,19 @@ def _document(
     }
 
 
-def _cores_advice(cpu_per_verification: float, question: _Question, memory: str) -> str:
+def _cores_advice(
+    cpu_per_verification: float, question: _Question, memory: str, *, estimated: bool = False
+) -> str:
     """Say how many cores `question`'s verifications of `memory` would need, and whether the
     machine has them (then the time went to waiting behind other work)."""
     from twocats._machine import load_average, usable_cpus
 
     cores = cores_needed(cpu_per_verification, question.concurrent, question.budget)
     cpus = usable_cpus()
+    how = ", estimated from this run's" if estimated else ""
     need = (
         f"{question.concurrent} at once of {memory} need about {_plural(cores, 'core')} as "
-        f"fast as these ({cpu_per_verification * 1000:.1f} ms of CPU each) to end within "
+        f"fast as these ({cpu_per_verification * 1000:.1f} ms of CPU each{how}) to end within "
         f"{question.budget * MARGIN * 1000:g} ms"
     )
     if cores > cpus:
@@ -435,8 +439,8 @@ def _cores_advice(cpu_per_verification: float, question: _Question, memory: str)
     load = load_average()
     busy = "" if load is None else f" (load average {load:.1f})"
     return (
-        f"{need}, and this process may use {cpus}: the rest of the time was spent waiting for a "
-        f"core behind other work{busy}; with the cores free of other jobs it would fit"
+        f"{need}, and this process may use {cpus}: on cores free of other jobs it would fit; "
+        f"here other work held them{busy}"
     )
 
 
@@ -449,7 +453,11 @@ def _nothing_fits(
 ) -> None:
     """Say that no parameters fit the budget, and what would; exit with status 1."""
     cheapest = step_down(params) is None
-    what = "even the cheapest parameters" if cheapest else "the parameters after 8 steps down"
+    what = (
+        "even the cheapest parameters"
+        if cheapest
+        else f"the parameters after {MAX_STEPS_DOWN} steps down"
+    )
     memory = format_size(params.memory_bytes)
     found = (
         f"{what} ({memory}, multiplies {params.multiplies}) take {final.p95 * 1000:.1f} ms at "
@@ -476,10 +484,8 @@ def _recommended_memory(question: _Question, params: Params, final: LoadTiming) 
     from twocats.profiles import INTERACTIVE
 
     scale = INTERACTIVE.memory_bytes / params.memory_bytes
-    advice = _cores_advice(
-        final.cpu_per_verification * scale, question, format_size(INTERACTIVE.memory_bytes)
-    )
-    return f"{advice} (estimated from the CPU time measured here)"
+    memory = format_size(INTERACTIVE.memory_bytes)
+    return _cores_advice(final.cpu_per_verification * scale, question, memory, estimated=True)
 
 
 def _memory_reason(question: _Question, params: Params, limit: str, seconds: float) -> str:

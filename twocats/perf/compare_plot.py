@@ -52,7 +52,7 @@ def _bars(
 ) -> None:
     """Draw one horizontal bar per row with its value written past its end.
 
-    With `ranges`, a black line across each bar spans the row's fastest to slowest run.
+    With `ranges`, a black line across each bar spans the row's fastest to slowest round.
     """
     names = [_PLOT_LABELS.get(row.algorithm, row.algorithm) for row in rows]
     positions = list(range(len(rows)))[::-1]
@@ -72,8 +72,12 @@ def _bars(
     axis.spines[["top", "right"]].set_visible(False)
 
 
-def plot_rows(rows: Sequence[Row], path: str, runs: int, load: float | None) -> None:
-    """Draw both comparisons of ``rows`` (``runs`` calls a row, at ``load``) into ``path``."""
+def plot_rows(rows: Sequence[Row], path: str, rounds: int, load: float | None) -> None:
+    """Draw both comparisons of ``rows`` (``rounds`` calls a row, at ``load``) into ``path``.
+
+    The equal-memory panel shows wall-clock times, the equal-time panel the memory each fills in
+    the CPU time TwoCats takes, the time ``compare`` judges equal time by.
+    """
     plt = pyplot()
     equal_memory = [row for row in rows if row.comparison == "equal memory"]
     equal_time = [row for row in rows if row.comparison == "equal time"]
@@ -85,7 +89,7 @@ def plot_rows(rows: Sequence[Row], path: str, runs: int, load: float | None) -> 
         equal_memory,
         times,
         [
-            f"{row.seconds * 1000:.0f} ms\n(runs {row.timing.wall.fastest * 1000:.0f}-"
+            f"{row.seconds * 1000:.0f} ms\n(rounds {row.timing.wall.fastest * 1000:.0f}-"
             f"{row.timing.wall.slowest * 1000:.0f} ms)"
             for row in equal_memory
         ],
@@ -93,27 +97,28 @@ def plot_rows(rows: Sequence[Row], path: str, runs: int, load: float | None) -> 
     )
     left.set_title(f"Equal memory: each hashes {memory_mib:g} MiB", fontsize=12)
     left.set_xlabel("milliseconds per hash, median and range (shorter is cheaper for the server)")
-    target = equal_time[0].seconds * 1000
+    target = equal_time[0].timing.cpu.median * 1000
     _bars(
         right,
         equal_time,
         [row.memory_bytes / (1 << 20) for row in equal_time],
         [
-            f"{row.memory_bytes / (1 << 20):.0f} MiB\nin {row.seconds * 1000:.0f} ms"
+            f"{row.memory_bytes / (1 << 20):.0f} MiB\nin {row.timing.cpu.median * 1000:.0f} ms "
+            "of CPU"
             for row in equal_time
         ],
         ranges=False,
     )
-    right.set_title(f"Equal time: as much memory as fits in {target:.0f} ms", fontsize=12)
+    right.set_title(f"Equal time: as much memory as fits in {target:.0f} ms of CPU", fontsize=12)
     right.set_xlabel("MiB per hash (longer costs an attacker more per guess)")
     figure.text(
         0.5,
         0.015,
         "Equal memory: every algorithm hashes the same amount of memory; the bar is its median "
-        f"time over {runs} runs, the black line the fastest to slowest run.\nEqual time: every "
-        "algorithm gets the "
-        f"time TwoCats took ({target:.0f} ms) and the largest memory that fits in it (scrypt in "
-        "powers of two, so it may use less time)."
+        f"wall-clock time over {rounds} interleaved rounds, the black line the fastest to slowest "
+        "round.\nEqual time: every algorithm gets the CPU time (all threads) TwoCats took "
+        f"({target:.0f} ms) and the largest memory that fits in it (scrypt in powers of two, so "
+        "it may use less time)."
         + ("" if load is None else f"  Load average {load:.1f} on {usable_cpus()} usable CPUs."),
         ha="center",
         va="bottom",

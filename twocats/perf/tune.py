@@ -16,10 +16,11 @@ memory that fits the budget and the memory limit, then spend what time is left o
 hardness (the multiply chain, and ``time_cost`` in the variants that have it).  It aims at
 :data:`MARGIN` of the budget, judges each memory and multiply candidate by a Theil-Sen line
 through every timing of its kind (one disturbed timing moves neither the line nor the choice),
-and the chosen set is measured again, with :data:`FINAL_VERIFICATIONS` verifications: if its 95th
-percentile misses the budget it is stepped down (one multiply less, else half the memory) and
-measured again, so the parameters printed met the budget in their own final check.  Where even
-the cheapest set misses it, :func:`cores_needed` says how many cores would make it fit.
+and a timing that would stop the memory's growth is taken twice.  The chosen set is measured
+again, with :data:`FINAL_VERIFICATIONS` verifications: if its 95th percentile misses the budget
+twice it is stepped down (one multiply less, else half the memory) and measured again, so the
+parameters printed met the budget in their own final check.  Where even the cheapest set misses
+it, :func:`cores_needed` says how many cores would make it fit.
 
 A server verifies several logins at once, so the memory is chosen for all of them (RFC 9106
 section 4 starts from the memory the server can give to hashing): with ``concurrent``
@@ -48,6 +49,7 @@ __all__ = [
     "FINAL_VERIFICATIONS",
     "FIRST_MEM_COST",
     "MARGIN",
+    "MAX_STEPS_DOWN",
     "MIN_SECONDS",
     "SEARCH_VERIFICATIONS",
     "LoadTiming",
@@ -80,8 +82,9 @@ SEARCH_VERIFICATIONS: Final = 48
 #: Verifications timed in the final check of the choice, at least.
 FINAL_VERIFICATIONS: Final = 120
 
-#: Seconds a measurement lasts at least, however quick its verifications.
-MIN_SECONDS: Final = 0.25
+#: Seconds a measurement lasts at least, however quick its verifications: long enough that a
+#: burst of other work is a part of the window, not all of it.
+MIN_SECONDS: Final = 1.0
 
 #: A candidate this many times over the budget ends the multiplies search: longer chains only cost
 #: more.
@@ -352,13 +355,16 @@ def final_check(
 ) -> tuple[Params, float, int]:
     """Time `params` again and step them down until they meet `budget`.
 
-    Returns the parameters, their time, and how many steps down it took.
+    A set that misses is timed once more before it is stepped down, and judged by that second
+    timing: one disturbed by other work does not cost the chain or the memory.  Returns the
+    parameters, their (last) time, and how many steps down it took.
     """
     seconds = measure(params)
     steps = 0
-    while seconds > budget and steps < MAX_STEPS_DOWN:
+    while seconds > budget:
+        seconds = measure(params)
         cheaper = step_down(params)
-        if cheaper is None:
+        if seconds <= budget or cheaper is None or steps == MAX_STEPS_DOWN:
             break
         params, steps = cheaper, steps + 1
         seconds = measure(params)
@@ -416,6 +422,18 @@ def _fits_in_memory_line(points: list[Trial], budget: float) -> bool:
     return line(points[-1].params.memory_bytes) <= budget
 
 
+def _doubled(points: list[Trial]) -> float:
+    """The time expected at twice the last memory point's memory.
+
+    Twice its time from one point; from more, the Theil-Sen line through all of them, which
+    keeps a fixed part of the time (a wait for a core behind other work) from being doubled too.
+    """
+    if len(points) < 2:
+        return 2 * points[-1].seconds
+    line = _theil_sen([(float(p.params.memory_bytes), p.seconds) for p in points])
+    return line(2 * points[-1].params.memory_bytes)
+
+
 def smallest_mem_cost(base: Params) -> int:
     """Return the smallest memory cost that is still memory-hard for `base`'s blocks and threads."""
     mem_cost = FIRST_MEM_COST
@@ -466,9 +484,9 @@ def search(
         if mem_cost >= 30 or (1024 << (mem_cost + 1)) > max_memory:
             limit = "memory"
             break
-        if 2 * best.seconds > 1.25 * budget:
+        if _doubled(memory_points) > 1.25 * budget:
             best = memory_points[-1] = confirmed(best)
-            if 2 * best.seconds > 1.25 * budget:
+            if _doubled(memory_points) > 1.25 * budget:
                 break
         candidate = trial(with_memory(mem_cost + 1))
         memory_points.append(candidate)
