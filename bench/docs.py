@@ -3,7 +3,9 @@
 The README's summary comes from one file, ``headline.json``, which ``python -m bench headline``
 writes in one short run on one machine; so its figures never mix machines or dates.  To refresh
 it: ``python -m bench headline && python -m bench docs``.  The Performance page adds the figures
-of every other suite, each naming its own machine.
+of every other suite, each naming its own machine.  The walk through ``twocats tune`` on
+``docs/parameters.md`` shows what ``python -m bench tune --for django --walkthrough`` recorded in
+``tune_runs.json``: the command's output and the independent check of its answer.
 
 Every time, size and ratio that ``docs/performance.md`` and the README's summary show comes from a
 result file written by a benchmark suite, together with the machine it was measured on; no figure
@@ -29,6 +31,8 @@ from bench.startup.processes import WHEEL_HASH
 __all__ = [
     "README_END",
     "README_START",
+    "TUNE_END",
+    "TUNE_START",
     "headline_lines",
     "main",
     "page",
@@ -41,6 +45,12 @@ PAGE = ROOT / "docs" / "performance.md"
 README = ROOT / "README.md"
 README_START = "<!-- figures: written by python -m bench docs from bench/results; do not edit -->"
 README_END = "<!-- /figures -->"
+PARAMETERS = ROOT / "docs" / "parameters.md"
+TUNE_START = "<!-- tune output: written by python -m bench docs from bench/results; do not edit -->"
+TUNE_END = "<!-- /tune output -->"
+
+#: The generated blocks of pages bench docs does not write whole: (start, end) markers.
+_BLOCKS = ((README_START, README_END), (TUNE_START, TUNE_END))
 
 # A measured time typed into prose ("takes 0.3 s", "about 9 s"): only the generated pages hold one.
 _TYPED_TIME = re.compile(r"\b(?:about|takes|took|in) [0-9]+(?:\.[0-9]+)? ?(?:ms|s)\b")
@@ -318,8 +328,13 @@ def _compare_table(root: str) -> list[str]:
         ),
         "",
         (
-            f"Measured with `twocats compare --json --plot` (median of {compare['runs']} runs, "
-            f"`{compare['backend']}` backend, load average {compare['load_average']:.1f}); "
+            f"Measured with `twocats compare --profile moderate --json --plot` "
+            f"(`{compare['phc_prefix']}`; {compare['runs']} interleaved rounds, the median of "
+            f"each row; `{compare['backend']}` backend, load average "
+            f"{compare['load_average_start']:.1f} at the start and "
+            f"{compare['load_average']:.1f} at the end).  At equal CPU time TwoCats filled "
+            f"{compare['equal_time']['ratio']:.2f} times the memory of argon2id (95% interval "
+            f"{compare['equal_time']['low']:.2f}-{compare['equal_time']['high']:.2f}).  "
             "`bench/results/compare.json` records neither the machine nor the date: run "
             "`twocats compare` to see the figures of yours."
         ),
@@ -443,26 +458,68 @@ def readme_block() -> str:
     return "\n".join([README_START, *headline_lines(""), README_END])
 
 
-def _with_block(text: str) -> str:
-    start, end = text.find(README_START), text.find(README_END)
+def tune_block() -> str:
+    """Return the walk through ``twocats tune`` of docs/parameters.md, between its markers."""
+    document = _load("tune_runs")
+    walk, summary = document["walkthrough"], document["summary"]
+    after = walk["load_after"]
+    ending = f" ({after[0]:.1f} at the end)" if after else ""
+    measured = (
+        f"Measured on {_machine(document['machine'], walk['load_before'])}{ending}, a shared "
+        "machine whose other jobs' work is part of the times:"
+    )
+    checks = [run["check"] for run in document["runs"] if "check" in run]
+    checked = "; ".join(
+        f"median {check['median_seconds'] * 1000:.0f} ms, 95th percentile "
+        f"{check['p95_seconds'] * 1000:.0f} ms over {check['verifications']} verifications"
+        for check in checks
+    )
+    return "\n".join(
+        [
+            TUNE_START,
+            "",
+            measured,
+            "",
+            "```text",
+            walk["output"].rstrip("\n"),
+            "```",
+            "",
+            (
+                f"Before it, `python -m bench tune --for django` ran the same command "
+                f"{summary['runs']} time{'s' if summary['runs'] != 1 else ''} with `--json` and "
+                "checked each answer independently, building the hasher from the printed "
+                "settings and verifying with "
+                f"it, {document['concurrent']} at once, for {document['check_seconds']:g} s: "
+                f"{checked or 'nothing fitted'} (budget {document['time']}; the hasher had the "
+                f"bounds printed in {summary['bounds_as_printed']} of {len(checks)})."
+            ),
+            "",
+            TUNE_END,
+        ]
+    )
+
+
+def _with_block(text: str, start_marker: str, end_marker: str, block: str) -> str:
+    start, end = text.find(start_marker), text.find(end_marker)
     if start < 0 or end < start:
-        raise ValueError(f"README.md lacks the markers {README_START!r} ... {README_END!r}")
-    return text[:start] + readme_block() + text[end + len(README_END) :]
+        raise ValueError(f"a page lacks the markers {start_marker!r} ... {end_marker!r}")
+    return text[:start] + block + text[end + len(end_marker) :]
 
 
 def typed_figures() -> list[str]:
     """Return 'path:line' for each measured time typed into a page that bench docs does not write.
 
-    The pages are the docs' other pages and the README outside its figures block; they link to
-    the Performance page instead.
+    The pages are the docs' other pages and the README, outside the blocks bench docs writes;
+    they link to the Performance page instead.
     """
     found = []
     pages = [path for path in sorted((ROOT / "docs").glob("*.md")) if path != PAGE]
     for path in [README, *pages]:
         text = path.read_text()
-        if path == README and README_START in text:
-            start, end = text.index(README_START), text.index(README_END)
-            text = text[:start] + "\n" * text.count("\n", start, end) + text[end:]
+        for start_marker, end_marker in _BLOCKS:
+            if start_marker in text:
+                start, end = text.index(start_marker), text.index(end_marker)
+                text = text[:start] + "\n" * text.count("\n", start, end) + text[end:]
         for number, line in enumerate(text.splitlines(), start=1):
             if _TYPED_TIME.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}")
@@ -476,7 +533,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--check", action="store_true", help="fail if the pages differ from the result files"
     )
     args = parser.parse_args(argv)
-    wanted = {PAGE: page(), README: _with_block(README.read_text())}
+    wanted = {
+        PAGE: page(),
+        README: _with_block(README.read_text(), README_START, README_END, readme_block()),
+        PARAMETERS: _with_block(PARAMETERS.read_text(), TUNE_START, TUNE_END, tune_block()),
+    }
     stale = [path for path, text in wanted.items() if not path.exists() or path.read_text() != text]
     typed = typed_figures()
     for place in typed:

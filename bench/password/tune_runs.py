@@ -16,8 +16,10 @@ the pwdlib, passlib or core object), and checks it with its own code, not tune's
 The report (``tune_runs.json`` and ``.md``) gives each run's choice, tune's own figures, the
 independent ones, the run's time and peak memory, and the load average before and after: on a
 shared machine other jobs' load is part of both measurements.  A run where nothing fits (tune
-exits 1 with its advice) is recorded as such.  The runs are separate processes of the installed
-command; the suite does not import the command line.
+exits 1 with its advice) is recorded as such.  ``--walkthrough`` then runs the command once more
+without ``--json`` and records what it printed, which ``python -m bench docs`` shows in
+``docs/parameters.md``.  The runs are separate processes of the installed command; the suite does
+not import the command line.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from bench.harness import (
     write_document,
 )
 
-__all__ = ["check_settings", "main", "run_once", "smoke"]
+__all__ = ["check_settings", "main", "run_once", "smoke", "walkthrough"]
 
 #: The password the independent check stores and verifies.
 PASSWORD = "correct horse battery staple"
@@ -150,19 +152,26 @@ def check_settings(document: dict[str, Any], check_seconds: float) -> dict[str, 
     }
 
 
-def run_once(options: argparse.Namespace) -> dict[str, Any]:
-    """Run ``twocats tune --json`` once; return its choice, the independent check and the run."""
+def _arguments(options: argparse.Namespace) -> list[str]:
+    """The tune command's arguments after ``twocats``, without ``--json``."""
+    args = [
+        "tune", "--time", options.time, "--concurrent", str(options.concurrent),
+        "--server-memory", options.server_memory,
+    ]  # fmt: skip
+    return [*args, "--for", options.framework] if options.framework else args
+
+
+def _program() -> str:
     program = shutil.which("twocats")
     if program is None:
         raise SystemExit("the twocats command is not installed in this environment")
-    args = [
-        program, "tune", "--time", options.time, "--concurrent", str(options.concurrent),
-        "--server-memory", options.server_memory, "--json",
-    ]  # fmt: skip
-    if options.framework:
-        args += ["--for", options.framework]
+    return program
+
+
+def run_once(options: argparse.Namespace) -> dict[str, Any]:
+    """Run ``twocats tune --json`` once; return its choice, the independent check and the run."""
     load_before = _load()
-    child = run_process(args)
+    child = run_process([_program(), *_arguments(options), "--json"])
     text = child.stdout.decode()
     if child.returncode not in (0, 1) or not text.strip():
         raise SystemExit(f"twocats tune failed: {child.stderr.decode()[-2000:]}")
@@ -209,6 +218,19 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _runs(count: int) -> str:
     return f"{count} run{'' if count == 1 else 's'}"
+
+
+def walkthrough(options: argparse.Namespace) -> dict[str, Any]:
+    """Run the tune command once more, for a person; return what it printed and the load."""
+    load_before = _load()
+    child = run_process([_program(), *_arguments(options)])
+    return {
+        "command": "twocats " + " ".join(_arguments(options)),
+        "exit_status": child.returncode,
+        "output": child.stdout.decode(),
+        "load_before": load_before,
+        "load_after": _load(),
+    }
 
 
 def _command(document: dict[str, Any]) -> str:
@@ -292,6 +314,8 @@ def _run(options: argparse.Namespace) -> int:
         "runs": results,
         "summary": _summary(results),
     }
+    if options.walkthrough:
+        document["walkthrough"] = walkthrough(options)
     write_document("tune_runs", document, _markdown(document), options.out)
     return 0
 
@@ -304,6 +328,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--server-memory", default="2GiB")
     parser.add_argument("--for", dest="framework", choices=["django", "pwdlib", "passlib"])
     parser.add_argument("--check-seconds", type=float, default=5.0)
+    parser.add_argument("--walkthrough", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
     return parser
 
