@@ -297,3 +297,16 @@ def test_compare_human_output() -> None:
     assert lines[9].lstrip().startswith("by the wall clock ")
     assert "{" not in result.stdout
     assert result.stderr.startswith("comparing $twocats$v=2015$m=10,x=3,p=1 with argon2id")
+
+
+def test_the_reasons_say_what_was_given_and_what_was_chosen() -> None:
+    """Lanes and threads given are named as given; chosen ones say why."""
+    from twocats.cli.tune import choice_reasons
+
+    params = Params(mem_cost=10, lanes=8, parallelism=1)
+    chosen = choice_reasons("AVX-512 (znver4)", params, 8)
+    assert chosen[0].startswith("lanes 8: Django's 128-character password column holds 32-byte")
+    assert chosen[2].endswith("shared by 8 verifications at once")
+    given = choice_reasons("AVX2 (haswell)", params, 1, lanes_given=True, parallelism_given=True)
+    assert given[0] == "lanes 8: as given by --lanes"
+    assert given[2] == "parallelism 1: as given by --parallelism"

@@ -55,7 +55,12 @@ _NAMES: Final = {"django": "Django", "pwdlib": "pwdlib", "passlib": "passlib"}
 
 
 def choice_reasons(
-    isa: str, params: Params, lanes_given: bool, framework: str | None, concurrent: int
+    isa: str,
+    params: Params,
+    concurrent: int,
+    *,
+    lanes_given: bool = False,
+    parallelism_given: bool = False,
 ) -> list[str]:
     """Explain the lanes, the hash type and the threads chosen."""
     from twocats._machine import usable_cpus
@@ -85,7 +90,9 @@ def choice_reasons(
     )
     cpus = usable_cpus()
     why_threads = (
-        f"parallelism {params.parallelism}: {_plural(cpus, 'usable CPU')} shared by "
+        f"parallelism {params.parallelism}: as given by --parallelism"
+        if parallelism_given
+        else f"parallelism {params.parallelism}: {_plural(cpus, 'usable CPU')} shared by "
         f"{concurrent} verification{'s' if concurrent != 1 else ''} at once"
     )
     return [why_lanes, f"{why_hash} {default}", why_threads]
@@ -248,14 +255,14 @@ def tune_command(
     SIMD width (and what --for's framework stores), threads from the cores shared by the
     concurrent verifications, the largest memory that fits the time and that limit, then the
     multiply chain (and time_cost for the 2014 variants) with the time left, aiming at 85% of
-    the budget; a final measurement of 120 verifications steps the choice down if it misses.
-    Prints the parameters and why, what the final measurement found, where hashes of them fit,
-    and the settings to paste: the parameters with the hasher's bounds (max_concurrency
-    --concurrent, max_total_memory --server-memory, timeout --time), for --for's framework or
-    the core PasswordHasher.  Where even the cheapest parameters miss the budget, it says how
-    many cores would make it fit, and exits with status 1.  Progress goes to standard error:
-    every trial on a terminal, a line every few seconds otherwise.  The process holds
-    --concurrent work areas of the candidate measured, within --server-memory, plus about
+    the budget; a final measurement of 120 verifications steps the choice down if it misses
+    twice.  Prints the parameters and why, what the final measurement found, where hashes of
+    them fit, and the settings to paste: the parameters with the hasher's bounds
+    (max_concurrency --concurrent, max_total_memory --server-memory, timeout --time), for
+    --for's framework or the core PasswordHasher.  Where even the cheapest parameters miss the
+    budget, it says how many cores would make it fit, and exits with status 1.  Progress goes to
+    standard error: every trial on a terminal, a line every few seconds otherwise.  The process
+    holds --concurrent work areas of the candidate measured, within --server-memory, plus about
     200 MiB for the interpreter and the kernels.
     """
     from twocats._machine import load_average, machine_memory, usable_cpus
@@ -346,7 +353,13 @@ def tune_command(
     notes, warnings = fit_notes(params)
     # The one warning is of memory below the recommended: say what that memory would take.
     warnings = [f"{line}; {_recommended_memory(question, params, final)}" for line in warnings]
-    reasons = choice_reasons(isa, params, lanes != "auto", framework, concurrent)
+    reasons = choice_reasons(
+        isa,
+        params,
+        concurrent,
+        lanes_given=lanes != "auto",
+        parallelism_given=parallelism != "auto",
+    )
     reasons.append(_memory_reason(question, params, limit, seconds))
     files = settings_files(framework, document["phc_prefix"], bounds)
     document.update(
