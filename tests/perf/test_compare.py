@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from twocats.perf.compare import Rounds, run_rounds
+from twocats.perf.compare import EqualTime, Rounds, run_rounds
 
 
 class ModelMachine:
@@ -80,46 +80,41 @@ def test_the_order_rotates_from_round_to_round() -> None:
     assert firsts == calls
 
 
-def test_noise_keeps_the_rounds_going_until_the_interval_is_narrow() -> None:
-    """Noisy rounds go on past min_rounds until the interval is within the target."""
+def _noisy_pair(
+    rounds: Rounds, report: Callable[[EqualTime], None] = lambda ratio: None
+) -> tuple[list[list[tuple[float, float]]], EqualTime, ModelMachine]:
+    """Rounds of two calls of equal cost on a noisy model machine."""
     calls = _calls(2)
     machine = ModelMachine({calls[0]: 0.1, calls[1]: 0.1}, _noisy())
     times, equal_time = run_rounds(
-        calls, (0, 1), (1024, 1024), Rounds(min_rounds=2, time_limit=1e9), started=0.0,
+        calls, (0, 1), (1024, 1024), rounds, started=0.0, report=report,
         timer=machine.timer, now=machine.now,
     )  # fmt: skip
+    return times, equal_time, machine
+
+
+def test_noise_keeps_the_rounds_going_until_the_interval_is_narrow() -> None:
+    """Noisy rounds go on past min_rounds until the interval is within the target."""
+    seen: list[float] = []
+    times, equal_time, _ = _noisy_pair(
+        Rounds(min_rounds=2, time_limit=1e9), lambda ratio: seen.append(ratio.cpu.half_width)
+    )
     assert len(times[0]) > 2
     assert equal_time.reached
     assert equal_time.cpu.half_width <= 0.1
     # One round fewer was not within the target yet.
-    seen: list[float] = []
-    run_rounds(
-        calls, (0, 1), (1024, 1024), Rounds(min_rounds=2, time_limit=1e9), started=0.0,
-        report=lambda ratio: seen.append(ratio.cpu.half_width),
-        timer=ModelMachine(machine.seconds, _noisy()).timer, now=lambda: 0.0,
-    )  # fmt: skip
     assert seen[-1] <= 0.1 < seen[-2]
 
 
 def test_the_time_limit_stops_a_noisy_run_after_two_rounds_at_least() -> None:
     """A limit already passed still gives two rounds, and an interval wider than the target."""
-    calls = _calls(2)
-    machine = ModelMachine({calls[0]: 0.1, calls[1]: 0.1}, _noisy())
-    times, equal_time = run_rounds(
-        calls, (0, 1), (1024, 1024), Rounds(min_rounds=5, time_limit=0.0), started=0.0,
-        timer=machine.timer, now=machine.now,
-    )  # fmt: skip
+    times, equal_time, _ = _noisy_pair(Rounds(min_rounds=5, time_limit=0.0))
     assert len(times[0]) == 2
     assert not equal_time.reached
 
 
 def test_the_time_limit_starts_no_round_that_would_end_after_it() -> None:
     """With 1 s of rounds of 0.2 s each, the rounds stop before one would end past the limit."""
-    calls = _calls(2)
-    machine = ModelMachine({calls[0]: 0.1, calls[1]: 0.1}, _noisy())
-    times, _ = run_rounds(
-        calls, (0, 1), (1024, 1024), Rounds(min_rounds=100, time_limit=1.0), started=0.0,
-        timer=machine.timer, now=machine.now,
-    )  # fmt: skip
+    times, _, machine = _noisy_pair(Rounds(min_rounds=100, time_limit=1.0))
     assert machine.clock <= 1.0 + 0.4
     assert len(times[0]) >= 2

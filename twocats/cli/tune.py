@@ -343,16 +343,15 @@ def tune_command(
     params, seconds, steps = final_check(
         best.params, budget, lambda candidate: measure(candidate, FINAL_VERIFICATIONS)
     )
-    final = last[0]
     loads = (load_before, load_average())
-    fits = seconds <= budget
-    document = _document(question, isa, resolved, params, final, steps, limit, loads, trials)
-    if not fits:
-        _nothing_fits(question, params, final, document, as_json)
+    run = _Run(question, isa, resolved, params, last[0], steps, limit, loads, tuple(trials))
+    document = run.document()
+    if seconds > budget:
+        _nothing_fits(run, document, as_json)
     bounds = ServerBounds(concurrent, server_memory, round(budget, 6))
     notes, warnings = fit_notes(params)
     # The one warning is of memory below the recommended: say what that memory would take.
-    warnings = [f"{line}; {_recommended_memory(question, params, final)}" for line in warnings]
+    warnings = [f"{line}; {_recommended_memory(run)}" for line in warnings]
     reasons = choice_reasons(
         isa,
         params,
@@ -360,7 +359,7 @@ def tune_command(
         lanes_given=lanes != "auto",
         parallelism_given=parallelism != "auto",
     )
-    reasons.append(_memory_reason(question, params, limit, seconds))
+    reasons.append(_memory_reason(run))
     files = settings_files(framework, document["phc_prefix"], bounds)
     document.update(
         bounds=bounds.document(),
@@ -373,7 +372,7 @@ def tune_command(
     if as_json:
         emit_json(document)
         return
-    _print_human(question, isa, resolved, params, final, steps, document, loads)
+    _print_human(run, document)
 
 
 def _prepare_kernel(backend: str, params: Params) -> None:
@@ -393,43 +392,48 @@ def _prepare_kernel(backend: str, params: Params) -> None:
     info(f"fill kernel ready in {time.perf_counter() - started:.1f} s")
 
 
-def _document(
-    question: _Question,
-    isa: str,
-    backend: str,
-    params: Params,
-    final: LoadTiming,
-    steps: int,
-    limit: str,
-    loads: tuple[float | None, float | None],
-    trials: list[Trial],
-) -> dict[str, Any]:
-    """The JSON-ready figures of a run, whether its answer fits the budget or not."""
-    from twocats.phc import encode_params
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    """What a run of tune found: its machine, its answer and the answer's final measurement."""
 
-    return {
-        "isa": isa,
-        "backend": backend,
-        "for": question.framework,
-        "budget_seconds": question.budget,
-        "max_memory": question.max_memory,
-        "within_budget": final.p95 <= question.budget,
-        "params": params_document(params),
-        "phc_prefix": encode_params(params),
-        "verify_seconds": final.p95,
-        "verify_median_seconds": final.median,
-        "under_load": final.document(),
-        "steps_down": steps,
-        "limited_by": limit,
-        "server": {
-            "concurrent": question.concurrent,
-            "server_memory": question.server_memory,
-            "max_memory_per_verification": question.hash_memory,
-            "memory_at_concurrent": question.concurrent * params.memory_bytes,
-        },
-        "load_average": {"before": loads[0], "after": loads[1]},
-        "trials": [trial.document() for trial in trials],
-    }
+    question: _Question
+    isa: str
+    backend: str
+    params: Params
+    final: LoadTiming
+    steps: int
+    limit: str
+    loads: tuple[float | None, float | None]
+    trials: tuple[Trial, ...]
+
+    def document(self) -> dict[str, Any]:
+        """The JSON-ready figures of the run, whether its answer fits the budget or not."""
+        from twocats.phc import encode_params
+
+        question, params, final = self.question, self.params, self.final
+        return {
+            "isa": self.isa,
+            "backend": self.backend,
+            "for": question.framework,
+            "budget_seconds": question.budget,
+            "max_memory": question.max_memory,
+            "within_budget": final.p95 <= question.budget,
+            "params": params_document(params),
+            "phc_prefix": encode_params(params),
+            "verify_seconds": final.p95,
+            "verify_median_seconds": final.median,
+            "under_load": final.document(),
+            "steps_down": self.steps,
+            "limited_by": self.limit,
+            "server": {
+                "concurrent": question.concurrent,
+                "server_memory": question.server_memory,
+                "max_memory_per_verification": question.hash_memory,
+                "memory_at_concurrent": question.concurrent * params.memory_bytes,
+            },
+            "load_average": {"before": self.loads[0], "after": self.loads[1]},
+            "trials": [trial.document() for trial in self.trials],
+        }
 
 
 def _cores_advice(
@@ -457,14 +461,9 @@ def _cores_advice(
     )
 
 
-def _nothing_fits(
-    question: _Question,
-    params: Params,
-    final: LoadTiming,
-    document: dict[str, Any],
-    as_json: bool,
-) -> None:
+def _nothing_fits(run: _Run, document: dict[str, Any], as_json: bool) -> None:
     """Say that no parameters fit the budget, and what would; exit with status 1."""
+    question, params, final = run.question, run.params, run.final
     cheapest = step_down(params) is None
     what = (
         "even the cheapest parameters"
@@ -489,22 +488,23 @@ def _nothing_fits(
     raise click.exceptions.Exit(1)
 
 
-def _recommended_memory(question: _Question, params: Params, final: LoadTiming) -> str:
+def _recommended_memory(run: _Run) -> str:
     """What verifying the recommended memory within the budget would take.
 
     The CPU time is estimated from this run's, in proportion to the memory.
     """
     from twocats.profiles import INTERACTIVE
 
-    scale = INTERACTIVE.memory_bytes / params.memory_bytes
-    memory = format_size(INTERACTIVE.memory_bytes)
-    return _cores_advice(final.cpu_per_verification * scale, question, memory, estimated=True)
+    scale = INTERACTIVE.memory_bytes / run.params.memory_bytes
+    cpu = run.final.cpu_per_verification * scale
+    return _cores_advice(cpu, run.question, format_size(INTERACTIVE.memory_bytes), estimated=True)
 
 
-def _memory_reason(question: _Question, params: Params, limit: str, seconds: float) -> str:
+def _memory_reason(run: _Run) -> str:
     """Say what stopped the memory: the time budget, or which memory limit."""
-    memory = format_size(params.memory_bytes)
-    if limit != "memory":
+    question = run.question
+    memory = format_size(run.params.memory_bytes)
+    if run.limit != "memory":
         return f"memory {memory}: the most whose 95th percentile fits the time"
     by_share = question.server_memory // question.concurrent <= question.max_memory
     if by_share:
@@ -514,22 +514,15 @@ def _memory_reason(question: _Question, params: Params, limit: str, seconds: flo
         )
     else:
         cap = f"--max-memory {format_size(question.max_memory)}"
-    left = " (the time left went to the multiply chain)" if seconds < question.budget else ""
+    left = " (the time left went to the multiply chain)" if run.final.p95 < question.budget else ""
     return f"memory {memory}: the most {cap} allows{left}"
 
 
-def _print_human(
-    question: _Question,
-    isa: str,
-    backend: str,
-    params: Params,
-    final: LoadTiming,
-    steps: int,
-    document: dict[str, Any],
-    loads: tuple[float | None, float | None],
-) -> None:
+def _print_human(run: _Run, document: dict[str, Any]) -> None:
     """Print the answer for a person, every line true for this run."""
     from twocats._machine import usable_cpus
+
+    question, params, final, steps = run.question, run.params, run.final, run.steps
 
     cpus = _plural(usable_cpus(), "usable CPU")
     memory = format_size(params.memory_bytes)
@@ -540,9 +533,9 @@ def _print_human(
     at_once = format_size(question.concurrent * params.memory_bytes)
     files = document["settings"]["files"]
     where = " and ".join(item["where"] for item in files)
-    shown = " then ".join(f"{load:.1f}" for load in loads if load is not None)
+    shown = " then ".join(f"{load:.1f}" for load in run.loads if load is not None)
     lines: list[tuple[str, str]] = [
-        ("Machine:", f"{isa}, {cpus}, backend {backend}"),
+        ("Machine:", f"{run.isa}, {cpus}, backend {run.backend}"),
         ("Question:", question.words()),
         (
             "Parameters:",
