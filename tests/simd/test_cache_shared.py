@@ -126,11 +126,13 @@ def _as_user(cache: Path) -> list[str]:
 
 
 def test_the_warmed_cache_is_readable_and_writable_by_root_only(shared_cache: Path) -> None:
-    """After ``--shared`` every file is 0644 and every folder 0755, all owned by root."""
+    """After ``--shared`` every folder is 0755 and every file 0644, all owned by root; only the
+    lock files, which no reader takes, stay 0600."""
     for path in [shared_cache, *shared_cache.rglob("*")]:
         info = path.lstat()
         assert info.st_uid == 0
-        assert stat.S_IMODE(info.st_mode) == (0o755 if path.is_dir() else 0o644), path
+        wanted = 0o755 if path.is_dir() else 0o600 if path.suffix == ".lock" else 0o644
+        assert stat.S_IMODE(info.st_mode) == wanted, path
 
 
 def test_a_service_user_hashes_from_roots_cache_without_numba(
