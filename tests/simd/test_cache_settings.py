@@ -125,9 +125,8 @@ def test_a_failed_write_removes_its_temporary_file(
         return 1
 
     monkeypatch.setattr(os, "write", full)
-    with pytest.raises(OSError, match="No space"):
-        with cache.open_folder(tmp_path) as folder:
-            folder.write("entry", b"new bytes")
+    with pytest.raises(OSError, match="No space"), cache.open_folder(tmp_path) as folder:
+        folder.write("entry", b"new bytes")
     monkeypatch.undo()
     assert _listing(tmp_path) == ["entry"]
     assert target.read_bytes() == b"old"

@@ -59,6 +59,7 @@ __all__ = [
     "ArtefactKey",
     "KernelSet",
     "RefusedError",
+    "adopt",
     "aot_dir",
     "claim_build",
     "cpu_key",
@@ -420,6 +421,18 @@ def warn_once(message: str, using: str = "numba's build") -> None:
     cache.warn_once(f"twocats: {message}; using {using}", stacklevel=4)
 
 
+def _refused(attempt: Callable[[], Any]) -> tuple[Any, str | None]:
+    """Run ``attempt`` (a checked load); return its kernel, or None and why it was refused."""
+    try:
+        return attempt(), None
+    except RefusedError as error:
+        return None, str(error)
+    except (OSError, ValueError, TypeError, AttributeError) as error:
+        return None, f"a malformed index or artefact ({type(error).__name__})"
+    except (ImportError, RuntimeError) as error:
+        return None, f"llvmlite cannot load it ({type(error).__name__})"
+
+
 def load(kernels: KernelSet[Key], key: Key) -> Any:
     """Return the checked artefact of one kernel of ``kernels``, or None to use numba's build.
 
@@ -430,17 +443,7 @@ def load(kernels: KernelSet[Key], key: Key) -> Any:
     with _lock:
         if key in _loaded:
             return _loaded[key]
-    kernel = None
-    refusal = None
-    if enabled():
-        try:
-            kernel = _load(kernels, key)
-        except RefusedError as error:
-            refusal = str(error)
-        except (OSError, ValueError, TypeError, AttributeError) as error:
-            refusal = f"a malformed index or artefact ({type(error).__name__})"
-        except (ImportError, RuntimeError) as error:
-            refusal = f"llvmlite cannot load it ({type(error).__name__})"
+    kernel, refusal = _refused(lambda: _load(kernels, key)) if enabled() else (None, None)
     with _lock:
         _loaded[key] = kernel
         if kernel is None and enabled():
@@ -448,6 +451,44 @@ def load(kernels: KernelSet[Key], key: Key) -> Any:
     if refusal is not None:
         warn_once(f"compiled kernel refused ({refusal})")
     return kernel
+
+
+def adopt(kernels: KernelSet[Key], key: Key, folder: Path) -> bool:
+    """Load the artefact of ``key`` that a child process built into ``folder``; whether it did.
+
+    ``folder`` is this user's private folder (``$TWOCATS_AOT_DIR`` of the child that built the
+    artefact); the artefact passes every check of :func:`load` and is from then on what
+    :func:`load` returns for ``key`` in this process.  A copy goes to this machine's artefacts
+    where they may be written, for the next process (with one warning where they may not).
+    """
+    cpu, versions = cpu_key(), _versions()
+    if not enabled() or cpu is None or versions is None:
+        return False
+
+    def attempt() -> tuple[Any, bytes, dict[str, Any]] | None:
+        with cache.open_folder(folder) as opened:
+            entry = _read_index(opened).get(_index_key(key, cpu, versions))
+            kernel = _open_entry(kernels, opened, entry, key)
+            if kernel is None or not isinstance(entry, dict):
+                return None
+            return kernel, opened.read(str(entry["file"]), _ARTEFACT_BYTES), entry
+
+    found, refusal = _refused(attempt)
+    if refusal is not None:
+        warn_once(f"compiled kernel refused ({refusal})")
+    if found is None:
+        return False
+    kernel, data, entry = found
+    with _lock:
+        _loaded[key] = kernel
+        _missing.discard(key)
+    if hashlib.sha256(data).hexdigest() == entry.get("sha256"):
+        try:
+            store(key, data, entry["sources"], suffix=Path(entry["file"]).suffix)
+        except (OSError, RefusedError) as error:
+            detail = error.strerror if isinstance(error, OSError) else str(error)
+            warn_once(f"could not keep the compiled kernel {key.name} ({detail})", "it here only")
+    return True
 
 
 def claim_build(key: ArtefactKey) -> bool:
