@@ -546,7 +546,8 @@ _DISPATCHERS: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def recompile_package(package: str) -> None:
-    """Compile afresh every kernel of ``package`` built so far, deleting its cache entries.
+    """Compile afresh every kernel of ``package`` built so far, and what they call (see
+    :func:`afresh`).
 
     A known-answer check that a cached build fails calls this before checking again.
     """
@@ -554,7 +555,50 @@ def recompile_package(package: str) -> None:
     for disp in list(_DISPATCHERS):
         module = disp.py_func.__module__
         if (module == package or module.startswith(prefix)) and disp.overloads:
-            disp.recompile()
+            afresh(disp)
+
+
+def _reached(build: Any) -> list[Any]:
+    """The project kernels ``build``'s code calls, directly or not, callees first, then it."""
+    order: list[Any] = []
+    seen: set[int] = set()
+
+    def visit(disp: Any) -> None:
+        if id(disp) in seen:
+            return
+        seen.add(id(disp))
+        func = disp.py_func
+        names = set(_code_names(func.__code__))
+        for name in names:
+            value = func.__globals__.get(name)
+            if isinstance(value, types.ModuleType) and value.__name__.startswith("twocats."):
+                values = [getattr(value, attribute, None) for attribute in names]
+            else:
+                values = [value]
+            for callee in values:
+                if isinstance(callee, _ModeDispatcher):
+                    visit(callee)
+        order.append(disp)
+
+    visit(build)
+    return order
+
+
+def afresh(build: Any) -> None:
+    """Compile ``build`` and every project kernel it calls again, ignoring the disk cache.
+
+    For a build that failed its known-answer check: nothing of it is loaded from the cache again
+    in this process (a damaged callee's entry would be linked in again), its entries there are
+    replaced by the fresh builds where the cache may be written, and the callees compile before
+    their callers.
+    """
+    with global_compiler_lock:
+        kernels = _reached(build)
+        for disp in kernels:
+            disp._cache.afresh = True
+        for disp in kernels:
+            if disp.overloads:
+                disp.recompile()
 
 
 def _dispatcher(func: types.FunctionType, mode: Build, options: dict[str, Any]) -> Any:
@@ -625,6 +669,16 @@ def _renamed_copy(
     return clone
 
 
+def _verify(build: Any, check: Callable[[], bool], name: str) -> None:
+    """Make sure ``build`` passes ``check``, compiling it afresh once if it does not."""
+    if check():
+        return
+    cache.warn_once(f"twocats: the kernel {name} fails its known-answer check; it compiles afresh")
+    afresh(build)
+    if not check():
+        raise BackendError(f"the compiled kernel {name} fails its known-answer check")
+
+
 class Variants:
     """One kernel source compiled as a ``simd`` and a ``scalar`` build, each built on first use."""
 
@@ -643,6 +697,10 @@ class Variants:
         self._modes = {"simd": simd, "scalar": BUILDS["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
+        # The builds that passed the known-answer check (all of them, where there is none).
+        self._ready: dict[str, Any] = {}
+        self._check: Callable[[str], bool] | None = None
+        self._checking: set[str] = set()
         self._specialised: dict[str, Variants] = {}
         self._settings = (slp, vector_width, vectorize)
         self.__name__ = func.__name__
@@ -672,7 +730,46 @@ class Variants:
         return self.get("scalar")
 
     def get(self, backend: str) -> Any:
-        """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed."""
+        """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed.
+
+        A kernel with a known-answer check (:meth:`checked_by`) returns a build only once it
+        passed the check in this process.
+        """
+        build = self._ready.get(backend)
+        if build is not None:
+            return build
+        with global_compiler_lock:
+            build = self._ready.get(backend)
+            if build is not None:
+                return build
+            build = self._build_for(backend)
+            if backend in self._checking:
+                # The check itself, in this thread, calls the build it is checking.
+                return build
+            if self._check is not None and not config.DISABLE_JIT:
+                self._checking.add(backend)
+                try:
+                    check = functools.partial(self._check, backend)
+                    _verify(build, check, f"{self.__qualname__} ({backend})")
+                finally:
+                    self._checking.discard(backend)
+            self._ready[backend] = build
+        return build
+
+    def checked_by(self, check: Callable[[str], bool]) -> Variants:
+        """Give the kernel (and the copies :meth:`specialise` makes after) its known-answer check.
+
+        ``check(backend)`` runs known input through the code that calls the kernel, whose
+        :meth:`get` then returns the build being checked, and tells whether the output is the
+        reference's.  A build that fails is compiled afresh with everything it calls
+        (:func:`afresh`, one warning); one that still fails raises
+        :class:`~twocats.exceptions.BackendError`, so no wrong digest is ever returned.
+        """
+        self._check = check
+        return self
+
+    def _build_for(self, backend: str) -> Any:
+        """The build for ``backend``, made if needed, whether or not it was checked."""
         build = self._builds.get(backend)
         if build is not None:
             return build
@@ -704,7 +801,9 @@ class Variants:
     def _specialise(self, tag: str, bindings: dict[str, Any]) -> Variants:
         source = self.py_func
         clone = _renamed_copy(source, f"_{tag}", {**source.__globals__, **bindings})
-        return Variants(clone, *self._settings, self._options)
+        copy = Variants(clone, *self._settings, self._options)
+        copy._check = self._check
+        return copy
 
     def _build(self, backend: str, mode: Build) -> Any:
         source = self.py_func
@@ -713,12 +812,13 @@ class Variants:
         # Without the JIT the build is the plain clone, still with its callees resolved.
         build = clone if config.DISABLE_JIT else _dispatcher(clone, mode, self._options)
         self._builds[backend] = build
-        # Callees that are themselves variants resolve to the build of the same backend.
+        # Callees that are themselves variants resolve to the build of the same backend (linked
+        # into this one, whose own check covers them).
         for key, value in source.__globals__.items():
             if value is self:
                 namespace[key] = build
             elif isinstance(value, Variants):
-                namespace[key] = value.get(backend)
+                namespace[key] = value._build_for(backend)
         return build
 
 

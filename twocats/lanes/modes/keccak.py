@@ -68,8 +68,8 @@ MAX_OUTPUT = 1 << 30
 
 
 def _kernels() -> Any:
-    """Import the generated Keccak kernels (this imports numpy and numba)."""
-    from twocats.lanes.modes._generated import keccak as kernels
+    """Import the Keccak kernels, each with its known-answer check (imports numpy and numba)."""
+    from twocats.lanes.modes.kernels import keccak as kernels
 
     return kernels
 
@@ -93,9 +93,8 @@ def _compiled_sponge(
         return out
     # Longest messages first, so that the states stay busy to the end.
     order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
-    from twocats.lanes.modes.kernels import keccak as drivers
-
-    kernel = drivers.keccak_sponge_x4 if count <= 4 else drivers.keccak_sponge_x8
+    kernels = _kernels()
+    kernel = kernels.keccak_sponge_x4 if count <= 4 else kernels.keccak_sponge_x8
     kernel.get(backend)(addresses, lengths, order, rate, 24 - rounds, domain, out)
     return out
 
