@@ -16,7 +16,7 @@ files, read up to a limit through the descriptor that was checked, and written a
 private whatever the umask: files 0600 and folders 0700, or 0644 and 0755 after :func:`share`,
 which ``twocats warmup --shared`` runs so that a cache warmed by root serves other users
 read-only.  Only a folder this process owns is locked, and no lock is waited for longer than
-:data:`LOCK_SECONDS`.
+:data:`LOCK_SECONDS` (then the cache is read without it, or not written).
 
 Everything that goes wrong with the cache (a refused or damaged entry, a folder that cannot be
 opened or written, a lock held too long) costs compile time, never a result, and is told once per
@@ -284,8 +284,10 @@ class Folder:
         """Hold the lock file ``name`` for the block, shared or ``exclusive``.
 
         A folder this process does not own is not locked at all: it is read-only here, and its
-        owner's writers replace files atomically.  Raises :class:`RefusedError` when the lock is
-        not had within :data:`LOCK_SECONDS`.
+        owner's writers replace files atomically.  A lock not had within :data:`LOCK_SECONDS`
+        (or at once, after one such wait in this process) is given up: a writer raises
+        :class:`RefusedError`, a reader goes on without it (with one warning), since every file
+        it reads is checked against its recorded SHA-256 anyway.
         """
         if not self.writable:
             yield
@@ -296,23 +298,33 @@ class Folder:
         fd = self._open_file(name, flags)
         try:
             operation = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
-            deadline = time.monotonic() + LOCK_SECONDS
+            deadline = time.monotonic() + (0.0 if _lock_given_up[0] else LOCK_SECONDS)
             pause = 0.001
             while True:
                 try:
                     fcntl.flock(fd, operation)
                     break
                 except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise RefusedError(
-                            f"{self.path / name} was held by another process for more than "
-                            f"{LOCK_SECONDS:g} s"
-                        ) from None
-                    time.sleep(pause)
-                    pause = min(2 * pause, 0.1)
+                    if time.monotonic() < deadline:
+                        time.sleep(pause)
+                        pause = min(2 * pause, 0.1)
+                        continue
+                _lock_given_up[0] = True
+                held = (
+                    f"{self.path / name} was held by another process for more than "
+                    f"{LOCK_SECONDS:g} s"
+                )
+                if exclusive:
+                    raise RefusedError(held)
+                warn_once(f"twocats: {held}; the kernel cache is read without it")
+                break
             yield
         finally:
             os.close(fd)
+
+
+# Whether a lock of the cache was given up in this process: later ones are not waited for.
+_lock_given_up = [False]
 
 
 def _make_parents(path: Path) -> None:
