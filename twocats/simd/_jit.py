@@ -56,6 +56,10 @@ Rules and facts that matter to kernel authors:
   exceptions for division by zero); further numba options are passed through.  One option is
   added: ``noalias=True`` promises that no two array arguments share memory, so that LLVM emits no
   runtime overlap checks (for a lane loop over 26 rows they cost about as much as a short call).
+* A ``variants`` kernel that gives a digest declares its known-answer check with
+  ``checked_by`` (kept by the copies ``specialise`` makes): ``get`` returns a build only once it
+  passed the check in this process, and a build that fails compiles afresh with every kernel it
+  calls, none loaded from the cache again (:func:`afresh`), so the plain-Python reference decides.
 * With ``NUMBA_DISABLE_JIT=1`` both decorators hand back plain Python functions (coverage runs).
 """
 

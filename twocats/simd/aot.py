@@ -24,6 +24,9 @@ opened descriptor must have the recorded SHA-256, and the same descriptor is wha
 loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot be
 swapped; finally the kernel must pass its set's known-answer check.
 
+An artefact another process built for this one (the compile child of a stored hash's new kernel
+shape) is taken from the private folder it wrote it to by :func:`adopt`, with the same checks.
+
 An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
 used (numba compiles, and writes a new artefact): that is the normal first run, not a fault.  An
 artefact that exists but fails a check is refused with one :class:`RuntimeWarning` per process

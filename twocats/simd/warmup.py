@@ -10,7 +10,9 @@ Usage::
 A kernel compiled here is written to ``$TWOCATS_CACHE_DIR`` (see :mod:`twocats.simd._jit`), so
 later processes load it instead of compiling it.  :func:`compile_kernels` runs any :class:`Job`:
 the fill's jobs are in :mod:`twocats.kdf.fill.warmup`, the lane hashes' in
-:mod:`twocats.lanes.warmup`.  Importing this module imports no numba; compiling does.
+:mod:`twocats.lanes.warmup`.  Several jobs compile in isolated child processes
+(:mod:`twocats._child`), each sent its jobs pickled on standard input.  Importing this module
+imports no numba; compiling does.
 """
 
 from __future__ import annotations
