@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import stat
 import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.users import SERVICE, need_root
+from tests.support.users import SERVICE, need_root, public_folder, warm_shared
 from twocats.simd import cache
 
 
@@ -30,12 +27,8 @@ from twocats.simd import cache
 def top() -> Iterator[Path]:
     """A folder every user may enter, removed afterwards."""
     need_root()
-    folder = Path(tempfile.mkdtemp(prefix="twocats-shared-links-"))
-    folder.chmod(0o755)
-    try:
+    with public_folder("twocats-shared-links-") as folder:
         yield folder
-    finally:
-        shutil.rmtree(folder)
 
 
 def _stand_in(top: Path) -> Path:
@@ -67,17 +60,7 @@ def test_warmup_shared_refuses_a_linked_root_and_changes_nothing_behind_it(top: 
     root = home / "twocats-cache"
     link = ["runuser", "-u", SERVICE, "--", "ln", "-s", str(stand_in), str(root)]
     subprocess.run(link, check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
-    env[cache.CACHE_ENV] = str(root)
-    command = [sys.executable, "-m", "twocats.cli", "warmup", "--profile", "cheapest"]
-    done = subprocess.run(
-        [*command, "--insecure", "--jobs", "1", "--shared"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd="/",
-        timeout=600,
-    )
+    done = warm_shared(root)
     assert done.returncode == 1, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
     assert errors == [f"Error: --shared refused the cache: {root} is a symbolic link"]

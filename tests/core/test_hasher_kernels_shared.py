@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.users import python_as
+from tests.support.users import (
+    cache_env,
+    need_service_kernels,
+    public_folder,
+    python_as,
+    warm_shared,
+)
 from twocats import PasswordHasher, hasher_kernels
 from twocats.exceptions import HasherBusyError
 from twocats.profiles import CHEAPEST
@@ -63,34 +65,11 @@ def test_the_busy_error_formats_without_a_timeout(monkeypatch: pytest.MonkeyPatc
 @pytest.fixture(scope="module")
 def shared_cache() -> Iterator[Path]:
     """Root's cache of the cheapest profile, warmed with ``--shared``."""
-    from twocats.simd import _jit
-
-    if _jit.config.DISABLE_JIT:
-        pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
-    python_as()
-    top = Path(tempfile.mkdtemp(prefix="twocats-planted-shared-"))
-    top.chmod(0o755)
-    cache = top / "cache"
-    command = [sys.executable, "-m", "twocats.cli", "warmup", "--profile", "cheapest"]
-    done = subprocess.run(
-        [*command, "--insecure", "--jobs", "1", "--shared"],
-        env=_env(cache, aot=True),
-        cwd="/",
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    try:
-        yield cache
-    finally:
-        shutil.rmtree(top)
-
-
-def _env(cache: Path, *, aot: bool) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
-    env.pop("NUMBA_DISABLE_JIT", None)
-    return env | {"TWOCATS_CACHE_DIR": str(cache), "TWOCATS_AOT": "1" if aot else "0"}
+    need_service_kernels()
+    with public_folder("twocats-planted-shared-") as top:
+        done = warm_shared(top / "cache")
+        assert done.returncode == 0, done.stderr
+        yield top / "cache"
 
 
 #: The service: the planted hash with the right and a wrong password, then what ran here.
@@ -118,7 +97,7 @@ def _service(cache: Path, *, aot: bool) -> dict[str, object]:
     stored = PasswordHasher.from_params(PLANTED, backend="reference").hash("pw")
     done = subprocess.run(
         [*python_as(), "-c", _SERVICE, stored],
-        env=_env(cache, aot=aot),
+        env=cache_env(cache, aot=aot),
         cwd="/",
         capture_output=True,
         text=True,

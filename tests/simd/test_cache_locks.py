@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.users import NEIGHBOUR, python_as
+from tests.support.users import NEIGHBOUR, cache_env, need_service_kernels, public_folder, python_as
 from twocats.simd import cache
 
 #: What the neighbour runs: hold an exclusive flock on every lock file under the folder.
@@ -52,27 +50,20 @@ print(json.dumps({"digest": digest, "warnings": [str(w.message) for w in caught]
 _EXPECTED = hashlib.sha3_256(b"abc").hexdigest()
 
 
-def _env(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
-    env.pop("NUMBA_DISABLE_JIT", None)
-    return env | {cache.CACHE_ENV: str(root)}
-
-
 @pytest.fixture(scope="module")
 def held_cache() -> Iterator[Path]:
     """Root's shared cache of the SHA3-256 kernels, every lock of it held by the neighbour."""
-    from twocats.simd import _jit
+    need_service_kernels()
+    with public_folder("twocats-locks-") as top:
+        yield from _held(top / "cache")
 
-    if _jit.config.DISABLE_JIT:
-        pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
-    python_as()
-    top = Path(tempfile.mkdtemp(prefix="twocats-locks-"))
-    top.chmod(0o755)
-    root = top / "cache"
+
+def _held(root: Path) -> Iterator[Path]:
+    """Warm and share ``root``, make its locks readable, and have the neighbour hold them."""
     warm = _HASH + "from twocats.simd.cache import share; from pathlib import Path\n"
     warm += f"share(Path({str(root)!r}))\n"
     subprocess.run(
-        [sys.executable, "-c", warm], env=_env(root), cwd="/", check=True, timeout=600
+        [sys.executable, "-c", warm], env=cache_env(root), cwd="/", check=True, timeout=600
     )
     locks = list(root.rglob("*.lock"))
     assert locks
@@ -94,14 +85,13 @@ def held_cache() -> Iterator[Path]:
     finally:
         holder.kill()
         holder.wait()
-        shutil.rmtree(top)
 
 
 def _hash(command: list[str], root: Path) -> tuple[dict[str, object], float]:
     started = time.monotonic()
     done = subprocess.run(
         [*command, "-c", _HASH],
-        env=_env(root),
+        env=cache_env(root),
         cwd="/",
         capture_output=True,
         text=True,
@@ -126,7 +116,7 @@ def test_twocats_sum_of_the_service_user_is_not_held(held_cache: Path) -> None:
     command = [*python_as(), "-m", "twocats.cli", "sum", "-a", "sha3-256", "--backend", "simd"]
     done = subprocess.run(
         [*command, str(data)],
-        env=_env(held_cache),
+        env=cache_env(held_cache),
         cwd="/",
         capture_output=True,
         text=True,

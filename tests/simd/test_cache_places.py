@@ -12,13 +12,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.users import python_as
+from tests.support.users import cache_env, public_folder, python_as
 from twocats import PasswordHasher
 from twocats.simd import cache
 
@@ -42,18 +41,8 @@ def _compiled() -> None:
 @pytest.fixture
 def top() -> Iterator[Path]:
     """A folder every user may enter, removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="twocats-places-"))
-    folder.chmod(0o755)
-    try:
+    with public_folder("twocats-places-") as folder:
         yield folder
-    finally:
-        shutil.rmtree(folder)
-
-
-def _env(root: Path | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
-    env.pop("NUMBA_DISABLE_JIT", None)
-    return env if root is None else env | {cache.CACHE_ENV: str(root)}
 
 
 def _hashes(
@@ -95,7 +84,7 @@ def test_a_fifo_as_the_index_is_refused_without_blocking(top: Path) -> None:
         (top / "cache").chmod(0o700)
         os.mkfifo(aot / "index.json", 0o600)
 
-    for stored, warnings in _hashes([sys.executable], _env(top / "cache"), plant):
+    for stored, warnings in _hashes([sys.executable], cache_env(top / "cache"), plant):
         assert _right(stored)
         assert len(warnings) == 1, warnings
         assert "index.json is not a regular file" in warnings[0]
@@ -105,7 +94,8 @@ def test_roots_home_for_a_service_user() -> None:
     """``setpriv`` to the service user keeps root's HOME: its default cache cannot be searched,
     which one warning says, naming the folder and the setting."""
     python = python_as(keep_home=True)
-    env = _env(None) | {"HOME": "/root"}
+    env = cache_env(Path("/unused")) | {"HOME": "/root"}
+    del env[cache.CACHE_ENV]
     for stored, warnings in _hashes(python, env):
         assert _right(stored)
         assert len(warnings) == 1, warnings
@@ -117,7 +107,7 @@ def test_a_cache_root_longer_than_path_max(top: Path) -> None:
     """A root of 4,400 characters: one warning naming the setting, and the right hash."""
     root = top.joinpath(*(["d" * 200] * 22))
     assert len(str(root)) > os.pathconf("/", "PC_PATH_MAX")
-    for stored, warnings in _hashes([sys.executable], _env(root)):
+    for stored, warnings in _hashes([sys.executable], cache_env(root)):
         assert _right(stored)
         assert len(warnings) == 1, warnings
         assert "File name too long" in warnings[0]

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +18,7 @@ import pytest
 
 from tests.support.cache_damage import derive_in_child
 from tests.support.environment import need
-from tests.support.users import SERVICE, SERVICE_GROUP, python_as
+from tests.support.users import SERVICE, SERVICE_GROUP, public_folder, python_as, warm_shared
 from twocats.kdf.engine import Engine
 from twocats.profiles import CHEAPEST
 
@@ -40,25 +38,10 @@ def shared_cache() -> Iterator[Path]:
         need("root and runuser, to hash as a second user")
     if compiler() is None:
         need("a C compiler (cc) to link ahead-of-time kernels")
-    top = Path(tempfile.mkdtemp(prefix="twocats-shared-"))
-    top.chmod(0o755)
-    cache = top / "cache"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
-    env |= {"TWOCATS_CACHE_DIR": str(cache), "TWOCATS_AOT": "1"}
-    command = [sys.executable, "-m", "twocats.cli", "warmup", "--profile", "cheapest"]
-    done = subprocess.run(
-        [*command, "--insecure", "--jobs", "1", "--shared"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        preexec_fn=lambda: os.umask(0o077),
-    )
-    assert done.returncode == 0, done.stderr
-    try:
-        yield cache
-    finally:
-        shutil.rmtree(top)
+    with public_folder("twocats-shared-") as top:
+        done = warm_shared(top / "cache", preexec_fn=lambda: os.umask(0o077))
+        assert done.returncode == 0, done.stderr
+        yield top / "cache"
 
 
 @pytest.fixture(scope="module")

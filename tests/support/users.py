@@ -8,13 +8,19 @@ The tests that need them run as root (CI does) and skip through
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
+import os
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import twocats
 from tests.support.environment import need
@@ -35,10 +41,18 @@ _PACKAGE_GLOBS = (
 
 def need_root() -> None:
     """Skip (a failure under CI) unless this process is root with ``runuser`` and ``setpriv``."""
-    import os
-
     if os.geteuid() != 0 or not (shutil.which("runuser") and shutil.which("setpriv")):
         need("root, runuser and setpriv, to act as another user")
+
+
+def need_service_kernels() -> None:
+    """Skip unless kernels are compiled (no ``NUMBA_DISABLE_JIT``) and this process can run
+    Python as the service user."""
+    from twocats.simd import _jit
+
+    if _jit.config.DISABLE_JIT:
+        pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
+    python_as()
 
 
 @functools.cache
@@ -89,3 +103,40 @@ def python_as(user: str = SERVICE, *, keep_home: bool = False) -> list[str]:
     if system is None:
         need(f"a Python {version} the user {user} can run")
     return [*prefix, "env", f"PYTHONPATH={readable_packages()}", system]
+
+
+@contextlib.contextmanager
+def public_folder(prefix: str) -> Iterator[Path]:
+    """A new folder every user may enter (0755, owned by this user), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
+def cache_env(root: Path, *, aot: bool | None = None) -> dict[str, str]:
+    """This process's environment with ``root`` as the only twocats setting, kernels compiled,
+    and artefacts on or off where ``aot`` says."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env["TWOCATS_CACHE_DIR"] = str(root)
+    if aot is not None:
+        env["TWOCATS_AOT"] = "1" if aot else "0"
+    return env
+
+
+def warm_shared(root: Path, **options: Any) -> subprocess.CompletedProcess[str]:
+    """Run the documented recipe as this user: ``twocats warmup --shared`` of the cheapest
+    profile into ``root``, artefacts on; ``options`` go to :func:`subprocess.run`."""
+    command = [sys.executable, "-m", "twocats.cli", "warmup", "--profile", "cheapest"]
+    return subprocess.run(
+        [*command, "--insecure", "--jobs", "1", "--shared"],
+        env=cache_env(root, aot=True),
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=600,
+        **options,
+    )
