@@ -79,3 +79,24 @@ def test_a_build_that_keeps_failing_raises_every_time() -> None:
             _twice_plus_one.get("scalar")
         cache._warned[0] = False
     assert "scalar" not in _twice_plus_one._ready
+
+
+def test_a_kernel_compiles_in_a_new_thread(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel that no cache holds compiles in a thread that did not import the machinery (and
+    cannot see another thread's ``cached_only``)."""
+    import threading
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+
+    @_jit.jit
+    def triple(x: int) -> int:
+        return 3 * x
+
+    found: list[object] = []
+    thread = threading.Thread(target=lambda: found.append(triple(5)))
+    with _jit.cached_only():
+        thread.start()
+        thread.join()
+    assert found == [15]

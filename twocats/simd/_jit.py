@@ -483,16 +483,20 @@ class NotCachedError(BackendError):
     """A kernel that :func:`cached_only` forbade to compile is not in the kernel cache."""
 
 
-# Whether the calling thread may only load kernels from the cache (see cached_only).
-_cached_only = threading.local()
-_cached_only.active = False
+class _CachedOnly(threading.local):
+    """Whether the calling thread may only load kernels from the cache (see cached_only)."""
+
+    active = False
+
+
+_cached_only = _CachedOnly()
 
 
 @contextlib.contextmanager
 def cached_only() -> Iterator[None]:
     """Forbid compiling in the calling thread for the block: a kernel that is not in the disk
     cache raises :class:`NotCachedError` instead (for a process that must never compile)."""
-    saved = getattr(_cached_only, "active", False)
+    saved = _cached_only.active
     _cached_only.active = True
     try:
         yield
