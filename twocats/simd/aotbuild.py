@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from twocats import _child
+from twocats._child import run
 from twocats.simd import aot, cache
 from twocats.simd.isa import X86_64_LEVELS
 
@@ -47,7 +47,7 @@ def build_levels(module: str, out: Path) -> int:
                 f"import runpy; sys.argv[1:] = {arguments!r}; "
                 f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
             )
-            if _child.run(program, settings=settings, timeout=_LEVEL_SECONDS).returncode != 0:
+            if run(program, settings=settings, timeout=_LEVEL_SECONDS).returncode != 0:
                 return 1
         print(f"{level}: built", file=sys.stderr)
     return 0

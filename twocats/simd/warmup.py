@@ -88,14 +88,14 @@ def compile_kernels(kernels: Sequence[AnyJob], jobs: int) -> Iterator[tuple[AnyJ
     import selectors
     import subprocess
 
-    from twocats import _child
+    from twocats._child import start
 
     pending = list(reversed(kernels))
     workers: dict[Any, tuple[subprocess.Popen[bytes], list[AnyJob]]] = {}
     chooser = selectors.DefaultSelector()
     try:
         for _ in range(min(jobs, len(kernels))):
-            worker = _child.start(_WORKER, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            worker = start(_WORKER, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             assert worker.stdout is not None
             workers[worker.stdout] = (worker, [])
             chooser.register(worker.stdout, selectors.EVENT_READ)
