@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import functools
 import hashlib
 import itertools
 from collections.abc import Sequence
@@ -214,10 +215,23 @@ def passes(kernel: Any, key: LaneKey) -> bool:
     return digests == [hashlib.new(key.algorithm, message).digest() for message in messages]
 
 
-def _numba_build(key: LaneKey) -> Any:
+@functools.cache
+def _schedulers() -> dict[str, Any]:
+    """numba's schedulers, each given its known-answer check: :func:`passes` on its build."""
     from twocats.lanes.scheduler import SCHEDULERS
 
-    return SCHEDULERS[key.algorithm].get(key.backend)
+    for name, kernel in SCHEDULERS.items():
+        kernel.checked_by(functools.partial(_numba_passes, name))
+    return SCHEDULERS
+
+
+def _numba_passes(name: str, backend: str) -> bool:
+    key = LaneKey(name, backend)
+    return passes(numba_kernel(key), key)
+
+
+def _numba_build(key: LaneKey) -> Any:
+    return _schedulers()[key.algorithm].get(key.backend)
 
 
 def _entry_ir(key: LaneKey) -> tuple[str, str]:
@@ -255,8 +269,8 @@ def _entry_ir(key: LaneKey) -> tuple[str, str]:
 
 
 def numba_kernel(key: LaneKey) -> NumbaScheduler:
-    """numba's build of ``key``, called as an artefact is (checked by :func:`passes` on first
-    use, see :mod:`twocats.lanes.scheduler`)."""
+    """numba's build of ``key``, called as an artefact is (checked by :func:`passes` before its
+    first use)."""
     return NumbaScheduler(_numba_build(key), by_name(key.algorithm).word_bits)
 
 

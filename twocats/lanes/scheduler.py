@@ -6,8 +6,7 @@ ordinary kernel source, bound once per lane hash (:data:`twocats.hashes.LANE_HAS
 block size, IV and parameter word) and ``lanes``, the lane compression.  numba freezes globals into
 the machine code, so each hash's build branches only where its own facts lead.  The values given
 here are BLAKE2s's and only let the unbound source read as Python; :data:`SCHEDULERS` holds the
-bound kernel of every hash, and only those run, each once it passed the lanes' known-answer
-sample against hashlib (:func:`twocats.lanes.aot.numba_kernel`, as ``hash_many`` calls it).
+bound kernel of every hash, and only those run.
 
 Kernel code only: importing this module imports numba.
 """
@@ -15,7 +14,6 @@ Kernel code only: importing this module imports numba.
 from __future__ import annotations
 
 import importlib
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -200,16 +198,8 @@ def _shifts(facts: HashFacts) -> tuple[int, ...]:
     return (*(8 * k for k in order), *(0,) * (8 - nbytes))
 
 
-def _passes(name: str, backend: str) -> bool:
-    """The scheduler's check: the known-answer sample's digests are hashlib's."""
-    from twocats.lanes.aot import LaneKey, numba_kernel, passes
-
-    key = LaneKey(name, backend)
-    return passes(numba_kernel(key), key)
-
-
 def _bind(facts: HashFacts) -> Variants:
-    """The scheduler of one hash type, on that hash's lane compression, with its check."""
+    """The scheduler of one hash type, on that hash's lane compression."""
     module = importlib.import_module(f"twocats.lanes._generated.{facts.name}")
     word = np.uint32 if facts.word_bits == 32 else np.uint64
     param = 0x01010000 | facts.digest_size if facts.is_blake2 else 0
@@ -227,7 +217,7 @@ def _bind(facts: HashFacts) -> Variants:
         PARAM=word(param),
         lanes=getattr(module, f"{facts.name}_lanes"),
         bswap=bswap32 if facts.word_bits == 32 else bswap64,
-    ).checked_by(partial(_passes, facts.name))
+    )
 
 
 #: The bound scheduler of every lane hash, by name.

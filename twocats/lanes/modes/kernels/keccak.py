@@ -1,12 +1,10 @@
 """The Keccak sponge over 4 or 8 states in lock-step, bound once per state count.
 
-Every Keccak kernel the modes call is here, the generated permutations included, each with its
-known-answer check (:mod:`twocats.lanes.known_answers`).
+Every Keccak kernel the modes call is here, the generated permutations included.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -110,40 +108,8 @@ def keccak_sponge(
                 S[i * K + k] = S[i * K + active]
 
 
-def _sponge_passes(count: int, backend: str) -> bool:
-    """The sponges' check: SHA3-256 and a 12-round SHAKE128 squeezing two blocks, of ``count``
-    messages at the rates' edges, as the modes run them, give the reference's output."""
-    from twocats.lanes.known_answers import agrees, painted
-    from twocats.lanes.modes.keccak import sponge_many
-
-    messages = painted(0, 1, 135, 136, 137, 167, 168, 169, 300)[:count]
-    return agrees(sponge_many, backend, messages, 136, 0x06, 32) and agrees(
-        sponge_many, backend, messages, 168, 0x1F, 200, rounds=12
-    )
-
-
-def _permutation_passes(width: int, backend: str) -> bool:
-    """The permutations' check: Keccak-f[1600] and its 12 last rounds on ``width`` states."""
-    from twocats.lanes.modes import keccak as modes
-
-    permute = getattr(modes, f"keccak_p1600_x{width}")
-    words = np.arange(25 * width, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for rounds in (24, 12):
-        states = [words.reshape(25, width).copy() for _ in range(2)]
-        permute(states[0], rounds=rounds, backend=backend)
-        permute(states[1], rounds=rounds, backend="reference")
-        if not np.array_equal(*states):
-            return False
-    return True
-
-
-# The modes call the sponge with up to 4 messages on 4 states and with more on 8, and a stream's
-# final node on the 4-state permutation.
-keccak_sponge_x4 = keccak_sponge.specialise("x4", K=4, permute=keccak.keccak_x4).checked_by(
-    partial(_sponge_passes, 4)
-)
-keccak_sponge_x8 = keccak_sponge.specialise("x8", K=8, permute=keccak.keccak_x8).checked_by(
-    partial(_sponge_passes, 9)
-)
-keccak_x4 = keccak.keccak_x4.checked_by(partial(_permutation_passes, 4))
-keccak_x8 = keccak.keccak_x8.checked_by(partial(_permutation_passes, 8))
+keccak_sponge_x4 = keccak_sponge.specialise("x4", K=4, permute=keccak.keccak_x4)
+keccak_sponge_x8 = keccak_sponge.specialise("x8", K=8, permute=keccak.keccak_x8)
+# The permutations the modes call from Python, beside the sponges (their checks: the modes').
+keccak_x4 = keccak.keccak_x4
+keccak_x8 = keccak.keccak_x8

@@ -1,11 +1,7 @@
-"""The SHA-2 tree drivers: j-lanes SHA-256, mh_sha256, and j-pointers bound per word size.
-
-Each driver has its known-answer check (:mod:`twocats.lanes.known_answers`).
-"""
+"""The SHA-2 tree drivers: j-lanes SHA-256, mh_sha256, and j-pointers bound per word size."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -207,39 +203,6 @@ def sha2_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> No
                     out[k, i] = H[i, k]
 
 
-def _jlanes_passes(backend: str) -> bool:
-    """j-lanes SHA-256 of every width over a message that leaves the lanes unequal."""
-    from twocats.lanes.known_answers import agrees, painted
-    from twocats.lanes.modes import sha256tree as modes
-
-    (data,) = painted(300)
-    return all(agrees(modes.jlanes_sha256, backend, data, j=j) for j in (4, 8, 16))
-
-
-def _mh_passes(backend: str) -> bool:
-    """mh_sha256 of nothing, of one whole round of segments and of a round and a part."""
-    from twocats.lanes.known_answers import agrees, painted
-    from twocats.lanes.modes import sha256tree as modes
-
-    return all(agrees(modes.mh_sha256, backend, data) for data in painted(0, 1024, 1500))
-
-
-def _pointers_passes(hash_name: str, backend: str) -> bool:
-    """j-pointers over messages at the blocks' edges, as many as the narrow kernel takes and
-    more (the wide one)."""
-    from twocats.lanes.known_answers import agrees, painted
-    from twocats.lanes.modes import sha256tree as modes
-
-    block = 64 if hash_name == "sha256" else 128
-    messages = painted(0, 1, block - 9, block - 8, block, block + 1, 2 * block + 3, 5, 7, 9)
-    return all(
-        agrees(modes.jpointers_messages, backend, batch, hash_name=hash_name)
-        for batch in (messages[:SHA256_NARROW], messages)
-    )
-
-
-sha256_jlanes.checked_by(_jlanes_passes)
-sha256_mh.checked_by(_mh_passes)
 sha256_pointers = sha2_pointers.specialise(
     "sha256",
     WB=4,
@@ -248,8 +211,8 @@ sha256_pointers = sha2_pointers.specialise(
     NARROW=SHA256_NARROW,
     narrow=sha256_lanes_x8,
     wide=sha256_lanes,
-).checked_by(partial(_pointers_passes, "sha256"))
+)
 # SHA-512 has no narrow kernel: every message count runs on the general one.
 sha512_pointers = sha2_pointers.specialise(
     "sha512", WB=8, WORD=np.uint64, BLOCK=128, NARROW=0, narrow=sha512_lanes, wide=sha512_lanes
-).checked_by(partial(_pointers_passes, "sha512"))
+)
