@@ -9,13 +9,17 @@ for seconds, and a call that did so inside an admission slot would keep every ot
 * The shapes of the hasher's own parameters, of ``previous`` and of the built-in profiles (the
   shapes its users' hashes legitimately have) are loaded in the calling thread: compiled there if
   no cache holds them, as the first hash of a fresh server always did.
-* Any other shape (a planted hash, or a rare legitimate one) is compiled by a fresh Python
-  process, at most one at a time per process and within :data:`COMPILE_SECONDS`; the caller
-  then loads the result from the cache.  A caller that would wait longer than its admission
-  ``timeout`` for another caller's compile gets :class:`~twocats.exceptions.HasherBusyError`, and
-  a shape whose compile failed or ran out of time is refused, for the rest of the process, with
-  :class:`~twocats.exceptions.HashLimitError` (which the framework adapters answer like a wrong
-  password).
+* Any other shape (a planted hash, or a rare legitimate one) is compiled by an isolated Python
+  process (:mod:`twocats._child`), at most one at a time per process and within
+  :data:`COMPILE_SECONDS`.  The child builds the kernel's ahead-of-time artefact into a private
+  folder this process made, which this process then loads with the artefacts' checks
+  (:func:`twocats.simd.aot.adopt`), or, where no artefact can be built, leaves numba's build in
+  the cache, which this process loads without compiling anything (a cache that the child could
+  not write refuses the shape).  A caller that would wait longer than its admission ``timeout``
+  (:data:`COMPILE_SECONDS` without one) for another caller's compile gets
+  :class:`~twocats.exceptions.HasherBusyError`, and a shape whose compile failed or ran out of
+  time is refused, for the rest of the process, with :class:`~twocats.exceptions.HashLimitError`
+  (which the framework adapters answer like a wrong password).
 
 Each shape is prepared once per process; the ``reference`` backend and kernels run as Python
 (``NUMBA_DISABLE_JIT``) need nothing.
@@ -24,15 +28,19 @@ Each shape is prepared once per process; the ``reference`` backend and kernels r
 from __future__ import annotations
 
 import subprocess
-import sys
+import tempfile
 import threading
 from collections.abc import Iterable
-from typing import Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 from twocats.exceptions import HasherBusyError, HashLimitError
 from twocats.params import Params
 from twocats.simd import cache
 from twocats.simd.registry import resolve_backend
+
+if TYPE_CHECKING:
+    from twocats.kdf.fill.args import FillKey
 
 __all__ = ["COMPILE_SECONDS", "KernelShapes", "Shape", "compile_in_child", "shape_of"]
 
@@ -85,9 +93,10 @@ class KernelShapes:
             _load(backend, shape)
             _ready.add(key)
             return
-        if not _compiling.acquire(timeout=COMPILE_SECONDS if wait is None else wait):
+        waited = COMPILE_SECONDS if wait is None else wait
+        if not _compiling.acquire(timeout=waited):
             raise HasherBusyError(
-                f"the hasher is busy: waited {wait:g} s (timeout) for another stored hash's "
+                f"the hasher is busy: waited {waited:g} s (timeout) for another stored hash's "
                 "kernel to compile"
             )
         try:
@@ -95,11 +104,9 @@ class KernelShapes:
                 raise _refusal(shape)
             if key in _ready:
                 return
-            if not _load_artefact(backend, shape):
-                if not _compile_elsewhere(backend, shape):
-                    _failed.add(key)
-                    raise _refusal(shape)
-                _load(backend, shape)
+            if not _load_artefact(backend, shape) and not _compiled_elsewhere(backend, shape):
+                _failed.add(key)
+                raise _refusal(shape)
             _ready.add(key)
         finally:
             _compiling.release()
@@ -137,25 +144,67 @@ def _load(backend: str, shape: Shape) -> None:
         aot.claim_build(kernel.key)
 
 
-def _compile_elsewhere(backend: str, shape: Shape) -> bool:
-    """Compile the kernel of ``shape`` into the cache in a fresh process; whether it succeeded."""
+def _compile_elsewhere(backend: str, shape: Shape, settings: dict[str, str]) -> bool:
+    """Compile the kernel of ``shape`` in an isolated process; whether it succeeded.
+
+    ``settings`` go to the child's environment.
+    """
+    from twocats import _child
+
     code, lanes, variant = shape
     program = (
         "from twocats.kdf.fill.args import FillKey; from twocats.kdf.fill.warmup import Kernel; "
         f"Kernel(FillKey({lanes}, {backend!r}, {code}, {variant})).compile()"
     )
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", program],
-            stdin=subprocess.DEVNULL,
+        done = _child.run(
+            program,
+            settings=settings,
+            timeout=COMPILE_SECONDS,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            timeout=COMPILE_SECONDS,
-            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
+
+
+def _compiled_elsewhere(backend: str, shape: Shape) -> bool:
+    """Have an isolated process compile the kernel of ``shape``; load it here without compiling.
+
+    The child writes the kernel's artefact into a private folder made here, which this process
+    adopts with every check of the artefacts; without an artefact, numba's build is loaded from
+    the cache the child wrote it to, and a build that is not there (a cache the child could not
+    write) is not compiled here: returns whether the kernel is ready.
+    """
+    from twocats.kdf.fill.aot import FILL
+    from twocats.kdf.fill.args import FillKey
+    from twocats.simd import aot
+
+    code, lanes, variant = shape
+    key = FillKey(lanes, backend, code, variant)
+    with tempfile.TemporaryDirectory(prefix="twocats-kernel-") as private:
+        settings = {aot.AOT_DIR_ENV: private} if aot.enabled() else {}
+        if not _compile_elsewhere(backend, shape, settings):
+            return False
+        if aot.adopt(FILL, key, Path(private)):
+            return True
+    return _load_cached(key)
+
+
+def _load_cached(key: FillKey) -> bool:
+    """Load numba's checked build of ``key`` from the cache, compiling nothing; whether it did."""
+    from twocats.kdf.fill.kernels import checked_fill
+    from twocats.simd import _jit, aot
+
+    try:
+        with _jit.cached_only():
+            checked_fill(key)
+    except _jit.NotCachedError:
+        return False
+    # Its artefact could not be built by the child: the fill does not try inside a slot either.
+    aot.claim_build(key)
+    return True
 
 
 def loads_without_compiling(backend: str | None, params: Params) -> bool:
@@ -179,7 +228,7 @@ def compile_in_child(backend: str | None, params: Params) -> bool:
     chosen = resolve_backend(backend)
     if chosen == "reference" or cache.jit_disabled():
         return True
-    return _compile_elsewhere(chosen, shape_of(params))
+    return _compile_elsewhere(chosen, shape_of(params), {})
 
 
 def _refusal(shape: Shape) -> HashLimitError:

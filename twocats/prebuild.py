@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.level:
         from twocats.simd.aotbuild import build_levels
 
-        return build_levels([sys.executable, "-m", "twocats.prebuild"], args.out)
+        return build_levels("twocats.prebuild", args.out)
     from twocats.simd import aotcompile
 
     built = [build_fill(key, args.level, args.out) for key in prebuilt_kernels()]

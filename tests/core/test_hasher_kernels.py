@@ -88,7 +88,7 @@ def test_a_shape_that_does_not_compile_is_refused_like_a_limit(
 
     calls: list[object] = []
 
-    def failing(backend: str, shape: object) -> bool:
+    def failing(backend: str, shape: object, settings: object) -> bool:
         calls.append(shape)
         return False
 

@@ -7,28 +7,23 @@ still refused, with one warning, and the output stays the reference's.
 
 from __future__ import annotations
 
-import atexit
-import functools
 import os
 import shutil
 import stat
-import subprocess
-import sys
-import sysconfig
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-import twocats
 from tests.support.cache_damage import derive_in_child
 from tests.support.environment import need
+from tests.support.users import SERVICE, SERVICE_GROUP, public_folder, python_as, warm_shared
 from twocats.kdf.engine import Engine
 from twocats.profiles import CHEAPEST
 
 #: The service user of the recipe, and its group.
-USER, GROUP = "nobody", 65534
+USER, GROUP = SERVICE, SERVICE_GROUP
 
 
 @pytest.fixture(scope="module")
@@ -43,25 +38,10 @@ def shared_cache() -> Iterator[Path]:
         need("root and runuser, to hash as a second user")
     if compiler() is None:
         need("a C compiler (cc) to link ahead-of-time kernels")
-    top = Path(tempfile.mkdtemp(prefix="twocats-shared-"))
-    top.chmod(0o755)
-    cache = top / "cache"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
-    env |= {"TWOCATS_CACHE_DIR": str(cache), "TWOCATS_AOT": "1"}
-    command = [sys.executable, "-m", "twocats.cli", "warmup", "--profile", "cheapest"]
-    done = subprocess.run(
-        [*command, "--insecure", "--jobs", "1", "--shared"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        preexec_fn=lambda: os.umask(0o077),
-    )
-    assert done.returncode == 0, done.stderr
-    try:
-        yield cache
-    finally:
-        shutil.rmtree(top)
+    with public_folder("twocats-shared-") as top:
+        done = warm_shared(top / "cache", preexec_fn=lambda: os.umask(0o077))
+        assert done.returncode == 0, done.stderr
+        yield top / "cache"
 
 
 @pytest.fixture(scope="module")
@@ -70,67 +50,20 @@ def expected() -> str:
     return Engine("reference").derive(b"pw", b"saltsaltsalt", CHEAPEST).hex()
 
 
-#: What the child imports from site-packages, and every package's metadata (what exists is copied).
-_PACKAGES = ("numba", "llvmlite", "numpy", "numpy.libs", "cffi", "pycparser", "click", "argon2")
-_PACKAGE_GLOBS = (
-    "_cffi_backend*",
-    "_argon2_cffi_bindings",
-    "argon2_cffi_bindings*",
-    "colorama",
-    "*.dist-info",
-)
-
-
-@functools.cache
-def _readable_packages() -> str:
-    """A folder every user may read, holding copies of this twocats and the packages it imports.
-
-    A virtual environment or a checkout in root's home (or in a 0700 temporary folder, as CI's is)
-    is closed to the service user, so the child imports these copies instead; they are removed
-    when the test process ends.
-    """
-    top = Path(tempfile.mkdtemp(prefix="twocats-user-site-"))
-    atexit.register(shutil.rmtree, top, True)
-    top.chmod(0o755)
-    ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(Path(twocats.__file__).parent, top / "twocats", ignore=ignore)
-    site = Path(sysconfig.get_paths()["purelib"])
-    names = {*_PACKAGES, *(p.name for g in _PACKAGE_GLOBS for p in site.glob(g))}
-    for name in sorted(names):
-        source = site / name
-        if source.is_dir():
-            shutil.copytree(source, top / name, ignore=ignore)
-        elif source.is_file():
-            shutil.copy2(source, top / name)
-    for path in [top, *top.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return str(top)
-
-
 def _as_user(cache: Path) -> list[str]:
-    """The command that starts a Python of this version as the service user, with this twocats.
-
-    Where the service user cannot run this interpreter or read its packages, the system's
-    interpreter of the same version runs with readable copies of them.
-    """
+    """The command that starts this twocats's Python as the service user."""
     del cache
-    prefix = ["runuser", "-u", USER, "--"]
-    probe = [*prefix, sys.executable, "-c", "import numba, twocats"]
-    if subprocess.run(probe, capture_output=True, cwd="/").returncode == 0:
-        return [*prefix, sys.executable]
-    version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    system = shutil.which(f"python{version}", path="/usr/bin")
-    if system is None:
-        need(f"a Python {version} the user {USER} can run")
-    return [*prefix, "env", f"PYTHONPATH={_readable_packages()}", system]
+    return python_as(USER)
 
 
 def test_the_warmed_cache_is_readable_and_writable_by_root_only(shared_cache: Path) -> None:
-    """After ``--shared`` every file is 0644 and every folder 0755, all owned by root."""
+    """After ``--shared`` every folder is 0755 and every file 0644, all owned by root; only the
+    lock files, which no reader takes, stay 0600."""
     for path in [shared_cache, *shared_cache.rglob("*")]:
         info = path.lstat()
         assert info.st_uid == 0
-        assert stat.S_IMODE(info.st_mode) == (0o755 if path.is_dir() else 0o644), path
+        wanted = 0o755 if path.is_dir() else 0o600 if path.suffix == ".lock" else 0o644
+        assert stat.S_IMODE(info.st_mode) == wanted, path
 
 
 def test_a_service_user_hashes_from_roots_cache_without_numba(

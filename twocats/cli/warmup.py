@@ -21,12 +21,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from twocats.cli._common import backend_option, emit_json, info, json_option, progress_wanted
+from twocats.cli._common import (
+    Failure,
+    backend_option,
+    emit_json,
+    info,
+    json_option,
+    progress_wanted,
+)
 from twocats.cli._options import build_params, params_options
 from twocats.exceptions import BackendError
 
 if TYPE_CHECKING:
     from twocats.kdf.fill.warmup import Kernel
+    from twocats.simd.warmup import Job
 
 __all__ = ["artefacts_line", "warmup_command"]
 
@@ -71,7 +79,7 @@ def warmup_command(
     from twocats.lanes.warmup import lane_kernels
     from twocats.simd.cache import cache_root
     from twocats.simd.registry import resolve_backend
-    from twocats.simd.warmup import Job, compile_kernels, default_jobs
+    from twocats.simd.warmup import compile_kernels, default_jobs
 
     chosen = resolve_backend(backend)
     if chosen == "reference":
@@ -92,13 +100,7 @@ def warmup_command(
         seconds.update((kernel.label, took) for kernel, took in done)
     total = time.perf_counter() - started
     usable = _usable_artefacts(fills)
-    if shared:
-        from twocats.simd import aot
-        from twocats.simd.cache import share
-
-        share(cache_root())
-        if not aot.aot_dir().is_relative_to(cache_root()):
-            share(aot.aot_dir())
+    refused = _share() if shared else []
     if as_json:
         emit_json(
             {
@@ -107,9 +109,41 @@ def warmup_command(
                 "kernels": seconds,
                 "seconds": total,
                 "ahead_of_time": usable,
+                **({"shared_refused": refused} if shared else {}),
             }
         )
-        return
+    else:
+        _report(kernels, fills, usable, total)
+    for line in refused:
+        info(f"--shared left alone: {line}")
+    if refused:
+        raise click.exceptions.Exit(1)
+
+
+def _share() -> list[str]:
+    """Share the kernel cache (and a moved artefacts' folder); return what was left alone.
+
+    A cache root that is a link or someone else's is refused whole, with one error line.
+    """
+    from twocats.simd import aot
+    from twocats.simd.cache import RefusedError, cache_root, share
+
+    roots = [cache_root()]
+    if not aot.aot_dir().is_relative_to(cache_root()):
+        roots.append(aot.aot_dir())
+    refused: list[str] = []
+    for root in roots:
+        try:
+            refused += share(root).refused
+        except RefusedError as error:
+            raise Failure(f"--shared refused the cache: {error}") from None
+    return refused
+
+
+def _report(kernels: list[Job], fills: list[Kernel], usable: list[str], total: float) -> None:
+    """Say what is ready, on standard error."""
+    from twocats.simd.cache import cache_root
+
     plural = "s" if len(kernels) != 1 else ""
     info(f"{len(kernels)} kernel{plural} ready in {cache_root()} ({total:.1f} s)")
     count = len(fills)

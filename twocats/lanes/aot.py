@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import functools
 import hashlib
 import itertools
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ __all__ = [
     "joined",
     "longest_first",
     "numba_kernel",
+    "passes",
 ]
 
 #: The C symbol of every lane artefact's kernel.
@@ -206,17 +208,30 @@ def joined(messages: Sequence[bytes]) -> tuple[bytearray, list[int], list[int]]:
     return bytearray(b"".join(messages)), starts, lengths
 
 
-def _passes(kernel: Any, key: LaneKey) -> bool:
+def passes(kernel: Any, key: LaneKey) -> bool:
     """Whether ``kernel`` gives hashlib's digests of the known-answer sample."""
     messages = [bytes(message) for message in SAMPLE]
     digests = buffer_digests(kernel, key.algorithm, *joined(messages), 8)
     return digests == [hashlib.new(key.algorithm, message).digest() for message in messages]
 
 
-def _numba_build(key: LaneKey) -> Any:
+@functools.cache
+def _schedulers() -> dict[str, Any]:
+    """numba's schedulers, each given its known-answer check: :func:`passes` on its build."""
     from twocats.lanes.scheduler import SCHEDULERS
 
-    return SCHEDULERS[key.algorithm].get(key.backend)
+    for name, kernel in SCHEDULERS.items():
+        kernel.checked_by(functools.partial(_numba_passes, name))
+    return SCHEDULERS
+
+
+def _numba_passes(name: str, backend: str) -> bool:
+    key = LaneKey(name, backend)
+    return passes(numba_kernel(key), key)
+
+
+def _numba_build(key: LaneKey) -> Any:
+    return _schedulers()[key.algorithm].get(key.backend)
 
 
 def _entry_ir(key: LaneKey) -> tuple[str, str]:
@@ -254,16 +269,9 @@ def _entry_ir(key: LaneKey) -> tuple[str, str]:
 
 
 def numba_kernel(key: LaneKey) -> NumbaScheduler:
-    """numba's build of ``key``, called as an artefact is."""
+    """numba's build of ``key``, called as an artefact is (checked by :func:`passes` before its
+    first use)."""
     return NumbaScheduler(_numba_build(key), by_name(key.algorithm).word_bits)
-
-
-def _checked_numba_build(key: LaneKey) -> Any:
-    """numba's build of ``key``, which must pass the known-answer sample first."""
-    kernel = numba_kernel(key)
-    if not _passes(kernel, key):
-        raise BackendError(f"numba's build of {key.name} fails its known-answer check")
-    return kernel
 
 
 def _sources(key: LaneKey) -> list[str]:
@@ -278,8 +286,8 @@ LANES: aot.KernelSet[LaneKey] = aot.KernelSet(
     name="lanes",
     entry=ENTRY,
     wrap=_Kernel,
-    check=_passes,
+    check=passes,
     entry_ir=_entry_ir,
-    prepare=_checked_numba_build,
+    prepare=numba_kernel,
     sources=_sources,
 )

@@ -17,7 +17,6 @@ import contextlib
 import dataclasses
 import json
 import math
-import os
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from twocats import _child
 from twocats._machine import load_average
 from twocats._units import format_size
 from twocats.exceptions import InvalidParametersError
@@ -321,9 +321,8 @@ class LevelProcess:
     def __init__(self, level: IsaLevel, host_features: str, cache_dir: Path) -> None:
         self.level = level
         self.env = level_env(level, host_features, cache_dir)
-        command = [sys.executable, "-c", _WORKER_CODE]
-        self._process = subprocess.Popen(
-            command, env={**os.environ, **self.env}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self._process = _child.start(
+            _WORKER_CODE, settings=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True,
         )  # fmt: skip
 

@@ -56,6 +56,10 @@ Rules and facts that matter to kernel authors:
   exceptions for division by zero); further numba options are passed through.  One option is
   added: ``noalias=True`` promises that no two array arguments share memory, so that LLVM emits no
   runtime overlap checks (for a lane loop over 26 rows they cost about as much as a short call).
+* A ``variants`` kernel that gives a digest declares its known-answer check with
+  ``checked_by`` (kept by the copies ``specialise`` makes): ``get`` returns a build only once it
+  passed the check in this process, and a build that fails compiles afresh with every kernel it
+  calls, none loaded from the cache again (:func:`afresh`), so the plain-Python reference decides.
 * With ``NUMBA_DISABLE_JIT=1`` both decorators hand back plain Python functions (coverage runs).
 """
 
@@ -70,6 +74,7 @@ import json
 import os
 import pickle
 import sys
+import threading
 import types
 import weakref
 from collections.abc import Callable, Iterator
@@ -86,6 +91,7 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.registry import CPUDispatcher, cpu_target
 from numba.core.runtime.nrt import rtsys
 
+from twocats.exceptions import BackendError
 from twocats.simd import cache
 from twocats.simd.asm import library_asm
 from twocats.simd.cache import cache_root
@@ -239,8 +245,8 @@ class _Locator(caching._CacheLocator):
         return self._cache_path
 
     def ensure_cache_path(self) -> None:
-        # Nothing is created inside a refused cache root; folders are created private.
-        cache.prepare_folder(Path(self._cache_path), cache_root())
+        # The checked cache file makes the folders, through descriptors, when it writes.
+        return
 
     def get_source_stamp(self) -> str:
         return _source_stamp(self._py_func)
@@ -275,88 +281,79 @@ class _DamagedEntryError(Exception):
 class _CheckedCacheFile(caching.IndexDataCacheFile):
     """numba's index and data files of one kernel, each checked before it is unpickled.
 
-    Every file written here is private (:func:`twocats.simd.cache.write_private`) and its SHA-256
-    is recorded in the kernel's digest record ``<name>.sha256`` beside it.  Before a file is
-    unpickled, it and the record must pass the cache's trust rule, and the bytes read through the
-    checked descriptor must have the recorded SHA-256.  A file with no record is a miss (written
-    by another release, or never finished); one whose bytes differ raises
+    Every file written here is private (:meth:`twocats.simd.cache.Folder.write`) and its SHA-256
+    is recorded in the kernel's digest record ``<name>.sha256`` beside it.  The kernel's folder
+    is opened from the cache root down through descriptors (:func:`twocats.simd.cache.open_folder`);
+    before a file is unpickled, it and the record must pass the cache's trust rule, and the bytes
+    read through the checked descriptor must have the recorded SHA-256.  A file with no record is
+    a miss (written by another release, or never finished); one whose bytes differ raises
     :class:`_DamagedEntryError`.  A lock file serialises the writers of one kernel, so that files
-    and record agree.
+    and record agree (a cache this user does not own is read without it).
     """
 
     def __init__(self, cache_path: str, filename_base: str, source_stamp: str) -> None:
         super().__init__(cache_path, filename_base, source_stamp)  # type: ignore[no-untyped-call]
-        self._folder = Path(cache_path)
-        self._digests_path = self._folder / f"{filename_base}.sha256"
-        self._lock_path = self._folder / f"{filename_base}.lock"
+        self._path = Path(cache_path)
+        self._digests_name = f"{filename_base}.sha256"
+        self._lock_name = f"{filename_base}.lock"
 
     @contextlib.contextmanager
-    def _locked(self, exclusive: bool) -> Iterator[None]:
-        import fcntl
+    def _folder(self, *, write: bool) -> Iterator[cache.Folder]:
+        """The kernel's folder, made if ``write``, locked for writing or reading."""
+        root = cache_root()
+        folder = cache.open_folder(self._path, root=root, create=write, setting=cache.CACHE_ENV)
+        with folder, folder.locked(self._lock_name, exclusive=write):
+            yield folder
 
-        flags = os.O_RDWR | os.O_CREAT if exclusive else os.O_RDONLY
+    def _digests(self, folder: cache.Folder) -> dict[str, str]:
         try:
-            fd = os.open(self._lock_path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        except OSError:
-            if exclusive:
-                raise
-            # A read-only cache without a lock file has no writers to wait for.
-            yield
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            yield
-        finally:
-            os.close(fd)
-
-    def _digests(self) -> dict[str, str]:
-        try:
-            with cache.read_checked(self._digests_path, _DIGESTS_BYTES) as (_fd, data):
-                record = json.loads(data)
+            record = json.loads(folder.read(self._digests_name, _DIGESTS_BYTES))
         except FileNotFoundError:
             return {}
         except (cache.RefusedError, ValueError) as error:
-            raise _DamagedEntryError(f"{self._digests_path} cannot be used ({error})") from None
+            path = folder.path / self._digests_name
+            raise _DamagedEntryError(f"{path} cannot be used ({error})") from None
         if not isinstance(record, dict) or not all(
             isinstance(value, str) for value in record.values()
         ):
-            raise _DamagedEntryError(f"{self._digests_path} is not a digest record")
+            raise _DamagedEntryError(f"{folder.path / self._digests_name} is not a digest record")
         return record
 
-    def _read(self, name: str) -> bytes | None:
+    def _read(self, folder: cache.Folder, name: str) -> bytes | None:
         """Return the checked bytes of the file ``name``, or None when it is a plain miss."""
-        path = self._folder / name
-        if not os.path.lexists(path):
+        if not folder.exists(name):
             return None
-        recorded = self._digests().get(name)
+        recorded = self._digests(folder).get(name)
         if recorded is None:
             return None
         try:
-            with cache.read_checked(path, _ENTRY_BYTES) as (_fd, data):
-                pass
+            data = folder.read(name, _ENTRY_BYTES)
         except FileNotFoundError:
             return None
         except cache.RefusedError as error:
             raise _DamagedEntryError(str(error)) from None
         if hashlib.sha256(data).hexdigest() != recorded:
-            raise _DamagedEntryError(f"{path} does not have its recorded SHA-256")
+            raise _DamagedEntryError(f"{folder.path / name} does not have its recorded SHA-256")
         return data
 
-    def _write(self, name: str, data: bytes) -> None:
+    def _write(self, folder: cache.Folder, name: str, data: bytes) -> None:
         """Write the file ``name`` privately and record its SHA-256 (under the writers' lock)."""
-        cache.write_private(self._folder / name, data)
+        folder.write(name, data)
         try:
-            record = self._digests()
+            record = self._digests(folder)
         except _DamagedEntryError:
             record = {}
         record[name] = hashlib.sha256(data).hexdigest()
-        text = json.dumps(record, indent=1, sort_keys=True)
-        cache.write_private(self._digests_path, text.encode())
+        folder.write(self._digests_name, json.dumps(record, indent=1, sort_keys=True).encode())
+
+    def flush(self) -> None:
+        with self._folder(write=True) as folder:
+            self._save_index(folder, {})
 
     def save(self, key: Any, data: Any) -> None:
-        with self._locked(exclusive=True):
+        with self._folder(write=True) as folder:
             try:
-                overloads = self._load_index()
+                overloads = self._load_index(folder)
             except (_DamagedEntryError, pickle.UnpicklingError, EOFError, ValueError):
                 overloads = {}
             data_name = overloads.get(key)
@@ -366,18 +363,21 @@ class _CheckedCacheFile(caching.IndexDataCacheFile):
                 while self._data_name(number) in existing:  # type: ignore[no-untyped-call]
                     number += 1
                 data_name = overloads[key] = self._data_name(number)  # type: ignore[no-untyped-call]
-                self._save_index(overloads)
-            self._save_data(data_name, data)
+                self._save_index(folder, overloads)
+            self._write(folder, data_name, self._dump(data))  # type: ignore[no-untyped-call]
 
     def load(self, key: Any) -> Any:
-        with self._locked(exclusive=False):
-            data_name = self._load_index().get(key)
-            if data_name is None:
-                return None
-            return self._load_data(data_name)
+        try:
+            with self._folder(write=False) as folder:
+                data_name = self._load_index(folder).get(key)
+                data = None if data_name is None else self._read(folder, data_name)
+        except FileNotFoundError:
+            # No folder yet: nothing of this kernel was saved.
+            return None
+        return None if data is None else pickle.loads(data)
 
-    def _load_index(self) -> dict[Any, Any]:
-        data = self._read(self._index_name)
+    def _load_index(self, folder: cache.Folder) -> dict[Any, Any]:  # type: ignore[override]
+        data = self._read(folder, self._index_name)
         if data is None:
             return {}
         stream = io.BytesIO(data)
@@ -386,17 +386,10 @@ class _CheckedCacheFile(caching.IndexDataCacheFile):
         stamp, overloads = pickle.loads(stream.read())
         return overloads if stamp == self._source_stamp else {}
 
-    def _save_index(self, overloads: dict[Any, Any]) -> None:
+    def _save_index(self, folder: cache.Folder, overloads: dict[Any, Any]) -> None:  # type: ignore[override]
         head = pickle.dumps(self._version, protocol=-1)
         body = self._dump((self._source_stamp, overloads))  # type: ignore[no-untyped-call]
-        self._write(self._index_name, head + body)
-
-    def _load_data(self, name: str) -> Any:
-        data = self._read(name)
-        return None if data is None else pickle.loads(data)
-
-    def _save_data(self, name: str, data: Any) -> None:
-        self._write(name, self._dump(data))  # type: ignore[no-untyped-call]
+        self._write(folder, self._index_name, head + body)
 
 
 #: numba releases on which a cached kernel is loaded without refreshing the whole target context.
@@ -423,6 +416,9 @@ class _KernelCache(caching.Cache):
         self._impl = _CacheImpl(py_func, mode)
         self._cache_path = self._impl.locator.get_cache_path()
         self._index: _CheckedCacheFile | None = None
+        #: Set when a build failed its known-answer check: entries are no longer loaded (the
+        #: kernel compiles afresh, and the fresh build replaces them).
+        self.afresh = False
         self.enable()  # type: ignore[no-untyped-call]
 
     @property
@@ -435,53 +431,77 @@ class _KernelCache(caching.Cache):
             )
         return self._index
 
-    def _trusted(self) -> bool:
-        """Whether the cache folder may be used (see twocats.simd.cache); warns once if not."""
-        root = cache_root()
-        reason = cache.root_problem(root)
-        path = Path(self._cache_path)
-        if reason is None and path.exists():
-            reason = cache.untrusted_reason(path, below=root)
-        if reason is not None:
-            cache.warn_once(f"twocats kernel cache refused ({reason}); kernels will compile")
-        return reason is None
-
     def load_overload(self, sig: Any, target_context: Any) -> Any:
-        if not self._trusted():
-            return None
+        overload = None if self.afresh else self._checked_load(sig, target_context)
+        if overload is None and _cached_only.active:
+            raise NotCachedError(f"{self._py_func.__qualname__} is not in the kernel cache")
+        return overload
+
+    def _checked_load(self, sig: Any, target_context: Any) -> Any:
         try:
             if numba.__version__ not in LIGHT_LOAD_NUMBA:
                 return super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
             # A miss compiles, and numba's compiler refreshes the target context itself.
             rtsys.initialize(target_context)
             return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+        except cache.RefusedError as error:
+            # The cache's folders (or a lock) cannot be used: the kernel compiles in memory.
+            cache.warn_once(f"twocats: kernel cache refused ({error}); kernels compile in memory")
         except Exception as error:  # Any failure to load is a miss that compiles.
             detail = str(error) if isinstance(error, _DamagedEntryError) else type(error).__name__
             cache.warn_once(
                 f"twocats kernel cache entry of {self._py_func.__qualname__} refused "
                 f"({detail:.300}); it compiles afresh"
             )
-            return None
+        return None
 
     def flush(self) -> None:
         """Forget every entry of this kernel (numba's ``recompile`` calls it)."""
-        if not self._trusted():
-            return
         try:
-            self._cache_file.flush()  # type: ignore[no-untyped-call]
+            self._cache_file.flush()
         except (OSError, cache.RefusedError) as error:
-            detail = error.strerror if isinstance(error, OSError) else str(error)
-            cache.warn_once(f"twocats kernel cache not writable ({detail}); kernels will recompile")
+            _not_written(error)
 
     def _save_overload(self, sig: Any, data: Any) -> None:
-        if not self._trusted():
-            return
         try:
             super()._save_overload(sig, data)  # type: ignore[no-untyped-call]
         except (OSError, cache.RefusedError) as error:
             # An unwritable cache costs compile time on the next run, never correctness.
-            detail = error.strerror if isinstance(error, OSError) else str(error)
-            cache.warn_once(f"twocats kernel cache not writable ({detail}); kernels will recompile")
+            _not_written(error)
+
+
+def _not_written(error: OSError | cache.RefusedError) -> None:
+    """Warn once that a kernel could not be written to the cache, naming the setting."""
+    detail = error.strerror if isinstance(error, OSError) else str(error)
+    cache.warn_once(
+        f"twocats: the kernel cache {cache_root()} cannot be written ({detail}); kernels compile "
+        f"again in every process (set {cache.CACHE_ENV} to a folder this user may write)"
+    )
+
+
+class NotCachedError(BackendError):
+    """A kernel that :func:`cached_only` forbade to compile is not in the kernel cache."""
+
+
+class _CachedOnly(threading.local):
+    """Whether the calling thread may only load kernels from the cache (see cached_only)."""
+
+    active = False
+
+
+_cached_only = _CachedOnly()
+
+
+@contextlib.contextmanager
+def cached_only() -> Iterator[None]:
+    """Forbid compiling in the calling thread for the block: a kernel that is not in the disk
+    cache raises :class:`NotCachedError` instead (for a process that must never compile)."""
+    saved = _cached_only.active
+    _cached_only.active = True
+    try:
+        yield
+    finally:
+        _cached_only.active = saved
 
 
 # The value last given to LLVM's -force-vector-width option (LLVM offers no way to read it back).
@@ -534,7 +554,8 @@ _DISPATCHERS: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def recompile_package(package: str) -> None:
-    """Compile afresh every kernel of ``package`` built so far, deleting its cache entries.
+    """Compile afresh every kernel of ``package`` built so far, and what they call (see
+    :func:`afresh`).
 
     A known-answer check that a cached build fails calls this before checking again.
     """
@@ -542,7 +563,50 @@ def recompile_package(package: str) -> None:
     for disp in list(_DISPATCHERS):
         module = disp.py_func.__module__
         if (module == package or module.startswith(prefix)) and disp.overloads:
-            disp.recompile()
+            afresh(disp)
+
+
+def _reached(build: Any) -> list[Any]:
+    """The project kernels ``build``'s code calls, directly or not, callees first, then it."""
+    order: list[Any] = []
+    seen: set[int] = set()
+
+    def visit(disp: Any) -> None:
+        if id(disp) in seen:
+            return
+        seen.add(id(disp))
+        func = disp.py_func
+        names = set(_code_names(func.__code__))
+        for name in names:
+            value = func.__globals__.get(name)
+            if isinstance(value, types.ModuleType) and value.__name__.startswith("twocats."):
+                values = [getattr(value, attribute, None) for attribute in names]
+            else:
+                values = [value]
+            for callee in values:
+                if isinstance(callee, _ModeDispatcher):
+                    visit(callee)
+        order.append(disp)
+
+    visit(build)
+    return order
+
+
+def afresh(build: Any) -> None:
+    """Compile ``build`` and every project kernel it calls again, ignoring the disk cache.
+
+    For a build that failed its known-answer check: nothing of it is loaded from the cache again
+    in this process (a damaged callee's entry would be linked in again), its entries there are
+    replaced by the fresh builds where the cache may be written, and the callees compile before
+    their callers.
+    """
+    with global_compiler_lock:
+        kernels = _reached(build)
+        for disp in kernels:
+            disp._cache.afresh = True
+        for disp in kernels:
+            if disp.overloads:
+                disp.recompile()
 
 
 def _dispatcher(func: types.FunctionType, mode: Build, options: dict[str, Any]) -> Any:
@@ -613,6 +677,16 @@ def _renamed_copy(
     return clone
 
 
+def _verify(build: Any, check: Callable[[], bool], name: str) -> None:
+    """Make sure ``build`` passes ``check``, compiling it afresh once if it does not."""
+    if check():
+        return
+    cache.warn_once(f"twocats: the kernel {name} fails its known-answer check; it compiles afresh")
+    afresh(build)
+    if not check():
+        raise BackendError(f"the compiled kernel {name} fails its known-answer check")
+
+
 class Variants:
     """One kernel source compiled as a ``simd`` and a ``scalar`` build, each built on first use."""
 
@@ -631,6 +705,10 @@ class Variants:
         self._modes = {"simd": simd, "scalar": BUILDS["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
+        # The builds that passed the known-answer check (all of them, where there is none).
+        self._ready: dict[str, Any] = {}
+        self._check: Callable[[str], bool] | None = None
+        self._checking: set[str] = set()
         self._specialised: dict[str, Variants] = {}
         self._settings = (slp, vector_width, vectorize)
         self.__name__ = func.__name__
@@ -660,7 +738,46 @@ class Variants:
         return self.get("scalar")
 
     def get(self, backend: str) -> Any:
-        """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed."""
+        """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed.
+
+        A kernel with a known-answer check (:meth:`checked_by`) returns a build only once it
+        passed the check in this process.
+        """
+        build = self._ready.get(backend)
+        if build is not None:
+            return build
+        with global_compiler_lock:
+            build = self._ready.get(backend)
+            if build is not None:
+                return build
+            build = self._build_for(backend)
+            if backend in self._checking:
+                # The check itself, in this thread, calls the build it is checking.
+                return build
+            if self._check is not None and not config.DISABLE_JIT:
+                self._checking.add(backend)
+                try:
+                    check = functools.partial(self._check, backend)
+                    _verify(build, check, f"{self.__qualname__} ({backend})")
+                finally:
+                    self._checking.discard(backend)
+            self._ready[backend] = build
+        return build
+
+    def checked_by(self, check: Callable[[str], bool]) -> Variants:
+        """Give the kernel (and the copies :meth:`specialise` makes after) its known-answer check.
+
+        ``check(backend)`` runs known input through the code that calls the kernel, whose
+        :meth:`get` then returns the build being checked, and tells whether the output is the
+        reference's.  A build that fails is compiled afresh with everything it calls
+        (:func:`afresh`, one warning); one that still fails raises
+        :class:`~twocats.exceptions.BackendError`, so no wrong digest is ever returned.
+        """
+        self._check = check
+        return self
+
+    def _build_for(self, backend: str) -> Any:
+        """The build for ``backend``, made if needed, whether or not it was checked."""
         build = self._builds.get(backend)
         if build is not None:
             return build
@@ -692,7 +809,9 @@ class Variants:
     def _specialise(self, tag: str, bindings: dict[str, Any]) -> Variants:
         source = self.py_func
         clone = _renamed_copy(source, f"_{tag}", {**source.__globals__, **bindings})
-        return Variants(clone, *self._settings, self._options)
+        copy = Variants(clone, *self._settings, self._options)
+        copy._check = self._check
+        return copy
 
     def _build(self, backend: str, mode: Build) -> Any:
         source = self.py_func
@@ -701,12 +820,13 @@ class Variants:
         # Without the JIT the build is the plain clone, still with its callees resolved.
         build = clone if config.DISABLE_JIT else _dispatcher(clone, mode, self._options)
         self._builds[backend] = build
-        # Callees that are themselves variants resolve to the build of the same backend.
+        # Callees that are themselves variants resolve to the build of the same backend (linked
+        # into this one, whose own check covers them).
         for key, value in source.__globals__.items():
             if value is self:
                 namespace[key] = build
             elif isinstance(value, Variants):
-                namespace[key] = value.get(backend)
+                namespace[key] = value._build_for(backend)
         return build
 
 

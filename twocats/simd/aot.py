@@ -24,6 +24,9 @@ opened descriptor must have the recorded SHA-256, and the same descriptor is wha
 loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot be
 swapped; finally the kernel must pass its set's known-answer check.
 
+An artefact another process built for this one (the compile child of a stored hash's new kernel
+shape) is taken from the private folder it wrote it to by :func:`adopt`, with the same checks.
+
 An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
 used (numba compiles, and writes a new artefact): that is the normal first run, not a fault.  An
 artefact that exists but fails a check is refused with one :class:`RuntimeWarning` per process
@@ -59,6 +62,7 @@ __all__ = [
     "ArtefactKey",
     "KernelSet",
     "RefusedError",
+    "adopt",
     "aot_dir",
     "claim_build",
     "cpu_key",
@@ -143,15 +147,12 @@ def aot_dir() -> Path:
     return cache_root() / "aot"
 
 
-def _below() -> Path | None:
-    """The cache root above the artefacts' folder, or None where ``$TWOCATS_AOT_DIR`` moved it."""
-    return None if os.environ.get(AOT_DIR_ENV) else cache_root()
-
-
-def _untrusted(folder: Path) -> str | None:
-    """Return why ``folder`` is not trusted (the cache root down to it, by default), or None."""
-    below = _below()
-    return cache.root_problem(below or folder) or cache.untrusted_reason(folder, below=below)
+def _open_aot_dir(*, create: bool = False) -> cache.Folder:
+    """Open the artefacts' folder from the cache root down (or itself where
+    ``$TWOCATS_AOT_DIR`` moved it), checked by :func:`twocats.simd.cache.open_folder`."""
+    if os.environ.get(AOT_DIR_ENV):
+        return cache.open_folder(aot_dir(), create=create, setting=AOT_DIR_ENV)
+    return cache.open_folder(aot_dir(), root=cache_root(), create=create, setting=cache.CACHE_ENV)
 
 
 @functools.cache
@@ -299,17 +300,17 @@ def _load_object(data: bytes, entry_name: str) -> tuple[int, object]:
     return entry, engine
 
 
-def _read_index(folder: Path) -> dict[str, Any]:
-    path = folder / "index.json"
-    if not os.path.lexists(path):
+def _read_index(folder: cache.Folder) -> dict[str, Any]:
+    try:
+        data = folder.read("index.json", _INDEX_BYTES)
+    except FileNotFoundError:
         return {}
-    with cache.read_checked(path, _INDEX_BYTES) as (_fd, data):
-        try:
-            index = json.loads(data)
-        except ValueError:
-            raise RefusedError(f"{path} is not a valid index") from None
+    try:
+        index = json.loads(data)
+    except ValueError:
+        index = None
     if not isinstance(index, dict):
-        raise RefusedError(f"{path} is not a valid index")
+        raise RefusedError(f"{folder.path / 'index.json'} is not a valid index")
     return index
 
 
@@ -334,14 +335,15 @@ def _load(kernels: KernelSet[Key], key: Key) -> Any:
 def _load_built(kernels: KernelSet[Key], key: Key) -> Any:
     """Load the artefact built here for this CPU and numba (the user's cache)."""
     cpu, versions = cpu_key(), _versions()
-    folder = aot_dir()
-    if cpu is None or versions is None or not folder.exists():
+    if cpu is None or versions is None:
         return None
-    reason = _untrusted(folder)
-    if reason is not None:
-        raise RefusedError(reason)
-    entry = _read_index(folder).get(_index_key(key, cpu, versions))
-    return _open_entry(kernels, folder, entry, key)
+    try:
+        folder = _open_aot_dir()
+    except FileNotFoundError:
+        return None
+    with folder:
+        entry = _read_index(folder).get(_index_key(key, cpu, versions))
+        return _open_entry(kernels, folder, entry, key)
 
 
 def _load_prebuilt(kernels: KernelSet[Key], key: Key) -> Any:
@@ -350,18 +352,19 @@ def _load_prebuilt(kernels: KernelSet[Key], key: Key) -> Any:
     The package's kernels pass the same trust rule as the cache's (owned by this user or root,
     writable by neither group nor others).
     """
-    folder = PREBUILT_DIR
     levels = host_levels()
-    if not levels or not folder.exists():
+    if not levels:
         return None
-    reason = cache.untrusted_reason(folder)
-    if reason is not None:
-        raise RefusedError(reason)
-    index = _read_index(folder)
-    for level in levels:
-        entry = index.get(f"{key.name}|{level}")
-        if entry is not None:
-            return _open_entry(kernels, folder, entry, key)
+    try:
+        folder = cache.open_folder(PREBUILT_DIR)
+    except FileNotFoundError:
+        return None
+    with folder:
+        index = _read_index(folder)
+        for level in levels:
+            entry = index.get(f"{key.name}|{level}")
+            if entry is not None:
+                return _open_entry(kernels, folder, entry, key)
     return None
 
 
@@ -378,7 +381,7 @@ def _load_shared_fd(fd: int, path: Path, entry: str) -> tuple[int, object]:
         raise RefusedError(f"{path} cannot be loaded ({error})") from None
 
 
-def _open_entry(kernels: KernelSet[Key], folder: Path, entry: Any, key: Key) -> Any:
+def _open_entry(kernels: KernelSet[Key], folder: cache.Folder, entry: Any, key: Key) -> Any:
     """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
     if not isinstance(entry, dict):
         return None
@@ -392,18 +395,19 @@ def _open_entry(kernels: KernelSet[Key], folder: Path, entry: Any, key: Key) -> 
     name = entry.get("file")
     if not isinstance(name, str) or not _ARTEFACT_NAME.fullmatch(name):
         raise RefusedError(f"the index names an unexpected file {str(name)[:80]!r}")
-    with cache.read_checked(folder / name, _ARTEFACT_BYTES) as (fd, data):
+    path = folder.path / name
+    with folder.opened(name, _ARTEFACT_BYTES) as (fd, data):
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
-            raise RefusedError(f"{folder / name} does not have its recorded SHA-256")
+            raise RefusedError(f"{path} does not have its recorded SHA-256")
         try:
             if name.endswith(OBJECT):
                 kernel = kernels.wrap(*_load_object(data, kernels.entry), key)
             else:
-                kernel = kernels.wrap(*_load_shared_fd(fd, folder / name, kernels.entry), key)
+                kernel = kernels.wrap(*_load_shared_fd(fd, path, kernels.entry), key)
         except AttributeError:
-            raise RefusedError(f"{folder / name} has no {kernels.name} entry point") from None
+            raise RefusedError(f"{path} has no {kernels.name} entry point") from None
     if not kernels.check(kernel, key):
-        raise RefusedError(f"{folder / name} fails its known-answer check")
+        raise RefusedError(f"{path} fails its known-answer check")
     return kernel
 
 
@@ -420,6 +424,18 @@ def warn_once(message: str, using: str = "numba's build") -> None:
     cache.warn_once(f"twocats: {message}; using {using}", stacklevel=4)
 
 
+def _refused(attempt: Callable[[], Any]) -> tuple[Any, str | None]:
+    """Run ``attempt`` (a checked load); return its kernel, or None and why it was refused."""
+    try:
+        return attempt(), None
+    except RefusedError as error:
+        return None, str(error)
+    except (OSError, ValueError, TypeError, AttributeError) as error:
+        return None, f"a malformed index or artefact ({type(error).__name__})"
+    except (ImportError, RuntimeError) as error:
+        return None, f"llvmlite cannot load it ({type(error).__name__})"
+
+
 def load(kernels: KernelSet[Key], key: Key) -> Any:
     """Return the checked artefact of one kernel of ``kernels``, or None to use numba's build.
 
@@ -430,17 +446,7 @@ def load(kernels: KernelSet[Key], key: Key) -> Any:
     with _lock:
         if key in _loaded:
             return _loaded[key]
-    kernel = None
-    refusal = None
-    if enabled():
-        try:
-            kernel = _load(kernels, key)
-        except RefusedError as error:
-            refusal = str(error)
-        except (OSError, ValueError, TypeError, AttributeError) as error:
-            refusal = f"a malformed index or artefact ({type(error).__name__})"
-        except (ImportError, RuntimeError) as error:
-            refusal = f"llvmlite cannot load it ({type(error).__name__})"
+    kernel, refusal = _refused(lambda: _load(kernels, key)) if enabled() else (None, None)
     with _lock:
         _loaded[key] = kernel
         if kernel is None and enabled():
@@ -448,6 +454,44 @@ def load(kernels: KernelSet[Key], key: Key) -> Any:
     if refusal is not None:
         warn_once(f"compiled kernel refused ({refusal})")
     return kernel
+
+
+def adopt(kernels: KernelSet[Key], key: Key, folder: Path) -> bool:
+    """Load the artefact of ``key`` that a child process built into ``folder``; whether it did.
+
+    ``folder`` is this user's private folder (``$TWOCATS_AOT_DIR`` of the child that built the
+    artefact); the artefact passes every check of :func:`load` and is from then on what
+    :func:`load` returns for ``key`` in this process.  A copy goes to this machine's artefacts
+    where they may be written, for the next process (with one warning where they may not).
+    """
+    cpu, versions = cpu_key(), _versions()
+    if not enabled() or cpu is None or versions is None:
+        return False
+
+    def attempt() -> tuple[Any, bytes, dict[str, Any]] | None:
+        with cache.open_folder(folder) as opened:
+            entry = _read_index(opened).get(_index_key(key, cpu, versions))
+            kernel = _open_entry(kernels, opened, entry, key)
+            if kernel is None or not isinstance(entry, dict):
+                return None
+            return kernel, opened.read(str(entry["file"]), _ARTEFACT_BYTES), entry
+
+    found, refusal = _refused(attempt)
+    if refusal is not None:
+        warn_once(f"compiled kernel refused ({refusal})")
+    if found is None:
+        return False
+    kernel, data, entry = found
+    with _lock:
+        _loaded[key] = kernel
+        _missing.discard(key)
+    if hashlib.sha256(data).hexdigest() == entry.get("sha256"):
+        try:
+            store(key, data, entry["sources"], suffix=Path(entry["file"]).suffix)
+        except (OSError, RefusedError) as error:
+            detail = error.strerror if isinstance(error, OSError) else str(error)
+            warn_once(f"could not keep the compiled kernel {key.name} ({detail})", "it here only")
+    return True
 
 
 def claim_build(key: ArtefactKey) -> bool:
@@ -485,38 +529,30 @@ def store(
     """
     if suffix not in (SHARED, OBJECT):
         raise ValueError(f"suffix must be {SHARED!r} or {OBJECT!r}")
-    import fcntl
-
     if level is None:
         cpu, versions = cpu_key(), _versions()
         if cpu is None or versions is None:
             raise RefusedError("this machine's CPU or numba version cannot be named")
-        folder, index_key = aot_dir(), _index_key(key, cpu, versions)
-        cache.prepare_folder(folder, _below())
+        folder, index_key = _open_aot_dir(create=True), _index_key(key, cpu, versions)
     else:
         # A wheel's files are the package's: readable by everyone, like its code.
-        folder, index_key = prebuilt, f"{key.name}|{level}"
-        folder.mkdir(mode=0o755, exist_ok=True)
+        folder, index_key = cache.open_folder(prebuilt, create=True), f"{key.name}|{level}"
+        os.fchmod(folder.fd, 0o755)
     shared = level is not None
     digest = hashlib.sha256(data).hexdigest()
-    path = folder / f"{digest}{suffix}"
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    lock = os.open(folder / "index.lock", flags, 0o644 if shared else 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        cache.write_private(path, data, shared=shared)
+    name = f"{digest}{suffix}"
+    with folder, folder.locked("index.lock", exclusive=True):
+        folder.write(name, data, shared=shared)
         try:
             index = _read_index(folder)
         except RefusedError:
             index = {}
-        index[index_key] = {"file": path.name, "sha256": digest, "sources": sources}
+        index[index_key] = {"file": name, "sha256": digest, "sources": sources}
         text = json.dumps(index, indent=1, sort_keys=True)
-        cache.write_private(folder / "index.json", text.encode(), shared=shared)
+        folder.write("index.json", text.encode(), shared=shared)
         # Artefacts that no entry names any more (replaced by newer builds) are removed.
         named = {str(value.get("file")) for value in index.values() if isinstance(value, dict)}
-        for stale in folder.iterdir():
-            if _ARTEFACT_NAME.fullmatch(stale.name) and stale.name not in named:
-                stale.unlink(missing_ok=True)
-    finally:
-        os.close(lock)
-    return path
+        for stale in folder.names():
+            if _ARTEFACT_NAME.fullmatch(stale) and stale not in named:
+                folder.remove(stale)
+    return folder.path / name

@@ -1,8 +1,9 @@
 """The plain-Python reference decides between builds: a numba build that fails it compiles afresh.
 
 A build whose known-answer check differs from the reference's (simulated by spoiling the first
-check) warns once, deletes its cache entry and is compiled again; a build that still differs is
-an error, never a wrong hash.
+check) warns once and is compiled again with what it calls, ignoring the cache; a build that
+still differs is an error, never a wrong hash.  Each test makes the kernel's build check again,
+as a new process would.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 from twocats.exceptions import BackendError
 from twocats.kdf.fill import check as fill_check
 from twocats.kdf.fill.args import FillKey
-from twocats.kdf.fill.kernels import checked_fill, fill_kernel
+from twocats.kdf.fill.kernels import checked_fill, fill_kernel, fill_variants
 from twocats.simd import _jit, cache
 
 #: The cheapest profile's kernel.
@@ -30,6 +31,9 @@ def _compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache, "_warned", [False])
     # The reference's digest is computed (and kept) before any check is spoiled.
     fill_check.reference_check(KEY)
+    # The build is checked again on its next use.
+    fill_kernel(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
+    fill_variants(KEY.lanes, KEY.hash_type, KEY.variant)._ready.pop(KEY.backend)
 
 
 def _spoiled_checks(monkeypatch: pytest.MonkeyPatch, spoiled: int) -> list[int]:
@@ -48,12 +52,12 @@ def _spoiled_checks(monkeypatch: pytest.MonkeyPatch, spoiled: int) -> list[int]:
 
 def test_a_build_that_fails_its_check_is_compiled_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
     """One failed check: one warning, numba recompiles the kernel, and the check then passes."""
-    kernel = fill_kernel(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
-    recompiled: list[int] = []
+    kernel = fill_variants(KEY.lanes, KEY.hash_type, KEY.variant)._build_for(KEY.backend)
+    recompiled: list[Any] = []
     recompile = type(kernel).recompile
 
     def counted(self: Any) -> None:
-        recompiled.append(1)
+        recompiled.append(self)
         recompile(self)
 
     monkeypatch.setattr(type(kernel), "recompile", counted)
@@ -62,7 +66,8 @@ def test_a_build_that_fails_its_check_is_compiled_afresh(monkeypatch: pytest.Mon
         warnings.simplefilter("always")
         fill = checked_fill(KEY)
     assert len(calls) == 2
-    assert recompiled == [1]
+    assert recompiled.count(kernel) == 1
+    assert kernel._cache.afresh
     assert len(caught) == 1
     assert "fails its known-answer check" in str(caught[0].message)
     monkeypatch.undo()
@@ -71,7 +76,7 @@ def test_a_build_that_fails_its_check_is_compiled_afresh(monkeypatch: pytest.Mon
 
 def test_a_build_that_keeps_failing_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fresh build that still differs from the reference raises instead of hashing."""
-    kernel = fill_kernel(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
+    kernel = fill_variants(KEY.lanes, KEY.hash_type, KEY.variant)._build_for(KEY.backend)
     monkeypatch.setattr(type(kernel), "recompile", lambda self: None)
     _spoiled_checks(monkeypatch, spoiled=2)
     with warnings.catch_warnings():

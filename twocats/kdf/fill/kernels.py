@@ -14,6 +14,7 @@ Importing the module imports neither numpy nor numba; :func:`fill_kernel` and
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import TYPE_CHECKING, Any
 
@@ -30,12 +31,19 @@ from twocats.kdf.fill.args import (
     module_name,
 )
 from twocats.kdf.words import Words
-from twocats.simd import cache
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["FILL_BACKENDS", "NumbaFill", "check_backend", "checked_fill", "fill_kernel", "scratch"]
+__all__ = [
+    "FILL_BACKENDS",
+    "NumbaFill",
+    "check_backend",
+    "checked_fill",
+    "fill_kernel",
+    "fill_variants",
+    "scratch",
+]
 
 #: The backends with compiled fill kernels (the pure-Python ``reference`` lives in ``twocats.kdf``).
 FILL_BACKENDS = ("scalar", "simd")
@@ -54,24 +62,43 @@ def fill_kernel(lanes: int, backend: str, hash_type: int = 0, variant: int = 0) 
     2014 one.  The kernel fills one slice of the regions ``p_first, p_first + p_step, ...``; its
     arguments are ``(mem, states, *scratch(variant), *args.ints())`` for a
     :class:`~twocats.kdf.fill.args.FillArgs` ``args``.  Each kernel links the state hash of its own
-    hash type only, and compiles on its first call.  Calling this imports numba.
+    hash type only, and is returned once it passed its known-answer check in this process (see
+    :func:`checked_fill`), which compiles it or loads it from the cache.  Calling this imports
+    numba.
     """
     check_backend(backend)
+    return fill_variants(lanes, hash_type, variant).get(backend)
+
+
+def fill_variants(lanes: int, hash_type: int = 0, variant: int = 0) -> Any:
+    """Return the fill kernel of ``lanes``, hash code and ``variant`` as a
+    :class:`~twocats.simd._jit.Variants` (both builds), with its known-answer check."""
     if lanes not in LANES:
         raise InvalidParametersError(f"lanes must be one of {', '.join(map(str, LANES))}")
     if not 0 <= hash_type < len(HASHES):
         raise InvalidParametersError("hash_type must be 0, 1, 2 or 3")
     if variant not in (0, 1):
         raise InvalidParametersError("variant must be 0 (final/2014) or 1 (March 2014)")
+    facts = HASHES[hash_type]
+    if lanes > facts.state_words:
+        raise InvalidParametersError(
+            f"lanes must be at most {facts.state_words} (the {facts.name} state's words)"
+        )
     from twocats.kdf.fill.statehash import STATE_HASHES
 
     module = importlib.import_module(f"twocats.kdf.fill._generated.{module_name(lanes)}")
-    facts = HASHES[hash_type]
     source = getattr(module, kernel_name(CHAINS[variant], lanes))
     kernel = source.specialise(
         facts.name, state_hash=STATE_HASHES[hash_type], N_WORDS=facts.state_words
     )
-    return kernel.get(backend)
+    return kernel.checked_by(functools.partial(_passes, lanes, hash_type, variant))
+
+
+def _passes(lanes: int, hash_type: int, variant: int, backend: str) -> bool:
+    """The fill kernel's check: :func:`twocats.kdf.fill.check.run_check` gives the reference's."""
+    key = FillKey(lanes, backend, hash_type, variant)
+    kernel = NumbaFill(fill_kernel(lanes, backend, hash_type, variant), variant)
+    return check.run_check(kernel, key) == check.reference_check(key)
 
 
 def scratch(variant: int) -> tuple[npt.NDArray[Any], ...]:
@@ -119,25 +146,14 @@ def checked_fill(key: FillKey) -> NumbaFill:
     """Return numba's build of ``key``'s fill kernel once it passes its known-answer check.
 
     The build, compiled or loaded from numba's cache, fills the job of
-    :func:`twocats.kdf.fill.check.run_check`; if the result differs from the pure-Python
-    reference's, the reference decides: the kernel's cache entries are deleted and it compiles
-    afresh, with one warning.  A fresh build that still differs raises
-    :class:`~twocats.exceptions.BackendError` (never a wrong hash). Under ``NUMBA_DISABLE_JIT`` the
-    kernel is its Python source and runs unchecked.
+    :func:`twocats.kdf.fill.check.run_check` before its first use in a process; if the result
+    differs from the pure-Python reference's, the reference decides: the kernel compiles afresh,
+    with what it calls, ignoring the cache (one warning), and a fresh build that still differs
+    raises :class:`~twocats.exceptions.BackendError` (never a wrong hash; see
+    :meth:`twocats.simd._jit.Variants.checked_by`).  Under ``NUMBA_DISABLE_JIT`` the kernel is its
+    Python source and runs unchecked.
     """
     from twocats.simd import _jit
 
     kernel = fill_kernel(key.lanes, key.backend, key.hash_type, key.variant)
-    if _jit.config.DISABLE_JIT:
-        return NumbaFill(kernel, key.variant, plain=True)
-    fill = NumbaFill(kernel, key.variant)
-    expected = check.reference_check(key)
-    if check.run_check(fill, key) == expected:
-        return fill
-    cache.warn_once(
-        f"twocats: numba's build of {key.name} fails its known-answer check; it compiles afresh"
-    )
-    kernel.recompile()
-    if check.run_check(fill, key) != expected:
-        raise BackendError(f"the compiled fill kernel {key.name} fails its known-answer check")
-    return fill
+    return NumbaFill(kernel, key.variant, plain=bool(_jit.config.DISABLE_JIT))

@@ -18,7 +18,9 @@ the BLAKE2 specification (each leaf absorbs the key block; the root only declare
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from twocats.lanes.algorithm import Algorithm
@@ -46,6 +48,32 @@ def _init_rows(v: ref.Blake2Variant, digest_size: int, key_size: int) -> Any:
     return np.array(rows, dtype=f"uint{v.word_bits}")
 
 
+@functools.cache
+def _kernels() -> Any:
+    """Import the BLAKE2 tree drivers and give each its known-answer check (imports numpy and
+    numba)."""
+    from twocats.lanes.modes.kernels import blake2tree as drivers
+
+    for v in (ref.BLAKE2S, ref.BLAKE2B):
+        getattr(drivers, f"{v.name}p_hash").checked_by(partial(_passes, v))
+    return drivers
+
+
+def _passes(v: ref.Blake2Variant, backend: str) -> bool:
+    """A driver's check: the tree of nothing, of a message that fills every leaf and more, and
+    of a short one with the longest key."""
+    from twocats.lanes.known_answers import agrees, painted
+
+    tree = partial(_tree, v, digest_size=v.max_digest)
+    empty, long, short = painted(0, v.leaves * v.block_bytes + 100, 100)
+    key = bytes(range(v.max_digest))
+    return (
+        agrees(tree, backend, empty, key=b"")
+        and agrees(tree, backend, long, key=b"")
+        and agrees(tree, backend, short, key=key)
+    )
+
+
 def _tree(
     v: ref.Blake2Variant, data: bytes, key: bytes, digest_size: int, backend: str | None
 ) -> bytes:
@@ -59,15 +87,13 @@ def _tree(
         return func(data, key, digest_size)
     import numpy as np
 
-    from twocats.lanes.modes.kernels import blake2tree as drivers
-
     padded_key = key + bytes(v.block_bytes - len(key))
     key_words = np.frombuffer(padded_key, dtype=f"<u{v.word_bits // 8}").astype(
         f"uint{v.word_bits}"
     )
     buffer = as_data(data)
     out = np.zeros(digest_size, dtype=np.uint8)
-    kernel = getattr(drivers, f"{v.name}p_hash").get(chosen)
+    kernel = getattr(_kernels(), f"{v.name}p_hash").get(chosen)
     kernel(buffer, len(data), _init_rows(v, digest_size, len(key)), key_words, bool(key), out)
     return out.tobytes()
 

@@ -19,6 +19,7 @@ KangarooTwelve's chunks and ParallelHash's blocks are exactly such equal-length 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -67,11 +68,45 @@ __all__ = [
 MAX_OUTPUT = 1 << 30
 
 
+@functools.cache
 def _kernels() -> Any:
-    """Import the generated Keccak kernels (this imports numpy and numba)."""
-    from twocats.lanes.modes._generated import keccak as kernels
+    """Import the Keccak kernels and give each its known-answer check (imports numpy and numba).
 
+    The modes call the sponge with up to 4 messages on 4 states and with more on 8, and a
+    stream's final node on the 4-state permutation: each is checked as it is called.
+    """
+    from twocats.lanes.modes.kernels import keccak as kernels
+
+    kernels.keccak_sponge_x4.checked_by(partial(_sponge_passes, 4))
+    kernels.keccak_sponge_x8.checked_by(partial(_sponge_passes, 9))
+    kernels.keccak_x4.checked_by(partial(_permutation_passes, 4))
+    kernels.keccak_x8.checked_by(partial(_permutation_passes, 8))
     return kernels
+
+
+def _sponge_passes(count: int, backend: str) -> bool:
+    """The sponges' check: SHA3-256 and a 12-round SHAKE128 squeezing two blocks, of ``count``
+    messages at the rates' edges, give the reference's output."""
+    from twocats.lanes.known_answers import agrees, painted
+
+    messages = painted(0, 1, 135, 136, 137, 167, 168, 169, 300)[:count]
+    return agrees(sponge_many, backend, messages, 136, 0x06, 32) and agrees(
+        sponge_many, backend, messages, 168, 0x1F, 200, rounds=12
+    )
+
+
+def _permutation_passes(width: int, backend: str) -> bool:
+    """The permutations' check: Keccak-f[1600] and its 12 last rounds on ``width`` states."""
+    import numpy as np
+
+    words = np.arange(25 * width, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for rounds in (24, 12):
+        states = [words.reshape(25, width).copy() for _ in range(2)]
+        _permute(states[0], width, rounds, backend)
+        _permute(states[1], width, rounds, "reference")
+        if not np.array_equal(*states):
+            return False
+    return True
 
 
 def _compiled_sponge(
@@ -93,9 +128,8 @@ def _compiled_sponge(
         return out
     # Longest messages first, so that the states stay busy to the end.
     order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
-    from twocats.lanes.modes.kernels import keccak as drivers
-
-    kernel = drivers.keccak_sponge_x4 if count <= 4 else drivers.keccak_sponge_x8
+    kernels = _kernels()
+    kernel = kernels.keccak_sponge_x4 if count <= 4 else kernels.keccak_sponge_x8
     kernel.get(backend)(addresses, lengths, order, rate, 24 - rounds, domain, out)
     return out
 

@@ -16,6 +16,7 @@ chaining values in lock-step; the single-message kernel keeps one state in local
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -35,11 +36,30 @@ from twocats.simd.registry import resolve_backend
 __all__ = ["ALGORITHMS", "lsh256", "lsh256_many", "lsh512", "lsh512_many"]
 
 
+@functools.cache
 def _kernels() -> Any:
-    """Import the LSH drivers (this imports numpy and numba)."""
+    """Import the LSH drivers and give each its known-answer check (imports numpy and numba)."""
     from twocats.lanes.modes.kernels import lsh as drivers
 
+    for v in (ref.LSH256, ref.LSH512):
+        getattr(drivers, f"{v.name}_many_x8").checked_by(partial(_passes, v, True))
+        getattr(drivers, f"{v.name}_one").checked_by(partial(_passes, v, False))
     return drivers
+
+
+def _passes(v: ref.LshVariant, many: bool, backend: str) -> bool:
+    """A driver's check: LSH of messages at the blocks' edges, more of them than lanes for the
+    lock-step driver, gives the reference's output."""
+    from twocats.lanes.known_answers import agrees, painted
+
+    block = v.block_bytes
+    if many:
+        messages = painted(0, 1, 3, 5, 7, 11, block - 1, block, block + 1, 2 * block + 5)
+        return agrees(partial(_many, v, digest_size=v.max_digest), backend, messages)
+    return all(
+        agrees(partial(_one, v, digest_size=v.max_digest), backend, data)
+        for data in painted(0, block, 2 * block + 1)
+    )
 
 
 def _iv(v: ref.LshVariant, digest_size: int) -> Any:

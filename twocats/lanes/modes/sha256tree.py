@@ -18,9 +18,11 @@ standard IV and in the reference otherwise.  j-lanes with ``j=16`` fills one 512
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from twocats.exceptions import InvalidParametersError
@@ -56,11 +58,46 @@ _POINTER_KERNELS: dict[str, tuple[int, tuple[int, ...], int]] = {
 }
 
 
+@functools.cache
 def _kernels() -> Any:
-    """Import the SHA-2 tree drivers (this imports numpy and numba)."""
+    """Import the SHA-2 tree drivers and give each its known-answer check (imports numpy and
+    numba)."""
     from twocats.lanes.modes.kernels import sha256tree as drivers
 
+    drivers.sha256_jlanes.checked_by(_jlanes_passes)
+    drivers.sha256_mh.checked_by(_mh_passes)
+    drivers.sha256_pointers.checked_by(partial(_pointers_passes, "sha256"))
+    drivers.sha512_pointers.checked_by(partial(_pointers_passes, "sha512"))
     return drivers
+
+
+def _jlanes_passes(backend: str) -> bool:
+    """j-lanes SHA-256 of every width over a message that leaves the lanes unequal."""
+    from twocats.lanes.known_answers import agrees, painted
+
+    (data,) = painted(300)
+    return all(agrees(jlanes_sha256, backend, data, j=j) for j in ref.JLANES_WIDTHS)
+
+
+def _mh_passes(backend: str) -> bool:
+    """mh_sha256 of nothing, of one whole round of segments and of a round and a part."""
+    from twocats.lanes.known_answers import agrees, painted
+
+    return all(agrees(mh_sha256, backend, data) for data in painted(0, 1024, 1500))
+
+
+def _pointers_passes(hash_name: str, backend: str) -> bool:
+    """j-pointers over messages at the blocks' edges, as many as the narrow kernel takes and
+    more (the wide one)."""
+    from twocats.lanes.known_answers import agrees, painted
+    from twocats.lanes.modes.widths import SHA256_NARROW
+
+    block = 64 if hash_name == "sha256" else 128
+    messages = painted(0, 1, block - 9, block - 8, block, block + 1, 2 * block + 3, 5, 7, 9)
+    return all(
+        agrees(jpointers_messages, backend, batch, hash_name=hash_name)
+        for batch in (messages[:SHA256_NARROW], messages)
+    )
 
 
 def _buffer(data: bytes) -> Any:

@@ -1,4 +1,7 @@
-"""The Keccak sponge over 4 or 8 states in lock-step, bound once per state count."""
+"""The Keccak sponge over 4 or 8 states in lock-step, bound once per state count.
+
+Every Keccak kernel the modes call is here, the generated permutations included.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from twocats.lanes.modes._generated import keccak
 from twocats.lanes.modes.kernels.refill import move_lane, start_lane
 from twocats.simd._jit import variants
 
-__all__ = ["keccak_sponge_x4", "keccak_sponge_x8"]
+__all__ = ["keccak_sponge_x4", "keccak_sponge_x8", "keccak_x4", "keccak_x8"]
 
 #: States hashed in lock-step, and their permutation (placeholders: only bound copies run).
 K = 4
@@ -107,3 +110,6 @@ def keccak_sponge(
 
 keccak_sponge_x4 = keccak_sponge.specialise("x4", K=4, permute=keccak.keccak_x4)
 keccak_sponge_x8 = keccak_sponge.specialise("x8", K=8, permute=keccak.keccak_x8)
+# The permutations the modes call from Python, beside the sponges (their checks: the modes').
+keccak_x4 = keccak.keccak_x4
+keccak_x8 = keccak.keccak_x8
