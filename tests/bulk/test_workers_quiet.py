@@ -68,29 +68,26 @@ def _assert_met(log: Path) -> None:
     log.unlink()
 
 
+def _quiet_run(url: str, log: Path, *options: str) -> str:
+    """Run upgrade-db to KILL_TARGET with the preload; check it says nothing of Dask's although
+    the preload logged its error; return its standard output."""
+    done = subprocess.run(
+        _command(url, "--params", encode_params(KILL_TARGET), *options),
+        env=_environment(log), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    _assert_quiet(done.stderr)
+    _assert_met(log)
+    return done.stdout
+
+
 def test_dry_runs_and_a_run_print_no_dask_log(tmp_path: Path) -> None:
     """Dry runs and a run whose cluster logs Dask's heartbeat error print none of it."""
     url = _table(tmp_path, 6)
     log = tmp_path / "preload.log"
-    env = _environment(log)
-    target = encode_params(KILL_TARGET)
     for _ in range(DRY_RUNS):
-        dry = subprocess.run(
-            _command(url, "--params", target, "--dry-run"),
-            env=env, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        assert dry.returncode == 0, dry.stderr
-        assert "to upgrade: 6" in dry.stdout
-        _assert_quiet(dry.stderr)
-        _assert_met(log)
-    run = subprocess.run(
-        _command(url, "--params", target),
-        env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    assert "upgraded: 6" in run.stdout
-    _assert_quiet(run.stderr)
-    _assert_met(log)
+        assert "to upgrade: 6" in _quiet_run(url, log, "--dry-run")
+    assert "upgraded: 6" in _quiet_run(url, log)
 
 
 def test_a_stop_prints_no_dask_log(tmp_path: Path) -> None:

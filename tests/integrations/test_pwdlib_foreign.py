@@ -45,12 +45,8 @@ def test_a_malformed_row_is_a_wrong_password(stored: str) -> None:
 
 def test_good_rows_still_verify() -> None:
     """The same hashers verify well-formed rows, and say no to a wrong password."""
-    password_hash, argon2, bcrypt = _password_hash()
+    _, argon2, bcrypt = _password_hash()
     for admitted in (argon2, bcrypt):
         stored = admitted.hash("password")
-        assert admitted.verify("password", stored)
-        assert not admitted.verify("wrong", stored)
-        valid, updated = password_hash.verify_and_update("password", stored)
-        assert valid
-        assert updated is not None
-        assert updated.startswith("$twocats$")
+        answers = admitted.verify("password", stored), admitted.verify("wrong", stored)
+        assert answers == (True, False)
