@@ -48,7 +48,7 @@ __all__ = ["ARGON2_MAX_LANES", "MAX_FOREIGN_LENGTH", "ForeignCost", "check_forei
 #: twocats' own parallelism bound (see the module documentation).
 ARGON2_MAX_LANES: Final = 255
 
-#: The longest foreign hash string read, in characters: an argon2 string with a 256-byte salt and
+#: The longest foreign hash string read, in characters: an argon2 string with a 128-byte salt and
 #: a 512-byte output fits.
 MAX_FOREIGN_LENGTH: Final = 1024
 
@@ -173,9 +173,9 @@ def foreign_cost(hash: str | bytes) -> ForeignCost | None:
     """Return what verifying the argon2 or bcrypt string `hash` costs; None for another string.
 
     The start of the string is read for its scheme and cost parameters, and the whole of it is
-    checked to be printable ASCII of at most :data:`MAX_FOREIGN_LENGTH` characters; the rest is
-    left to the library that verifies it.  A malformed argon2 or bcrypt string is another string
-    here (:func:`check_foreign` says what is wrong with it).
+    checked to have the form of such a string, in at most :data:`MAX_FOREIGN_LENGTH`
+    characters; the library that verifies it checks the rest.  A malformed argon2 or bcrypt
+    string is another string here (:func:`check_foreign` says what is wrong with it).
     """
     text = _text(hash)
     if text is None:

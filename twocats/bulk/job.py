@@ -13,7 +13,7 @@ The job reads the table twice, both times in key order with keyset pages:
    this process does not grow with the table, and progress counts rows as their tasks finish.
 
 Nothing a worker returns is written unchecked (:mod:`twocats.bulk.checks`): a result that is not
-the stored hash's upgrade, or a recomputed one that differs, refuses its whole page.
+the stored hash's upgrade, or a recomputed one that differs, refuses its whole batch.
 
 The job is idempotent: a rerun after a crash or a kill at any point finds the upgraded rows at the
 target and skips them.  A database or cluster lost mid-run raises :class:`JobAbortedError` with
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -471,24 +472,20 @@ def _batches(
     `report`."""
     queue: list[_Row] = []
     skipped = 0
-    for judged in _judged(table, upgraders, batch_size, stop):
-        for key, value, verdict in judged:
+    # None after the last page: whatever is left goes, however few.
+    for judged in itertools.chain(_judged(table, upgraders, batch_size, stop), [None]):
+        for key, value, verdict in judged or ():
             report._count(verdict)
             if verdict.kind == kinds.UPGRADE:
                 report.to_upgrade += 1
                 queue.append((key, value, verdict))
             else:
                 skipped += 1
-        while queue and len(queue) >= pace.size():
+        while queue and (judged is None or len(queue) >= pace.size()):
             size = pace.size()
             yield skipped, queue[:size]
             del queue[:size]
             skipped = 0
-    while queue:
-        size = pace.size()
-        yield skipped, queue[:size]
-        del queue[:size]
-        skipped = 0
     if skipped:
         yield skipped, []
 
