@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any, Final
 from twocats._extras import missing_extra
 
 try:
-    import distributed
     from sqlalchemy import exc as sa_exc
 except ImportError as error:
     raise missing_extra(__name__, error, "bulk") from None
@@ -380,19 +379,19 @@ def _checked(
 def _await(
     futures: list[Future[Any]], stop: threading.Event | None, tick: Callable[[], None]
 ) -> None:
-    """Wait until every one of `futures` is done, calling `tick` every
-    :data:`STOP_POLL_SECONDS`; raise :class:`_StoppedError` once `stop` is set."""
+    """Wait until every one of `futures` is done, calling `tick` as each finishes and at least
+    every :data:`STOP_POLL_SECONDS`; raise :class:`_StoppedError` once `stop` is set."""
+    news = threading.Event()
+    for future in futures:
+        # Dask calls it in a thread of its own.
+        future.add_done_callback(lambda _: news.set())
     while True:
         _check_stop(stop)
         tick()
-        try:
-            distributed.wait(futures, timeout=STOP_POLL_SECONDS)
-        except TimeoutError:
-            continue
-        except Exception:
-            # The cluster went away: gathering the results tells how.
+        if all(future.done() for future in futures):
             return
-        return
+        news.wait(STOP_POLL_SECONDS)
+        news.clear()
 
 
 def _write(
