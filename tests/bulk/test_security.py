@@ -242,13 +242,19 @@ def test_forged_results_are_refused_and_never_written(
     # Plugins of other tests' jobs are gone: the job's is the only one left to tamper with.
     dask_client.run(_drop_plugins)
 
-    def tamper_after_first_page(done: int, total: int) -> None:
-        if done == 4:
+    tampered: list[bool] = []
+
+    def tamper_after_four_rows(done: int, total: int) -> None:
+        # Once four rows are written; at most two batches of four are in flight then.
+        written = sum(value != dict(rows)[key] for key, value in _contents(url).items())
+        if not tampered and written >= 4:
+            tampered.append(True)
             dask_client.run(_tamper, how=how)
 
     report = _upgrade(
-        url, dask_client, target=TARGET, batch_size=4, progress=tamper_after_first_page
+        url, dask_client, target=TARGET, batch_size=4, progress=tamper_after_four_rows
     )
+    assert tampered
     after = _contents(url)
     before = dict(rows)
     verifier = PasswordHasher.from_params(TARGET)
