@@ -12,9 +12,11 @@ A local cluster started for the job speaks TLS with throwaway credentials that o
 and its workers start without the environment variables that can hold a database password
 (:data:`SECRET_VARIABLES`): they only ever see hash strings.  They start with SIGINT ignored, so
 that a Ctrl-C stops the job, which shuts them down, rather than each of them on its own.  Dask's
-own log messages, in the job's process and in its workers (:data:`QUIET_LOGGING`), are kept from
-the user: a worker's heartbeat that meets the scheduler closing at the end of a run, a dry run or
-a stop is no news, and a real failure reaches the user as the job's own report of it.
+own log messages, in the job's process and in its workers (:data:`QUIET_LOGGING`), and whatever
+else its workers write (this module is their preload: :func:`dask_setup`), are kept from the
+user: a worker's heartbeat that meets the scheduler closing at the end of a run, a dry run or a
+stop is no news, nor is the traceback of a worker restarted as the cluster closes, and a real
+failure reaches the user as the job's own report of it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import hashlib
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -76,6 +79,20 @@ _HTTP_ROUTES: Final = {
     "distributed.scheduler.http.routes": ["distributed.http.health"],
     "distributed.worker.http.routes": ["distributed.http.health"],
 }
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook, in each worker of the job's own cluster as it starts: Python's
+    standard output and error go nowhere, so that nothing a worker writes (a traceback Dask
+    prints as it closes, say) reaches the job's terminal or its JSON document."""
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the process's life
+
+
+def _own_cluster_config() -> dict[str, Any]:
+    """Dask's configuration for the job's own cluster: its HTTP endpoints and its workers'
+    preload (this module), before any others."""
+    preloads = dask.config.get("distributed.worker.preload", default=[])
+    return {**_HTTP_ROUTES, "distributed.worker.preload": [__name__, *preloads]}
 
 
 class UpgradePlugin(WorkerPlugin):
@@ -228,7 +245,7 @@ def open_workers(
             yield Workers(remote, _count(remote), None)
         return
     count = workers or usable_cpus()
-    with job_security() as own, _worker_environment(), dask.config.set(_HTTP_ROUTES):
+    with job_security() as own, _worker_environment(), dask.config.set(_own_cluster_config()):
         with _interrupts_left_to_the_job():
             cluster = LocalCluster(
                 n_workers=count,
