@@ -225,7 +225,7 @@ def test_a_key_made_not_unique_midway_rolls_its_batches_back(
     tmp_path: Path,
     dask_client: Any,  # noqa: F811 - the fixture
 ) -> None:
-    """The unique index dropped and a key doubled after the first page: its batch is undone."""
+    """The unique index dropped and a key doubled after the first batch: its batch is undone."""
     path = tmp_path / "users.db"
     rows = [(key, HASHER.hash(_password(key))) for key in range(8)]
     with sqlite3.connect(path) as connection:
@@ -234,8 +234,13 @@ def test_a_key_made_not_unique_midway_rolls_its_batches_back(
         connection.executemany("INSERT INTO users VALUES (?, ?)", rows)
     connection.close()
 
+    doubled = False
+
     def double_key_6(done: int, total: int) -> None:
-        if done == 2:
+        # Once the first batch (keys 0 and 1) is written; pages and batches hold two rows.
+        nonlocal doubled
+        if not doubled and _values(f"sqlite:///{path}") != dict(rows):
+            doubled = True
             with sqlite3.connect(path) as connection:
                 connection.execute("DROP INDEX by_id")
                 connection.execute("INSERT INTO users VALUES (6, ?)", (rows[6][1],))
@@ -251,7 +256,7 @@ def test_a_key_made_not_unique_midway_rolls_its_batches_back(
         batch_size=2,
         progress=double_key_6,
     )
-    # Both rows of key 6 came in one page, whose first update matched both.
+    # Both rows of key 6 came in one page and one batch, whose first update matched both.
     assert report.failed == {"key_not_unique": 2}
     assert report.upgraded == 7
     with sqlite3.connect(path) as connection:
@@ -336,12 +341,16 @@ def test_losing_the_database_midway_aborts_with_the_counts_so_far(
     own_postgres: PostgresServer,
     dask_client: Any,  # noqa: F811 - the fixture
 ) -> None:
-    """The server halted after the first page: JobAbortedError holds the rows written till then."""
+    """The server halted after the first batch: JobAbortedError holds the rows written till then."""
     url = f"{own_postgres.url}?password={QUERY_SECRET}"
     before = _hash_table(url, 12)
 
-    def halt_after_first_page(done: int, total: int) -> None:
-        if done == 2:
+    halted = False
+
+    def halt_after_first_batch(done: int, total: int) -> None:
+        nonlocal halted
+        if not halted and _values(url) != before:
+            halted = True
             own_postgres.halt()
 
     with pytest.raises(JobAbortedError) as aborted:
@@ -353,7 +362,7 @@ def test_losing_the_database_midway_aborts_with_the_counts_so_far(
             target=TARGET,
             client=dask_client,
             batch_size=2,
-            progress=halt_after_first_page,
+            progress=halt_after_first_batch,
         )
     report = aborted.value.report
     assert report.aborted is not None

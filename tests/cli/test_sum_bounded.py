@@ -220,3 +220,28 @@ def test_overlong_lines_are_skipped_not_kept(
     assert result.exit_code == 0, result.output
     assert result.stdout == "good: OK\ngood: OK\n"
     assert "2 lines are improperly formatted" in result.stderr
+
+
+def test_endless_line_that_could_be_a_checksum_line_stops_at_the_longest(tmp_path: Path) -> None:
+    """An endless `<digest>  aaa...` line through a FIFO is held up to MAX_LONG_LINE, then the
+    file is left with one line and exit status 1, in bounded memory."""
+    fifo = tmp_path / "sums"
+    os.mkfifo(fifo)
+
+    def write_line() -> None:
+        with fifo.open("wb", buffering=0) as handle:
+            handle.write(b"0" * 64 + b"  ")
+            try:
+                for _ in range(256):
+                    handle.write(b"a" * (1 << 20))
+            except BrokenPipeError:
+                pass
+
+    writer = threading.Thread(target=write_line)
+    writer.start()
+    status, stdout, stderr, peak = run_limited(["--check", str(fifo)])
+    writer.join()
+    assert status == 1, stderr
+    assert stdout == b""
+    assert stderr == f"twocats sum: {fifo}: line 1 is longer than 1 MiB: not read".encode()
+    assert peak < PEAK_LIMIT

@@ -69,8 +69,8 @@ def test_foreign_checks_share_the_concurrency_limit_in_asyncio() -> None:
 @pytest.mark.parametrize(
     ("stored", "error"),
     [
-        ("$argon2id$v=19$m=1048576,t=1,p=1$c2FsdA$aGFzaA", HashMemoryLimitError),
-        ("$argon2i$v=19$m=65536,t=4000,p=1$c2FsdA$aGFzaA", HashLimitError),
+        ("$argon2id$v=19$m=1048576,t=1,p=1$c2FsdHNhbHQ$aGFzaA", HashMemoryLimitError),
+        ("$argon2i$v=19$m=65536,t=4000,p=1$c2FsdHNhbHQ$aGFzaA", HashLimitError),
         ("$2b$20$" + "a" * 53, HashLimitError),
         ("$pbkdf2-sha256$29000$c2FsdA$aGFzaA", InvalidHashError),
         ("$argon2id$v=19$m=99999999999,t=1,p=1$c2FsdA$aGFzaA", InvalidHashError),

@@ -1,7 +1,8 @@
 """The example services against hostile input, under their real servers (uvicorn, gunicorn).
 
 A planted 1 GiB argon2 hash is refused like a wrong password and never takes the FastAPI worker
-past its ``LOGIN_MEMORY`` (its peak RSS is read from ``/proc``); a body above the limit is
+past its ``LOGIN_MEMORY`` (its peak RSS is read from ``/proc``); a malformed argon2 or bcrypt
+row, or one with 65,536 lanes, is answered 401 like a wrong password; a body above the limit is
 answered 413, declared or sent in chunks; a lone surrogate is a 4xx, never a 500; and no error
 answer repeats the password that was sent.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.environment import need
+from tests.support.foreign_rows import LIBRARY_REFUSES, MALFORMED, OUTPUT, SALT
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -40,6 +42,13 @@ PLANTED_ARGON2 = (
 )
 #: What the worker may hold besides the hashes' work memory: the interpreter, its libraries.
 BASELINE = 300 * 2**20
+#: Stored foreign rows that must be answered like a wrong password: malformed, or with more lanes
+#: than argon2 verifiers can start threads for.
+BROKEN = {
+    **MALFORMED,
+    **LIBRARY_REFUSES,
+    "many lanes": f"$argon2id$v=19$m=524288,t=1,p=65536${SALT}${OUTPUT}",
+}
 
 
 def _free_port() -> int:
@@ -172,8 +181,10 @@ def test_fastapi_example_refuses_a_planted_argon2_hash_within_its_memory(tmp_pat
     try:
         with sqlite3.connect(tmp_path / "users.sqlite3", timeout=20) as db:
             db.execute("INSERT INTO users VALUES (?, ?)", ("planted", PLANTED_ARGON2))
+            db.executemany("INSERT INTO users VALUES (?, ?)", BROKEN.items())
         with ThreadPoolExecutor(3) as pool:
             statuses = list(pool.map(lambda _: _login(port, "planted", "guess")[0], range(3)))
+        broken = {name: _login(port, name, "guess") for name in BROKEN}
         answers = _hostile_bodies(port)
         peak = _peak_rss(server.pid)
         health = http.client.HTTPConnection(HOST, port, timeout=10)
@@ -182,6 +193,7 @@ def test_fastapi_example_refuses_a_planted_argon2_hash_within_its_memory(tmp_pat
     finally:
         _stop(server)
     assert statuses == [401, 401, 401]
+    assert {name: status for name, (status, _) in broken.items()} == dict.fromkeys(BROKEN, 401)
     assert peak <= LOGIN_MEMORY + BASELINE, peak
     _check_hostile(answers)
 
@@ -208,18 +220,23 @@ def test_django_example_answers_hostile_bodies_with_4xx(tmp_path: Path) -> None:
     ]  # fmt: skip
     server = _start(command, env, tmp_path, port)
     try:
+        values = {"planted": "argon2" + PLANTED_ARGON2}
+        for name, stored in BROKEN.items():
+            values[name] = ("bcrypt_sha256$" if stored.startswith("$2") else "argon2") + stored
         with sqlite3.connect(tmp_path / "db.sqlite3", timeout=20) as db:
-            db.execute(
+            db.executemany(
                 "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name,"
                 " email, is_staff, is_active, date_joined)"
-                " VALUES (?, 0, 'planted', '', '', '', 0, 1, datetime('now'))",
-                ("argon2" + PLANTED_ARGON2,),
+                " VALUES (?, 0, ?, '', '', '', 0, 1, datetime('now'))",
+                [(value, name) for name, value in values.items()],
             )
         planted = _login(port, "planted", "guess")
+        broken = {name: _login(port, name, "guess")[0] for name in BROKEN}
         answers = _hostile_bodies(port)
     finally:
         _stop(server)
     assert planted[0] == 401, planted
+    assert broken == dict.fromkeys(BROKEN, 401)
     _check_hostile(answers)
     log = (tmp_path / "server.log").read_text(errors="replace")
     assert "Traceback" not in log, log[-3000:]

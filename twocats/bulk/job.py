@@ -6,25 +6,28 @@ The job reads the table twice, both times in key order with keyset pages:
    :mod:`twocats.target` says).  A dry run then starts the workers as the run would, times a few
    upgrades on them, and estimates the run's duration with these fixed costs included.
 2. The run judges each page again (rows may have changed since the survey), sends the rows to
-   upgrade to the workers in chunks, and writes each page's results back in one transaction with
-   compare-and-swap (:meth:`twocats.bulk.table.StoredHashTable.swap`).  At most
-   :data:`PAGES_IN_FLIGHT` pages are between reading and writing at any time, so the memory of
-   this process does not grow with the table.
+   upgrade to the workers in batches of a few seconds of their work (:mod:`twocats.bulk.pace`),
+   each batch as a few tasks per worker, and writes each batch's results back in one transaction
+   with compare-and-swap (:meth:`twocats.bulk.table.StoredHashTable.swap`).  At most
+   :data:`PAGES_IN_FLIGHT` batches are between sending and writing at any time, so the memory of
+   this process does not grow with the table, and progress counts rows as their tasks finish.
 
 Nothing a worker returns is written unchecked (:mod:`twocats.bulk.checks`): a result that is not
-the stored hash's upgrade, or a recomputed one that differs, refuses its whole page.
+the stored hash's upgrade, or a recomputed one that differs, refuses its whole batch.
 
 The job is idempotent: a rerun after a crash or a kill at any point finds the upgraded rows at the
 target and skips them.  A database or cluster lost mid-run raises :class:`JobAbortedError` with
 the counts so far.  A job asked to stop (its ``stop`` event set, as ``twocats upgrade-db`` does on
-SIGINT and SIGTERM) cancels the pages in flight, writes nothing more, shuts its cluster down and
-returns its counts with ``stopped`` set.
+SIGINT and SIGTERM) writes the rows of the batches in flight whose tasks have finished (checked
+as ever), cancels the other tasks, shuts its cluster down and returns its counts with ``stopped``
+set: a stop loses at most the unfinished tasks, a crash the batches in flight.
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
+import itertools
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,7 +37,6 @@ from typing import TYPE_CHECKING, Any, Final
 from twocats._extras import missing_extra
 
 try:
-    import distributed
     from sqlalchemy import exc as sa_exc
 except ImportError as error:
     raise missing_extra(__name__, error, "bulk") from None
@@ -43,6 +45,7 @@ from twocats.bulk import reasons
 from twocats.bulk import rows as kinds
 from twocats.bulk.checks import is_upgrade_of, recomputed_equal
 from twocats.bulk.limits import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
+from twocats.bulk.pace import Pace
 from twocats.bulk.rows import Verdict, judge
 from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk
@@ -66,14 +69,15 @@ __all__ = [
     "upgrade_table",
 ]
 
-#: Pages read but not yet written back, at most: enough to keep the workers busy while this
-#: process writes one page and reads the next.
+#: Batches sent but not yet written back, at most: enough to keep the workers busy while this
+#: process checks and writes one batch and reads the next.
 PAGES_IN_FLIGHT: Final = 2
 
 #: Upgrades timed on the workers for a dry run's estimate, at most.
 SAMPLE_ROWS: Final = 8
 
-#: Called after each page with (rows done, rows in the table at the survey).
+#: Called as rows are done (read and skipped, or their upgrade's task finished) with (rows done,
+#: rows in the table at the survey), at least every STOP_POLL_SECONDS while the job waits.
 Progress = Callable[[int, int], None]
 
 #: Seconds between two looks at the stop event while the workers' results are awaited.
@@ -92,7 +96,9 @@ class BulkReport:
     :data:`twocats.bulk.reasons.FAILURE_REASONS`).  ``no_key`` counts the rows whose key is NULL,
     which no update can name: they are neither read nor written, and are not in ``rows``.
     ``aborted`` says why a run stopped early; ``stopped`` is True when the job was asked to stop
-    (the counts are those up to then, and a rerun resumes).
+    (the counts are those up to then, and a rerun resumes), and ``written_at_stop`` counts the
+    rows of the batches in flight then that were written, their tasks having finished (they are
+    in ``upgraded`` too).
     """
 
     dry_run: bool
@@ -114,6 +120,7 @@ class BulkReport:
     estimated_seconds: float | None = None
     aborted: str | None = None
     stopped: bool = False
+    written_at_stop: int = 0
 
     @property
     def failures(self) -> int:
@@ -161,6 +168,8 @@ class BulkReport:
                 document[name] = getattr(self, name)
         document["aborted"] = self.aborted
         document["stopped"] = self.stopped
+        if self.stopped:
+            document["written_at_stop"] = self.written_at_stop
         return document
 
     def _count(self, verdict: Verdict) -> None:
@@ -216,12 +225,34 @@ _Row = tuple[Any, str, Verdict]
 
 
 @dataclass
-class _Page:
-    """A page between reading and writing: its rows to upgrade and the workers' futures."""
+class _Batch:
+    """A batch between sending and writing: its rows, and one future per task of them."""
 
-    size: int
     rows: list[_Row]
     futures: list[Future[Any]]
+    #: The rows of each task, in the order of `futures`.
+    sizes: list[int]
+    #: When it was sent, on the job's clock.
+    sent: float
+
+    def finished_rows(self) -> int:
+        """The rows of its tasks that have finished."""
+        pairs = zip(self.futures, self.sizes, strict=True)
+        return sum(size for future, size in pairs if future.done())
+
+    def finished_part(self) -> _Batch:
+        """The batch of its tasks that finished with a result, and of their rows."""
+        rows: list[_Row] = []
+        futures: list[Future[Any]] = []
+        sizes: list[int] = []
+        start = 0
+        for future, size in zip(self.futures, self.sizes, strict=True):
+            if future.status == "finished":
+                rows += self.rows[start : start + size]
+                futures.append(future)
+                sizes.append(size)
+            start += size
+        return _Batch(rows, futures, sizes, self.sent)
 
 
 def _check_arguments(
@@ -289,9 +320,12 @@ def _survey(
     return found
 
 
-def _submit(workers: Workers, plugin_name: str, hashes: list[str]) -> list[Future[Any]]:
-    """Send the PHC strings to upgrade to the workers, one chunk per worker."""
-    size = max(1, -(-len(hashes) // workers.count))
+def _submit(
+    workers: Workers, plugin_name: str, hashes: list[str], chunk: int | None = None
+) -> list[Future[Any]]:
+    """Send the PHC strings to upgrade to the workers, `chunk` per task (default: one task per
+    worker)."""
+    size = chunk or max(1, -(-len(hashes) // workers.count))
     try:
         return [
             workers.client.submit(
@@ -303,6 +337,14 @@ def _submit(workers: Workers, plugin_name: str, hashes: list[str]) -> list[Futur
         if workers.client.status != "running":
             raise _ClusterLostError from None
         raise
+
+
+def _send(workers: Workers, plugin_name: str, rows: list[_Row], chunk: int) -> _Batch:
+    """Send a batch of rows to upgrade, `chunk` rows per task."""
+    hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
+    futures = _submit(workers, plugin_name, hashes, chunk)
+    sizes = [len(hashes[start : start + chunk]) for start in range(0, len(hashes), chunk)]
+    return _Batch(rows, futures, sizes, time.perf_counter())
 
 
 def _checked(
@@ -334,43 +376,43 @@ def _checked(
     return changes, failed
 
 
-def _await(futures: list[Future[Any]], stop: threading.Event | None) -> None:
-    """Wait until every one of `futures` is done, or raise :class:`_StoppedError` once `stop` is
-    set."""
+def _await(
+    futures: list[Future[Any]], stop: threading.Event | None, tick: Callable[[], None]
+) -> None:
+    """Wait until every one of `futures` is done, calling `tick` as each finishes and at least
+    every :data:`STOP_POLL_SECONDS`; raise :class:`_StoppedError` once `stop` is set."""
+    news = threading.Event()
+    for future in futures:
+        # Dask calls it in a thread of its own.
+        future.add_done_callback(lambda _: news.set())
     while True:
         _check_stop(stop)
-        try:
-            distributed.wait(futures, timeout=STOP_POLL_SECONDS)
-        except TimeoutError:
-            continue
-        except Exception:
-            # The cluster went away: gathering the results tells how.
+        tick()
+        if all(future.done() for future in futures):
             return
-        return
+        news.wait(STOP_POLL_SECONDS)
+        news.clear()
 
 
-def _finish(
+def _write(
     workers: Workers,
-    page: _Page,
+    batch: _Batch,
     table: StoredHashTable,
     upgraders: Upgraders,
     report: BulkReport,
-    stop: threading.Event | None,
 ) -> None:
-    """Collect a page's upgrades, check them, and write them back in one transaction."""
-    if stop is not None:
-        _await(page.futures, stop)
+    """Collect a batch's upgrades, check them, and write them back in one transaction."""
     try:
-        results = [result for chunk in workers.client.gather(page.futures) for result in chunk]
+        results = [result for chunk in workers.client.gather(batch.futures) for result in chunk]
     except Exception:
-        # A worker died or the cluster went away: nothing of this page was written.
-        report._fail(reasons.WORKER_FAILED, len(page.rows))
+        # A worker died or the cluster went away: nothing of this batch was written.
+        report._fail(reasons.WORKER_FAILED, len(batch.rows))
         if workers.client.status != "running":
             raise _ClusterLostError from None
         return
-    checked = _checked(page.rows, results, upgraders)
+    checked = _checked(batch.rows, results, upgraders)
     if checked is None:
-        report._fail(reasons.RESULT_REFUSED, len(page.rows))
+        report._fail(reasons.RESULT_REFUSED, len(batch.rows))
         return
     changes, failed = checked
     if failed:
@@ -416,6 +458,37 @@ def _estimate(
     report.estimated_seconds = 2 * survey + (report.startup_seconds or 0.0) + upgrades
 
 
+def _batches(
+    table: StoredHashTable,
+    upgraders: Upgraders,
+    batch_size: int,
+    report: BulkReport,
+    stop: threading.Event | None,
+    pace: Pace,
+) -> Iterator[tuple[int, list[_Row]]]:
+    """Read the table and yield (rows skipped since the last batch, the next batch of rows to
+    upgrade), each batch of the size `pace` gives when it is cut; every row is counted into
+    `report`."""
+    queue: list[_Row] = []
+    skipped = 0
+    # None after the last page: whatever is left goes, however few.
+    for judged in itertools.chain(_judged(table, upgraders, batch_size, stop), [None]):
+        for key, value, verdict in judged or ():
+            report._count(verdict)
+            if verdict.kind == kinds.UPGRADE:
+                report.to_upgrade += 1
+                queue.append((key, value, verdict))
+            else:
+                skipped += 1
+        while queue and (judged is None or len(queue) >= pace.size()):
+            size = pace.size()
+            yield skipped, queue[:size]
+            del queue[:size]
+            skipped = 0
+    if skipped:
+        yield skipped, []
+
+
 def _run(
     table: StoredHashTable,
     upgraders: Upgraders,
@@ -429,38 +502,50 @@ def _run(
 ) -> None:
     """Upgrade the table on `workers`, counting every row into `report`.
 
-    If `stop` is set, the pages in flight are cancelled unwritten and :class:`_StoppedError`
-    raised.
+    If `stop` is set, the rows of the batches in flight whose tasks finished are written, the
+    other tasks cancelled, and :class:`_StoppedError` raised.
     """
-    pending: collections.deque[_Page] = collections.deque()
+    pace = Pace(workers.count, batch_size)
+    pending: collections.deque[_Batch] = collections.deque()
+    # Rows skipped, or in batches written (or failed).
     done = 0
+
+    def tell() -> None:
+        if progress is not None:
+            now = done + sum(batch.finished_rows() for batch in pending)
+            progress(now, max(total, now))
 
     def finish_oldest() -> None:
         nonlocal done
-        page = pending[0]
-        _finish(workers, page, table, upgraders, report, stop)
+        batch = pending[0]
+        _await(batch.futures, stop, tell)
+        pace.finished(len(batch.rows), batch.sent, time.perf_counter())
+        _write(workers, batch, table, upgraders, report)
         pending.popleft()
-        done += page.size
-        if progress is not None:
-            progress(done, max(total, done))
+        done += len(batch.rows)
 
+    tell()
     try:
-        for judged in _judged(table, upgraders, batch_size, stop):
-            rows: list[_Row] = []
-            for key, value, verdict in judged:
-                report._count(verdict)
-                if verdict.kind == kinds.UPGRADE:
-                    rows.append((key, value, verdict))
-            report.to_upgrade += len(rows)
-            hashes = [verdict.stored.phc for _, _, verdict in rows if verdict.stored is not None]
-            pending.append(_Page(len(judged), rows, _submit(workers, plugin_name, hashes)))
+        for skipped, rows in _batches(table, upgraders, batch_size, report, stop, pace):
+            done += skipped
+            if rows:
+                pending.append(_send(workers, plugin_name, rows, pace.chunk(len(rows))))
+            tell()
             while len(pending) >= PAGES_IN_FLIGHT:
                 finish_oldest()
         while pending:
             finish_oldest()
+        tell()
     except _StoppedError:
-        # The rows of the pages in flight keep their old values; a rerun upgrades them.
-        workers.client.cancel([future for page in pending for future in page.futures])
+        # The upgrades already made are kept; the rows of unfinished tasks keep their old values,
+        # and a rerun upgrades them.
+        before = report.upgraded
+        for batch in pending:
+            part = batch.finished_part()
+            if part.rows:
+                _write(workers, part, table, upgraders, report)
+        report.written_at_stop = report.upgraded - before
+        workers.client.cancel([future for batch in pending for future in batch.futures])
         raise
 
 
@@ -499,16 +584,19 @@ def upgrade_table(
         to (with the TLS credentials of `security`, or else of Dask's configuration); or
         `workers`, the number of processes of a new local cluster (default: one per usable
         core), which only this job can use.
-    :param batch_size: rows per page, and per write-back transaction.
+    :param batch_size: rows per page read, and the most rows in a batch: a batch holds a few
+        seconds of the workers' work (:mod:`twocats.bulk.pace`) and is written back in one
+        transaction.
     :param dry_run: only count the rows by kind and estimate the duration, from the workers'
         start (timed) and a few upgrades timed on them; nothing is written.
     :param max_memory: the hashers' memory limit (see :class:`~twocats.PasswordHasher`); stored
         hashes over its memory or work limits are counted as failed, never computed.
-    :param progress: called after each page with (rows done, rows in the table).
+    :param progress: called as rows are done with (rows done, rows in the table).
     :param stop: once set (from a signal handler, say), the job stops within
-        :data:`STOP_POLL_SECONDS` of a page boundary or of waiting for the workers: the pages in
-        flight are cancelled unwritten, the cluster is shut down, and the report is returned with
-        ``stopped`` set.  Every row holds its old value or its new one, and a rerun resumes.
+        :data:`STOP_POLL_SECONDS` of a page boundary or of waiting for the workers: the rows of
+        the batches in flight whose tasks finished are checked and written, the other tasks are
+        cancelled, the cluster is shut down, and the report is returned with ``stopped`` set.
+        Every row holds its old value or its new one, and a rerun resumes.
 
     Raises :class:`~twocats.exceptions.InvalidParametersError` for bad input (the target, the
     table, its columns, an unreachable database or cluster) before anything is written, and

@@ -11,7 +11,12 @@ A local cluster started for the job speaks TLS with throwaway credentials that o
 (:func:`twocats.bulk.credentials.job_security`), listens on 127.0.0.1 only, serves no dashboard,
 and its workers start without the environment variables that can hold a database password
 (:data:`SECRET_VARIABLES`): they only ever see hash strings.  They start with SIGINT ignored, so
-that a Ctrl-C stops the job, which shuts them down, rather than each of them on its own.
+that a Ctrl-C stops the job, which shuts them down, rather than each of them on its own.  Dask's
+own log messages, in the job's process and in its workers (:data:`QUIET_LOGGING`), and whatever
+else its workers write (this module is their preload: :func:`dask_setup`), are kept from the
+user: a worker's heartbeat that meets the scheduler closing at the end of a run, a dry run or a
+stop is no news, nor is the traceback of a worker restarted as the cluster closes, and a real
+failure reaches the user as the job's own report of it.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import hashlib
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -57,11 +63,36 @@ CONNECT_TIMEOUT = 30
 #: Environment variables that can hold a database password: the job's own workers never get them.
 SECRET_VARIABLES: Final = ("TWOCATS_DATABASE_URL", "DATABASE_URL", "PGPASSWORD")
 
+#: The environment the job's own workers start with besides: Dask's logging configuration, read
+#: as Dask is imported, with every logger Dask sets up at its most silent level.
+QUIET_LOGGING: Final = {
+    "DASK_LOGGING": repr(
+        dict.fromkeys(
+            ("distributed", "distributed.client", "distributed.gc", "tornado.application"),
+            "critical",
+        )
+    )
+}
+
 # The HTTP endpoints of the job's own cluster: a health check, and nothing that shows its work.
 _HTTP_ROUTES: Final = {
     "distributed.scheduler.http.routes": ["distributed.http.health"],
     "distributed.worker.http.routes": ["distributed.http.health"],
 }
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook, in each worker of the job's own cluster as it starts: Python's
+    standard output and error go nowhere, so that nothing a worker writes (a traceback Dask
+    prints as it closes, say) reaches the job's terminal or its JSON document."""
+    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the process's life
+
+
+def _own_cluster_config() -> dict[str, Any]:
+    """Dask's configuration for the job's own cluster: its HTTP endpoints and its workers'
+    preload (this module), before any others."""
+    preloads = dask.config.get("distributed.worker.preload", default=[])
+    return {**_HTTP_ROUTES, "distributed.worker.preload": [__name__, *preloads]}
 
 
 class UpgradePlugin(WorkerPlugin):
@@ -139,15 +170,23 @@ class Workers:
 
 
 @contextlib.contextmanager
-def _secrets_withheld() -> Iterator[None]:
-    """Remove :data:`SECRET_VARIABLES` from this process's environment while the block runs.
+def _worker_environment() -> Iterator[None]:
+    """Remove :data:`SECRET_VARIABLES` from this process's environment and add
+    :data:`QUIET_LOGGING` while the block runs.
 
-    Worker processes started meanwhile (restarted ones too) inherit the environment without them.
+    Worker processes started meanwhile (restarted ones too) inherit that environment.
     """
     saved = {name: os.environ.pop(name) for name in SECRET_VARIABLES if name in os.environ}
+    replaced = {name: os.environ.get(name) for name in QUIET_LOGGING}
+    os.environ.update(QUIET_LOGGING)
     try:
         yield
     finally:
+        for name, value in replaced.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         os.environ.update(saved)
 
 
@@ -206,7 +245,7 @@ def open_workers(
             yield Workers(remote, _count(remote), None)
         return
     count = workers or usable_cpus()
-    with job_security() as own, _secrets_withheld(), dask.config.set(_HTTP_ROUTES):
+    with job_security() as own, _worker_environment(), dask.config.set(_own_cluster_config()):
         with _interrupts_left_to_the_job():
             cluster = LocalCluster(
                 n_workers=count,
@@ -217,7 +256,7 @@ def open_workers(
                 security=own,
                 # Its HTTP endpoint (a health check) on a free loopback port.
                 dashboard_address="127.0.0.1:0",
-                silence_logs=logging.ERROR,
+                silence_logs=logging.CRITICAL,
             )
         with cluster, Client(cluster, security=own) as local:
             yield Workers(local, count, max(1, usable_cpus() // count))

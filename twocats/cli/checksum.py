@@ -210,7 +210,10 @@ def sum_command(
 
     The output is byte for byte what sha256sum (or sha512sum, b2sum) prints, with the same
     options (--tag, -z, and with --check: --quiet, --status, --strict, -w, --ignore-missing),
-    messages and exit status, and --check reads their files in both forms.  Files are hashed
+    messages and exit status, and --check reads their files in both forms, line by line as
+    they do (a name ends at a NUL byte; a line over 64 KiB is read in full if it can be a
+    checksum line, up to 1 MiB, beyond which that checksum file is left with exit status 1, and
+    is counted as improperly formatted, unheld, if it cannot).  Files are hashed
     by hashlib, and by SIMD lanes when the job is large enough to repay loading them
     (--backend: lanes from the start).  Every input is read in pieces, its size never taken
     from the file system: inputs (files, pipes, devices, standard input) that end within 1 MiB
@@ -322,10 +325,14 @@ def _check_one(
             out.message(f"{shown}: {number}: improperly formatted {type_name} checksum line")
 
     try:
-        for group in parsed_groups(sum_file, parser, tally, improper):
-            names = [item.name for item in group]
-            outcomes = file_digests(names, algorithm, backend, loader=loader)
-            for item, (name, outcome) in zip(group, outcomes, strict=True):
+        for group in parsed_groups(sum_file, parser, tally):
+            names = [item.name for item in group if isinstance(item, CheckLine)]
+            outcomes = iter(file_digests(names, algorithm, backend, loader=loader))
+            for item in group:
+                if not isinstance(item, CheckLine):
+                    improper(item)
+                    continue
+                name, outcome = next(outcomes)
                 tally.checked += 1
                 if isinstance(outcome, OSError):
                     if options.ignore_missing and outcome.errno == errno.ENOENT:

@@ -50,7 +50,12 @@ except ImportError as error:
     raise missing_framework(__name__, "libpass (or passlib)", "passlib") from error
 
 from twocats import phc
-from twocats.exceptions import HashLimitError, InvalidParametersError, VerificationError
+from twocats.exceptions import (
+    HashLimitError,
+    InvalidHashError,
+    InvalidParametersError,
+    VerificationError,
+)
 from twocats.hasher import DEFAULT_SALT_LEN, PasswordHasher
 from twocats.integrations._common import has_twocats_prefix, report_refused, shared_hasher
 from twocats.params import Params
@@ -257,10 +262,12 @@ def admitted(handler: Any, hasher: PasswordHasher) -> Any:
 
     Its ``verify`` reads the stored string's cost first
     (:meth:`twocats.PasswordHasher.check_foreign`): a hash above the limits, or one that is not
-    an argon2 or bcrypt string, raises ``ValueError`` before anything is computed (the former
-    logged, see the module documentation); any other is verified by `handler` in an admission
-    slot of `hasher`, which may raise :class:`~twocats.exceptions.HasherBusyError` after the
-    hasher's timeout.  Its name, settings and hashes are `handler`'s.
+    a well-formed argon2 or bcrypt string, raises ``ValueError`` before anything is computed (the
+    former logged, see the module documentation); any other is verified by `handler` in an
+    admission slot of `hasher`, which may raise :class:`~twocats.exceptions.HasherBusyError` after
+    the hasher's timeout.  A hash `handler` cannot read raises ``ValueError``
+    (:class:`~twocats.exceptions.InvalidHashError`) naming its scheme, never the hash, as every
+    malformed hash does.  Its name, settings and hashes are `handler`'s.
     """
     if not isinstance(hasher, PasswordHasher):
         raise TypeError(f"hasher must be a twocats.PasswordHasher, not {type(hasher).__name__}")
@@ -271,8 +278,18 @@ def admitted(handler: Any, hasher: PasswordHasher) -> Any:
 
     def verify(cls: Any, /, secret: str | bytes, hash: str | bytes, **context: Any) -> bool:
         inner = super(wrapped, cls).verify
+        uh.validate_secret(secret)
+        stored = _hash_text(hash)
+
+        def check() -> bool:
+            try:
+                return bool(inner(secret, stored, **context))
+            except (ValueError, TypeError):
+                # passlib's messages hold the stored hash: none of it reaches this error.
+                raise InvalidHashError(f"the stored {handler.name} hash is malformed") from None
+
         try:
-            verified: bool = hasher.verify_foreign(hash, lambda: inner(secret, hash, **context))
+            verified: bool = hasher.verify_foreign(stored, check)
         except HashLimitError as error:
             report_refused(error)
             raise

@@ -20,6 +20,7 @@ from __future__ import annotations
 from twocats.integrations._common import missing_framework
 
 try:
+    from pwdlib.exceptions import PwdlibError
     from pwdlib.hashers import HasherProtocol
 except ImportError as error:
     raise missing_framework(__name__, "pwdlib", "pwdlib") from error
@@ -147,11 +148,13 @@ class AdmittedHasher(HasherProtocol):
     """pwdlib's argon2 or bcrypt hasher `inner`, verifying under `hasher`'s admission and limits.
 
     ``verify`` first reads the stored string's cost (:meth:`twocats.PasswordHasher.check_foreign`):
-    a hash above the limits, or one that is not an argon2 or bcrypt string, fails to verify (the
-    former logged like a refused twocats hash); otherwise `inner` verifies it in an admission slot
-    of `hasher`, which may raise :class:`~twocats.exceptions.HasherBusyError` after the hasher's
-    timeout.  New hashes and ``check_needs_rehash`` are `inner`'s own, made with the operator's
-    parameters.
+    a hash above the limits, or one that is not a well-formed argon2 or bcrypt string, fails to
+    verify (the former logged like a refused twocats hash); otherwise `inner` verifies it in an
+    admission slot of `hasher`, which may raise :class:`~twocats.exceptions.HasherBusyError` after
+    the hasher's timeout.  A hash that `inner` cannot verify (pwdlib raises
+    ``HashVerificationError``) fails to verify too, so that a malformed stored hash is answered
+    like a wrong password.  New hashes and ``check_needs_rehash`` are `inner`'s own, made with the
+    operator's parameters.
     """
 
     def __init__(self, inner: HasherProtocol, hasher: PasswordHasher) -> None:
@@ -182,11 +185,18 @@ class AdmittedHasher(HasherProtocol):
         _check_type(password, "password")
         _check_type(hash, "hash")
         try:
-            return self._hasher.verify_foreign(hash, lambda: self._inner.verify(password, hash))
+            return self._hasher.verify_foreign(hash, lambda: self._inner_verify(password, hash))
         except HashLimitError as error:
             report_refused(error)
             return False
         except InvalidHashError:
+            return False
+
+    def _inner_verify(self, password: str | bytes, hash: str | bytes) -> bool:
+        """`inner`'s answer; False where it cannot verify `hash` (pwdlib raises for that)."""
+        try:
+            return self._inner.verify(password, hash)
+        except (PwdlibError, ValueError):
             return False
 
     def check_needs_rehash(self, hash: str | bytes) -> bool:

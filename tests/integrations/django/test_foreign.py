@@ -11,14 +11,17 @@ import pytest
 
 django = pytest.importorskip("django", reason="the test extra installs Django")
 
+from tests.support.foreign_rows import LIBRARY_REFUSES, MALFORMED  # noqa: E402
 from twocats import profiles  # noqa: E402
 from twocats.integrations.django import (  # noqa: E402
     AdmittedArgon2PasswordHasher,
+    AdmittedBCryptPasswordHasher,
     AdmittedBCryptSHA256PasswordHasher,
     TwoCatsPasswordHasher,
 )
 
 PASSWORD = "correct horse battery staple"
+ROWS = {**MALFORMED, **LIBRARY_REFUSES}
 
 
 class CheapTwoCats(TwoCatsPasswordHasher):
@@ -41,6 +44,12 @@ class CheapBCrypt(AdmittedBCryptSHA256PasswordHasher):
     rounds = 4
 
 
+class CheapPlainBCrypt(AdmittedBCryptPasswordHasher):
+    """The admitted plain bcrypt hasher at its cheapest."""
+
+    rounds = 4
+
+
 def _path(cls: type) -> str:
     return f"{__name__}.{cls.__qualname__}"
 
@@ -53,7 +62,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     from tests.support.django_project import configure
 
     configure(Path(tmp_path_factory.mktemp("django")))
-    hashers = [_path(CheapTwoCats), _path(CheapArgon2), _path(CheapBCrypt)]
+    hashers = [_path(CheapTwoCats), _path(CheapArgon2), _path(CheapBCrypt), _path(CheapPlainBCrypt)]
     with override_settings(PASSWORD_HASHERS=hashers):
         yield
 
@@ -94,3 +103,16 @@ def test_a_planted_argon2_value_is_refused_with_a_warning(
             assert not check_password(PASSWORD, planted)
     assert ran == []
     assert "argon2id hash is refused" in caplog.text
+
+
+@pytest.mark.parametrize("stored", ROWS.values(), ids=ROWS.keys())
+def test_a_malformed_value_is_a_wrong_password(project: None, stored: str) -> None:
+    """Every malformed argon2 or bcrypt value fails check_password, with no exception."""
+    from django.contrib.auth.hashers import check_password
+
+    if stored.startswith("$2"):
+        values = ["bcrypt_sha256$" + stored, "bcrypt$" + stored]
+    else:
+        values = ["argon2" + stored]
+    for value in values:
+        assert check_password(PASSWORD, value) is False

@@ -5,10 +5,12 @@ Django's own hashers compute whatever a stored value asks for: a planted
 :class:`~twocats.integrations.django.TwoCatsPasswordHasher` instead of Django's, these classes
 (same algorithm names, same stored values) first read the value's cost
 (:meth:`twocats.PasswordHasher.check_foreign`): a value above the twocats hasher's limits fails to
-verify, logged like a refused twocats hash; any other is verified by Django's code in one of the
-twocats hasher's admission slots, its memory counted against ``max_total_memory``.  ``timeout``
-(a class attribute, in seconds; None: the twocats hasher's own) bounds the wait for a slot, after
-which :class:`~twocats.integrations.django.HasherBusyDeniedError` is raised: the login fails.
+verify, logged like a refused twocats hash, and so does a malformed one; any other is verified by
+Django's code in one of the twocats hasher's admission slots, its memory counted against
+``max_total_memory`` (a value that Django's code fails on with ``ValueError`` fails to verify).
+``timeout`` (a class attribute, in seconds; None: the twocats hasher's own) bounds the wait for a
+slot, after which :class:`~twocats.integrations.django.HasherBusyDeniedError` is raised: the login
+fails.
 """
 
 from __future__ import annotations
@@ -56,14 +58,21 @@ class _Admitted:
     timeout: float | None = None
 
     def verify(self, password: str, encoded: str) -> bool:
-        """Return whether `password` matches; False for a mismatch or a value above the limits."""
+        """Return whether `password` matches; False for a mismatch, a malformed value or one
+        above the limits."""
         django_verify = super().verify  # type: ignore[misc]
+
+        def check() -> bool:
+            try:
+                return bool(django_verify(password, encoded))
+            except ValueError:
+                # bcrypt's "Invalid salt" and the like: Django's hashers let them through.
+                return False
+
         try:
             with denied_when_busy():
                 verified: bool = _twocats().verify_foreign(
-                    _foreign(encoded),
-                    lambda: django_verify(password, encoded),
-                    timeout=self.timeout,
+                    _foreign(encoded), check, timeout=self.timeout
                 )
         except HashLimitError as error:
             report_refused(error)
