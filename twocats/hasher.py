@@ -37,7 +37,7 @@ default limits accept took up to 6 times the CPU of a verification of
 estimate, 2.5 times, runs low for eight multiplies and few lanes).  The first hash of a kernel
 shape that no cache holds also costs a compile, about 7 to 9 s of CPU (18 to 26 verifications of
 ``SENSITIVE``), once per shape per machine while the cache can be written; it never runs inside
-an admission slot (see :mod:`twocats.hasher_kernels`: shapes other than the hasher's own, the
+an admission slot (see :mod:`twocats.hasher_jobs`: shapes other than the hasher's own, the
 built-in profiles' and ``previous`` compile in a fresh process, one at a time, within 120 s).
 An operator who accepts costlier stored hashes says so with ``previous``, ``max_memory`` (the
 work limit then follows a default-profile hash of that size at least) or ``max_work``.
@@ -102,8 +102,7 @@ from twocats._units import format_size
 from twocats.admission import Admission
 from twocats.exceptions import InvalidParametersError
 from twocats.foreign import ForeignCost, check_foreign
-from twocats.hasher_jobs import Job, Jobs
-from twocats.hasher_kernels import KernelShapes
+from twocats.hasher_jobs import Job, Jobs, Kernels
 from twocats.kdf import limits
 from twocats.kdf.geometry import work_memory
 from twocats.kdf.limits import StoredLimits
@@ -386,7 +385,7 @@ class PasswordHasher:
         self._previous = earlier
         self._timeout = _timeout(timeout)
         self._backend = backend
-        self._kernels = KernelShapes(backend, (params, *BUILT_IN, *earlier))
+        self._kernels = Kernels(backend, (params, *BUILT_IN, *earlier))
         self._pool = Admission(
             max_concurrency=self._concurrency(params, own, budget, max_concurrency),
             max_total_memory=budget,

@@ -1,9 +1,25 @@
-"""What each call of a :class:`~twocats.PasswordHasher` does, as a job.
+"""What each call of a :class:`~twocats.PasswordHasher` does, as a job, and its kernel made ready.
 
 A job holds the work memory it asks admission for, what it computes on an engine and what it makes
 of the output.  The hasher's blocking and asyncio calls run the same jobs, so they cannot differ.
 Everything a job depends on (the password's type, the salt, the stored string and the limits) is
 checked when it is made, before the caller waits for a slot.
+
+Every stored hash names the fill kernel it runs (hash type, lane count, block hash).  A kernel
+that no artefact or cache holds yet compiles for seconds, and a call that did so inside an
+admission slot would keep every other login waiting, so :meth:`Kernels.prepare` makes it ready
+first, outside admission (:func:`twocats.simd.family.ready`): the kernels of the hasher's own
+parameters, of ``previous`` and of the built-in profiles (those its users' hashes legitimately
+have) in the calling thread, compiled there if no cache holds them, as the first hash of a fresh
+server always did; any other (a planted hash, or a rare legitimate one) by an isolated child, at
+most one at a time per process and within :data:`twocats.simd.family.COMPILE_SECONDS`, whose
+artefact, or numba's build in the cache, this process then loads without compiling.  A caller
+that would wait longer than its admission ``timeout`` (that bound without one) for another
+caller's compile gets :class:`~twocats.exceptions.HasherBusyError`, and a kernel that could not
+be compiled is refused, for the rest of the process, with
+:class:`~twocats.exceptions.HashLimitError` (which the framework adapters answer like a wrong
+password).  The ``reference`` backend and kernels run as Python (``NUMBA_DISABLE_JIT``) need
+nothing.
 """
 
 from __future__ import annotations
@@ -11,20 +27,30 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Generic, Literal, TypeVar
 
 from twocats import phc
-from twocats.exceptions import InvalidParametersError, VerifyMismatchError
+from twocats.exceptions import (
+    BackendError,
+    HasherBusyError,
+    HashLimitError,
+    InvalidParametersError,
+    VerifyMismatchError,
+)
+from twocats.kdf.fill.args import FillKey
+from twocats.kdf.fill.family import FILL
 from twocats.kdf.geometry import work_memory
 from twocats.kdf.limits import StoredLimits
 from twocats.params import Params
+from twocats.simd import cache, family
+from twocats.simd.registry import resolve_backend
 from twocats.target import describe_differences, differences
 
 if TYPE_CHECKING:
     from twocats.kdf.engine import Engine
 
-__all__ = ["Job", "Jobs"]
+__all__ = ["Job", "Jobs", "Kernels"]
 
 _R = TypeVar("_R")
 
@@ -34,7 +60,7 @@ class Job(Generic[_R]):
     """One admitted call: its memory, its work on an engine, and what to make of the output.
 
     ``params`` are the parameters the work derives with: their fill kernel is made ready before
-    the call is admitted (see :mod:`twocats.hasher_kernels`).
+    the call is admitted (:class:`Kernels`).
     """
 
     need: int
@@ -167,3 +193,57 @@ def _match(digest: bytes, expected: bytes, *, always_fail: bool = False) -> Lite
     if always_fail or not equal:
         raise VerifyMismatchError("The password does not match the supplied hash")
     return True
+
+
+class Kernels:
+    """The fill kernels a hasher expects, and the preparation of any other (see the module)."""
+
+    __slots__ = ("_backend", "_expected")
+
+    def __init__(self, backend: str | None, expected: Iterable[Params]) -> None:
+        self._backend = backend
+        self._expected = frozenset(_shape(FILL.keys("simd", params)[0]) for params in expected)
+
+    def _key(self, params: Params) -> FillKey | None:
+        """The kernel ``params`` run, or None where none is compiled."""
+        backend = resolve_backend(self._backend)
+        if backend == "reference" or cache.jit_disabled():
+            return None
+        return FILL.keys(backend, params)[0]
+
+    def ready(self, params: Params) -> bool:
+        """Whether a call with ``params`` may be admitted at once (nothing left to compile)."""
+        key = self._key(params)
+        return key is None or family.ready_now(FILL, key)
+
+    def prepare(self, params: Params, wait: float | None) -> None:
+        """Make the kernel of ``params`` ready, outside admission; ``wait`` bounds the queue.
+
+        Raises :class:`~twocats.exceptions.HasherBusyError` after ``wait`` seconds (None:
+        :data:`twocats.simd.family.COMPILE_SECONDS`) behind another caller's compile, and
+        :class:`~twocats.exceptions.HashLimitError` for a kernel that could not be compiled.
+        """
+        key = self._key(params)
+        if key is None:
+            return
+        if _shape(key) in self._expected:
+            family.ready(FILL, key)
+            return
+        waited = family.COMPILE_SECONDS if wait is None else wait
+        try:
+            family.ready(FILL, key, elsewhere=True, wait=waited)
+        except TimeoutError:
+            raise HasherBusyError(
+                f"the hasher is busy: waited {waited:g} s (timeout) for another stored hash's "
+                "kernel to compile"
+            ) from None
+        except BackendError:
+            raise HashLimitError(
+                f"the stored hash is refused: its kernel ({key.label}) could not be compiled "
+                f"within {family.COMPILE_SECONDS:g} s"
+            ) from None
+
+
+def _shape(key: FillKey) -> tuple[int, int, int]:
+    """What makes kernels of one backend differ: hash type, lane count and block hash."""
+    return key.hash_type, key.lanes, key.variant

@@ -15,7 +15,7 @@ from twocats import kdf
 from twocats.exceptions import VerifyMismatchError
 from twocats.hasher import PasswordHasher
 from twocats.kdf.engine import Engine
-from twocats.kdf.fill.kernels import fill_kernel
+from twocats.kdf.fill.family import fill_variants
 from twocats.kdf.words import address as address_of
 from twocats.lanes import PRIMITIVES, hash_many
 from twocats.params import Params
@@ -186,6 +186,6 @@ def test_compiled_kernels_release_the_gil(backend: str) -> None:
     """The fill and lane kernels are compiled nogil, so threads run them in parallel."""
     from twocats.lanes.scheduler import SCHEDULERS
 
-    kernels: list[Any] = [fill_kernel(8, backend), SCHEDULERS["sha256"].get(backend)]
+    kernels: list[Any] = [fill_variants(8).get(backend), SCHEDULERS["sha256"].get(backend)]
     for kernel in kernels:
         assert kernel.targetoptions.get("nogil") is True

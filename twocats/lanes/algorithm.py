@@ -26,10 +26,6 @@ class Algorithm:
     #: The ``hashlib.new`` name of the same function, for streaming large inputs, or None.
     hashlib_name: str | None
     summary: str
-    #: The SHA-256 (hex) of the reference's digests of
-    #: :data:`twocats.lanes.known_answers.SAMPLE`, joined: a compiled build answers only when it
-    #: gives the same (``tests/lanes`` recomputes every row's value from the reference).
-    known_answer: str
     #: True for SHA-1: integrity checks of old data only, never for passwords or new designs.
     legacy: bool = False
     #: True for the lane primitives, whose lane count and threads the caller may choose.

@@ -104,7 +104,7 @@ LANES_PAY_BYTES: Final = {
     "sha1": 1408 << 20,
 }
 
-#: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.lanes.aot`):
+#: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.simd.aot`):
 #: loading it imports neither numba nor numpy and costs about 28 ms of a process's start-up
 #: (``twocats sum --backend simd`` on one small file against the default, one core, AVX-512 and
 #: SHA-NI host).  At the savings per byte above that is repaid from about 20 MB (BLAKE2s), 35 MB
@@ -219,15 +219,15 @@ class LaneLoader:
 
     def built(self) -> bool:
         """Whether the lanes load from an ahead-of-time artefact (no numba import to repay)."""
-        from twocats.lanes.aot import LANES, LaneKey
-        from twocats.simd import aot
+        from twocats.lanes.primitives import FAMILY
+        from twocats.simd.family import KernelKey, ready_now
         from twocats.simd.registry import resolve_backend
 
         name = self._method.lanes
         backend = resolve_backend(self._backend)
         if name is None or backend == "reference":
             return False
-        return aot.load(LANES, LaneKey(name, backend)) is not None
+        return ready_now(FAMILY, KernelKey(f"lanes_{name}", backend))
 
     def hash(self, messages: Slices) -> list[bytes]:
         """Hash a batch in lanes (loading the kernels on first use)."""

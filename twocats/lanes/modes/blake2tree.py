@@ -148,7 +148,6 @@ ALGORITHMS = (
         blake2sp_many,
         None,
         "BLAKE2sp, 8 BLAKE2s leaves",
-        "9eb17f0720918cff34177e8076641227c8275505d53ba778c9c12959fc9e34ff",
     ),
     Algorithm(
         "blake2bp",
@@ -156,6 +155,5 @@ ALGORITHMS = (
         blake2bp_many,
         None,
         "BLAKE2bp, 4 BLAKE2b leaves",
-        "9ec926ea182453ded1dc7de4f4ec9105bca2588f56673b09cd02ab075dbb9987",
     ),
 )

@@ -139,7 +139,6 @@ ALGORITHMS = (
         partial(lsh256_many, digest_size=28),
         None,
         "LSH-256-224 (KS X 3262), 8 messages in lanes",
-        "7454ab8143be6a749f101a9d6e887270e2e69cb05fac5828c9fec9020ea9c1be",
     ),
     Algorithm(
         "lsh-256-256",
@@ -147,7 +146,6 @@ ALGORITHMS = (
         partial(lsh256_many, digest_size=32),
         None,
         "LSH-256-256 (KS X 3262), 8 messages in lanes",
-        "ea8f224b38c436779f802d87bf50eb8cbb996d6f55419306c7fd6d4a1cbb6368",
     ),
     Algorithm(
         "lsh-512-224",
@@ -155,7 +153,6 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=28),
         None,
         "LSH-512-224 (KS X 3262), 8 messages in lanes",
-        "7af0354a94b0db8b6f05b9b1cf749fc2e350a1fad58519b73a289735cb743992",
     ),
     Algorithm(
         "lsh-512-256",
@@ -163,7 +160,6 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=32),
         None,
         "LSH-512-256 (KS X 3262), 8 messages in lanes",
-        "03701d39614cd898528c282327bd53b2c1ac9e9fd54fc100e567904b7623c639",
     ),
     Algorithm(
         "lsh-512-384",
@@ -171,7 +167,6 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=48),
         None,
         "LSH-512-384 (KS X 3262), 8 messages in lanes",
-        "a5e5e37ca202b8ecbcbe79ea29776b53b9e0d9b38bafe921745dc23928148a5e",
     ),
     Algorithm(
         "lsh-512-512",
@@ -179,6 +174,5 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=64),
         None,
         "LSH-512-512 (KS X 3262), 8 messages in lanes",
-        "a32bfa1b011289ce8085be14a88ffd759e550c415c2bbb4830a5a5d2ec26557c",
     ),
 )

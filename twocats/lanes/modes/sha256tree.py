@@ -213,7 +213,6 @@ ALGORITHMS = (
         each(mh_sha256),
         None,
         "Intel multi-hash SHA-256 (ISA-L mh_sha256), 16 segments",
-        "44e4151f78b23fa9b8777873816dd75572ec03201f8e16593419d55caf232997",
     ),
     Algorithm(
         "jlanes-sha256-4",
@@ -221,7 +220,6 @@ ALGORITHMS = (
         each(jlanes_sha256, j=4),
         None,
         "j-lanes SHA-256 tree, j = 4, standard IVs",
-        "9f2f5e741a838d1bb7c724b054703ad53ae22207f5b2c237ca0cb0b7114ef5ff",
     ),
     Algorithm(
         "jlanes-sha256-8",
@@ -229,7 +227,6 @@ ALGORITHMS = (
         each(jlanes_sha256, j=8),
         None,
         "j-lanes SHA-256 tree, j = 8, standard IVs",
-        "a34dcf35ee1ae8f96185dd7703fbfdd096168b8e2b2876647d25b02a3adba581",
     ),
     Algorithm(
         "jlanes-sha256-16",
@@ -237,6 +234,5 @@ ALGORITHMS = (
         each(jlanes_sha256, j=16),
         None,
         "j-lanes SHA-256 tree, j = 16, standard IVs",
-        "2ae213c93f171daa0e4048d754b7be90ff2aa20631d0732c248923d67fedb58f",
     ),
 )

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from twocats.exceptions import HashLimitError
-from twocats.hasher_kernels import KernelShapes
+from twocats.hasher_jobs import Kernels
+from twocats.kdf.fill.args import FillKey
 from twocats.params import Params
+from twocats.simd import aot, family
 
 # The legitimate users' shape (blake2s, one lane: the cheapest to compile) and a planted one
 # (sha512, 16 lanes), both a few KiB.
@@ -84,20 +86,19 @@ def test_a_shape_that_does_not_compile_is_refused_like_a_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A shape whose compiling process fails is refused as a HashLimitError, then at once."""
-    from twocats import hasher_kernels
-
     calls: list[object] = []
 
-    def failing(backend: str, shape: object, settings: object) -> bool:
-        calls.append(shape)
-        return False
+    def failing(family_: object, key: object) -> None:
+        calls.append(key)
 
-    monkeypatch.setattr(hasher_kernels, "_compile_elsewhere", failing)
-    monkeypatch.setattr(hasher_kernels, "_load_artefact", lambda backend, shape: False)
+    monkeypatch.setattr(family, "_compiled_by_child", failing)
+    monkeypatch.setattr(aot, "load", lambda family_, key: None)
+    monkeypatch.setattr(family, "_ready", {})
+    monkeypatch.setattr(family, "_failed", set())
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
     planted = Params(mem_cost=4, hash_type="sha256", lanes=2, parallelism=1, block_size=1024)
-    shapes = KernelShapes("simd", ())
+    kernels = Kernels("simd", ())
     for _ in range(2):
         with pytest.raises(HashLimitError, match="sha256 x2"):
-            shapes.prepare(planted, 1.0)
-    assert calls == [(2, 2, 0)]
+            kernels.prepare(planted, 1.0)
+    assert calls == [FillKey(2, "simd", 2, 0)]

@@ -1,9 +1,10 @@
-"""Prebuilt kernels for a platform wheel: chosen by the CPU's x86-64 level, checked, packaged.
+"""``twocats warmup --wheel``: a platform wheel's kernels, chosen by the CPU's x86-64 level,
+checked, packaged.
 
-One artefact is built for the x86-64 baseline into a folder of the test's own (a child process
-whose numba targets that level); the loader picks it when no artefact of this machine exists, and
-``python -m build --wheel`` of a tree carrying it makes a platform wheel, while the sdist does not
-carry it.
+The wheel's kernels are built for the x86-64 baseline into a folder of the test's own (a child
+process whose numba targets that level); the loader picks them when no artefact of this machine
+exists, and ``python -m build --wheel`` of a tree carrying them makes a platform wheel, while the
+sdist does not carry them.
 """
 
 from __future__ import annotations
@@ -20,16 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.aot_artefacts import reset
-from tests.support.environment import need
+from tests.support.aot_artefacts import need_artefacts, reset
+from twocats.cli.warmup import wheel_jobs
 from twocats.kdf.engine import Engine
-from twocats.kdf.fill import aot as fill_aot
-from twocats.kdf.fill import check as fill_check
 from twocats.kdf.fill.args import FillKey
-from twocats.lanes import aot as lane_aot
+from twocats.kdf.fill.family import FILL, reference_check, run_check
+from twocats.lanes.primitives import FAMILY
 from twocats.params import Params
-from twocats.prebuild import prebuilt_lanes
-from twocats.simd import _jit, aot, cache
+from twocats.simd import aot, cache
+from twocats.simd.family import wheel
 from twocats.simd.isa import X86_64_LEVELS
 
 KEY = FillKey(8, "simd", 0, 0)
@@ -59,19 +59,12 @@ def test_levels_follow_the_cpu_flags(
 
 @pytest.fixture(scope="module")
 def prebuilt(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A prebuilt folder holding the default kernel for the x86-64 baseline."""
-    if _jit.config.DISABLE_JIT:
-        pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
-    if shutil.which(os.environ.get("CC") or "cc") is None:
-        need("a C compiler (cc) to link ahead-of-time kernels")
+    """A prebuilt folder holding the wheel's kernels for the x86-64 baseline."""
+    need_artefacts()
     if "x86-64" not in aot.host_levels():
         pytest.skip("prebuilt kernels are built for x86-64 CPUs")
     folder = tmp_path_factory.mktemp("prebuilt")
-    kernels = tmp_path_factory.mktemp("cache")
-    env = {**os.environ, "NUMBA_CPU_NAME": "x86-64", "NUMBA_CPU_FEATURES": ""}
-    env |= {"TWOCATS_CACHE_DIR": str(kernels), "NUMBA_CACHE_DIR": str(kernels), cache.AOT_ENV: "1"}
-    command = [sys.executable, "-m", "twocats.prebuild", "--level", "x86-64"]
-    subprocess.run([*command, "--out", str(folder)], env=env, check=True, timeout=900)
+    assert list(wheel(wheel_jobs(), folder, ["x86-64"])) == [("x86-64", "built")]
     return folder
 
 
@@ -90,17 +83,17 @@ def only_prebuilt(
 
 def test_prebuilt_lane_schedulers_are_loaded_and_exact(only_prebuilt: Path) -> None:
     """The wheel's lane schedulers load without an artefact of this machine and pass the check."""
-    for key in prebuilt_lanes():
-        kernel = aot.load(lane_aot.LANES, key)
+    for key in FAMILY.keys("simd", None):
+        kernel = aot.load(FAMILY, key)
         assert kernel is not None, key.name
-        assert lane_aot.LANES.check(kernel, key), key.name
+        assert FAMILY.check(kernel, key), key.name
 
 
 def test_prebuilt_baseline_kernel_is_loaded_and_exact(only_prebuilt: Path) -> None:
     """Without an artefact of this machine the baseline one is loaded and derives exactly."""
-    kernel = fill_aot.load_fill(KEY)
+    kernel = aot.load(FILL, KEY)
     assert kernel is not None
-    assert fill_check.run_check(kernel, KEY) == fill_check.reference_check(KEY)
+    assert run_check(kernel, KEY) == reference_check(KEY)
     output = Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
     os.environ[cache.AOT_ENV] = "0"
     reset()
@@ -121,9 +114,9 @@ def test_prebuilt_kernel_serves_when_this_machines_folder_is_refused(
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(shared))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        kernel = fill_aot.load_fill(KEY)
+        kernel = aot.load(FILL, KEY)
     assert kernel is not None
-    assert fill_check.run_check(kernel, KEY) == fill_check.reference_check(KEY)
+    assert run_check(kernel, KEY) == reference_check(KEY)
     (warning,) = caught
     assert "writable" in str(warning.message)
     assert str(warning.message).endswith("; using the kernel the package carries")
@@ -138,7 +131,7 @@ def test_prebuilt_kernel_of_a_level_the_cpu_lacks_is_not_used(
     monkeypatch.setattr(aot, "host_levels", lambda: ["x86-64-v4", "x86-64-v3"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert fill_aot.load_fill(KEY) is None
+        assert aot.load(FILL, KEY) is None
     assert not caught
 
 

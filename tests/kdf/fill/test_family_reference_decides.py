@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from twocats.exceptions import BackendError
-from twocats.kdf.fill import check as fill_check
+from twocats.kdf.fill import family as fill_family
 from twocats.kdf.fill.args import FillKey
-from twocats.kdf.fill.kernels import checked_fill, fill_kernel, fill_variants
-from twocats.simd import _jit, cache
+from twocats.kdf.fill.family import FILL, fill_variants
+from twocats.simd import _jit, cache, family
 
 #: The cheapest profile's kernel.
 KEY = FillKey(8, "simd", 0, 0)
@@ -30,15 +30,15 @@ def _compiled(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
     monkeypatch.setattr(cache, "_warned", [False])
     # The reference's digest is computed (and kept) before any check is spoiled.
-    fill_check.reference_check(KEY)
+    fill_family.reference_check(KEY)
     # The build is checked again on its next use.
-    fill_kernel(KEY.lanes, KEY.backend, KEY.hash_type, KEY.variant)
-    fill_variants(KEY.lanes, KEY.hash_type, KEY.variant)._ready.pop(KEY.backend)
+    family.ready(FILL, KEY)
+    monkeypatch.delitem(family._ready, KEY.name)
 
 
 def _spoiled_checks(monkeypatch: pytest.MonkeyPatch, spoiled: int) -> list[int]:
     """Make the first ``spoiled`` known-answer checks of numba's build differ; count them all."""
-    real = fill_check.run_check
+    real = fill_family.run_check
     calls: list[int] = []
 
     def check(kernel: Any, key: FillKey) -> bytes:
@@ -46,7 +46,7 @@ def _spoiled_checks(monkeypatch: pytest.MonkeyPatch, spoiled: int) -> list[int]:
         digest = real(kernel, key)
         return bytes(32) if len(calls) <= spoiled else digest
 
-    monkeypatch.setattr(fill_check, "run_check", check)
+    monkeypatch.setattr(fill_family, "run_check", check)
     return calls
 
 
@@ -64,14 +64,14 @@ def test_a_build_that_fails_its_check_is_compiled_afresh(monkeypatch: pytest.Mon
     calls = _spoiled_checks(monkeypatch, spoiled=1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fill = checked_fill(KEY)
+        fill = family.ready(FILL, KEY)
     assert len(calls) == 2
     assert recompiled.count(kernel) == 1
     assert kernel._cache.afresh
     assert len(caught) == 1
     assert "fails its known-answer check" in str(caught[0].message)
     monkeypatch.undo()
-    assert fill_check.run_check(fill, KEY) == fill_check.reference_check(KEY)
+    assert fill_family.run_check(fill, KEY) == fill_family.reference_check(KEY)
 
 
 def test_a_build_that_keeps_failing_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,4 +82,4 @@ def test_a_build_that_keeps_failing_is_an_error(monkeypatch: pytest.MonkeyPatch)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(BackendError, match="fails its known-answer check"):
-            checked_fill(KEY)
+            family.ready(FILL, KEY)

@@ -1,4 +1,4 @@
-"""Ahead-of-time fill kernels equal numba's builds and the reference bit for bit.
+"""The fill family: ahead-of-time fill kernels equal numba's builds and the reference bit for bit.
 
 Two artefacts are built (the default profile's kernel on the simd backend and a March 2014 kernel
 on the scalar backend) into a folder of their own, once as shared objects and once as objects for
@@ -20,12 +20,11 @@ from hypothesis import strategies as st
 from tests.support.aot_artefacts import KEYS, artefacts_in
 from twocats.hashes import HASHES
 from twocats.kdf.engine import Engine
-from twocats.kdf.fill import aot as fill_aot
-from twocats.kdf.fill import check as fill_check
-from twocats.kdf.fill import kernels as fillkernels
+from twocats.kdf.fill import family as fill_family
 from twocats.kdf.fill.args import CHAINS, SCRATCH, FillArgs, FillKey
-from twocats.kdf.fill.kernels import NumbaFill, fill_kernel
+from twocats.kdf.fill.family import FILL, fill, reference_check, run_check
 from twocats.kdf.vectors import Vector
+from twocats.simd import aot, family
 
 #: Vectors up to this much work memory run through the artefacts.
 _VECTOR_MEMORY = 4 << 20
@@ -43,10 +42,14 @@ def built(
 
 
 def _artefact(key: FillKey) -> Any:
-    kernel = fill_aot.load_fill(key)
-    assert kernel is not None, f"no artefact loaded for {key.name}"
-    assert not hasattr(kernel, "py_func"), "a numba build was returned"
+    kernel = aot.load(FILL, key)
+    assert isinstance(kernel, aot.Entry), f"no artefact loaded for {key.name}"
     return kernel
+
+
+def _numba(key: FillKey) -> Any:
+    """numba's checked build of ``key``."""
+    return family._numba(FILL, key)
 
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
@@ -54,12 +57,9 @@ def test_artefact_fills_the_check_job_like_numba_and_the_reference(
     built: Path, key: FillKey
 ) -> None:
     """The artefact's check job equals numba's build and the pure-Python reference."""
-    numba_kernel = NumbaFill(
-        fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
-    )
-    digest = fill_check.run_check(_artefact(key), key)
-    assert digest == fill_check.run_check(numba_kernel, key)
-    assert digest == fill_check.reference_check(key)
+    digest = run_check(_artefact(key), key)
+    assert digest == run_check(_numba(key), key)
+    assert digest == reference_check(key)
 
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
@@ -76,15 +76,11 @@ def test_scratch_is_zero_after_a_call(
 
         return make_and_record
 
-    monkeypatch.setattr(fillkernels, "scratch", recorded(fillkernels.scratch))
-    artefact = _artefact(key)
-    monkeypatch.setattr(artefact, "_scratch", [recorded(kind) for kind in artefact._scratch])
-    numba_kernel = NumbaFill(
-        fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
-    )
-    fill_check.run_check(artefact, key)
-    fill_check.run_check(numba_kernel, key)
-    arrays = [array for item in made for array in (item if isinstance(item, tuple) else [item])]
+    artefact, numba_kernel = _artefact(key), _numba(key)
+    monkeypatch.setattr(fill_family, "scratch", recorded(fill_family.scratch))
+    run_check(artefact, key)
+    run_check(numba_kernel, key)
+    arrays = [array for item in made for array in item]
     assert len(arrays) == 4 * len(SCRATCH[CHAINS[key.variant]])
     assert not any(any(bytes(memoryview(array))) for array in arrays)
 
@@ -115,8 +111,7 @@ def test_vectors_of_the_geometry_pass_through_the_artefact(
     assert len(vectors) >= 20
     for vector in vectors:
         assert vector.compute(engine).hex() == vector.expected.hex(), vector.id
-    loaded = engine.fill_slice()._kernels  # type: ignore[attr-defined]
-    assert loaded[(key.lanes, key.hash_type, key.variant)] is _artefact(key)
+    assert isinstance(family._ready[key.name], aot.Entry)
 
 
 @st.composite
@@ -143,17 +138,14 @@ def _run(kernel: Callable[..., None], key: FillKey, case: tuple[Any, ...]) -> by
     for done, per_slice, dependent in ((0, first, 0), (first, bpt - first, 1)):
         args = FillArgs(0, 1, done, per_slice, bpt, blocklen, sub, parallelism, multiplies,
                         dependent, time_cost)  # fmt: skip
-        kernel(mem, states, args)
+        fill(kernel, key.variant, mem, states, args)
     return mem.tobytes() + states.tobytes()
 
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
 def test_artefact_equals_numba_on_random_slices(built: Path, key: FillKey) -> None:
     """On random geometries, states and multiplies the artefact fills exactly like numba."""
-    artefact = _artefact(key)
-    numba_kernel = NumbaFill(
-        fill_kernel(key.lanes, key.backend, key.hash_type, key.variant), key.variant
-    )
+    artefact, numba_kernel = _artefact(key), _numba(key)
 
     @settings(max_examples=60)
     @given(case=_slices(key))

@@ -11,12 +11,12 @@ from pathlib import Path
 import numba
 import pytest
 
-from twocats.simd.aotcompile import BUILD_NUMBA
+from twocats.simd.aot import BUILD_NUMBA
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
     or numba.__version__ not in BUILD_NUMBA,
-    reason="artefacts are built by the numba releases aotcompile knows, with the JIT on",
+    reason="artefacts are built by the numba releases twocats.simd.aot knows, with the JIT on",
 )
 
 #: Hash with hash_slices, then hash_many, check against hashlib; print whether numba was imported

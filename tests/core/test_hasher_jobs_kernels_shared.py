@@ -26,9 +26,10 @@ from tests.support.users import (
     python_as,
     warm_shared,
 )
-from twocats import PasswordHasher, hasher_kernels
+from twocats import PasswordHasher
 from twocats.exceptions import HasherBusyError
 from twocats.profiles import CHEAPEST
+from twocats.simd import family
 
 #: A stored hash's shape no cache holds in these tests: SHA-512, 16 lanes.
 PLANTED = dataclasses.replace(
@@ -39,7 +40,7 @@ PLANTED = dataclasses.replace(
 def test_the_busy_error_formats_without_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     """Behind another caller's compile for longer than the bound, a hasher without a timeout
     raises HasherBusyError naming the bound it waited."""
-    monkeypatch.setattr(hasher_kernels, "COMPILE_SECONDS", 0.5)
+    monkeypatch.setattr(family, "COMPILE_SECONDS", 0.5)
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
     hasher = PasswordHasher.from_params(CHEAPEST, backend="simd")
     assert hasher.timeout is None
@@ -47,7 +48,7 @@ def test_the_busy_error_formats_without_a_timeout(monkeypatch: pytest.MonkeyPatc
     holding, release = threading.Event(), threading.Event()
 
     def compiling() -> None:
-        with hasher_kernels._compiling:
+        with family._compiling:
             holding.set()
             release.wait(30)
 
@@ -87,7 +88,7 @@ for password in ("pw", "wrong"):
         answers.append(type(error).__name__)
 compiled = None
 if "numba" in sys.modules:
-    from twocats.kdf.fill.kernels import fill_variants
+    from twocats.kdf.fill.family import fill_variants
     compiled = len(fill_variants(16, 3, 0)._build_for("simd").overloads)
 print(json.dumps({"answers": answers, "numba": "numba" in sys.modules, "compiled": compiled}))
 """
@@ -113,7 +114,7 @@ def test_a_read_only_cache_gets_the_childs_artefact(shared_cache: Path) -> None:
     service never imports numba."""
     import numba
 
-    from twocats.simd.aotcompile import BUILD_NUMBA
+    from twocats.simd.aot import BUILD_NUMBA
 
     if numba.__version__ not in BUILD_NUMBA:
         pytest.skip(f"artefacts are built with numba {', '.join(sorted(BUILD_NUMBA))} only")
