@@ -41,6 +41,8 @@ def test_the_busy_error_formats_without_a_timeout(monkeypatch: pytest.MonkeyPatc
     """Behind another caller's compile for longer than the bound, a hasher without a timeout
     raises HasherBusyError naming the bound it waited."""
     monkeypatch.setattr(family, "COMPILE_SECONDS", 0.5)
+    # No kernel is ready yet, as in a new process.
+    monkeypatch.setattr(family, "_ready", {})
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
     hasher = PasswordHasher.from_params(CHEAPEST, backend="simd")
     assert hasher.timeout is None

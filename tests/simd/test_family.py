@@ -92,7 +92,7 @@ def test_a_family_is_built_checked_and_loaded(
     kernel(words, 3)
     assert words.tolist() == [3, 3]
     for wrong in (np.zeros((2, 2), np.int64), np.zeros(4, np.int32), np.zeros(8, np.int64)[::2]):
-        with pytest.raises(TypeError, match="C-contiguous 1-D array of int64"):
+        with pytest.raises(TypeError, match="C-contiguous 1-D array of 8-byte elements"):
             kernel(wrong, 1)
     reset()
     assert isinstance(aot.load(ADD, KEY), aot.Entry)

@@ -136,23 +136,6 @@ def arguments(signature: str) -> tuple[Argument, ...]:
     return tuple(found)
 
 
-def _array(value: Any, argument: Argument) -> list[int]:
-    """The address and dimensions of an array argument, checked against the signature."""
-    view = memoryview(value)
-    if (
-        view.ndim != argument.ndim
-        or view.itemsize != _ELEMENTS[argument.element]
-        or not view.c_contiguous
-    ):
-        raise TypeError(f"expected a C-contiguous {argument.ndim}-D array of {argument.element}")
-    interface = getattr(value, "__array_interface__", None)
-    if interface is not None:
-        address = interface["data"][0]
-    else:
-        address = ctypes.addressof(ctypes.c_char.from_buffer(view)) if view.nbytes else 0
-    return [address, *(view.shape or ())]
-
-
 class Entry:
     """A loaded artefact's kernel, called like numba's build: the signature's arrays (numpy arrays
     or buffers of the same dimensions and element size) and integers, in order.
@@ -164,14 +147,11 @@ class Entry:
     def __init__(self, address: int, owner: object, signature: str) -> None:
         # ``owner`` holds the code: the loaded library or the MCJIT engine.
         self._owner = owner
-        self._arguments = arguments(signature)
+        # Each argument's dimensions (0: an integer) and element size.
+        self._kinds = [(a.ndim, _ELEMENTS[a.element]) for a in arguments(signature)]
         types: list[Any] = []
-        for argument in self._arguments:
-            types += (
-                [ctypes.c_void_p, *[ctypes.c_int64] * argument.ndim]
-                if argument.ndim
-                else [ctypes.c_int64]
-            )
+        for ndim, _size in self._kinds:
+            types += [ctypes.c_void_p, *[ctypes.c_int64] * ndim] if ndim else [ctypes.c_int64]
         # numba's calling convention: a status is returned, and a result and an exception are
         # stored through the first two pointers (the kernel returns nothing and raises nothing).
         prototype = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, *types)
@@ -179,8 +159,22 @@ class Entry:
 
     def __call__(self, *args: Any) -> None:
         values: list[int] = []
-        for argument, value in zip(self._arguments, args, strict=True):
-            values += _array(value, argument) if argument.ndim else [int(value)]
+        for (ndim, size), value in zip(self._kinds, args, strict=True):
+            if not ndim:
+                values.append(int(value))
+                continue
+            view = memoryview(value)
+            if view.ndim != ndim or view.itemsize != size or not view.c_contiguous:
+                raise TypeError(f"expected a C-contiguous {ndim}-D array of {size}-byte elements")
+            if not view.nbytes:
+                values.append(0)
+            elif view.readonly:
+                # ctypes takes the address of a writable buffer only; a read-only numpy array
+                # tells its own.
+                values.append(value.__array_interface__["data"][0])
+            else:
+                values.append(ctypes.addressof(ctypes.c_char.from_buffer(view)))
+            values += view.shape or ()
         result, failure = ctypes.c_void_p(), ctypes.c_void_p()
         status = self._function(ctypes.byref(result), ctypes.byref(failure), *values)
         if status:

@@ -4,16 +4,8 @@ A family is the set of kernels one face calls: the password hash's fill
 (:mod:`twocats.kdf.fill.family`), the lane primitives' scheduler (:mod:`twocats.lanes.primitives`)
 and each lane mode (:mod:`twocats.lanes.modes`).  It declares what only it knows (:class:`Family`:
 its key, numba source, signature, known-answer check and the keys a parameter set needs);
-:func:`ready` does the rest, the same way for every family::
-
-    ready(FAMILY, key)
-      │  made ready before in this process? ─────────────────────────────────────► the kernel
-      ├─ elsewhere: an isolated child (one at a time, COMPILE_SECONDS) makes it ready; its
-      │  artefact is adopted, or numba's build loaded from the cache without compiling
-      ├─ the checked artefact loads (no numba) ──────────────────────────────────► the kernel
-      └─ numba's build (cache or compile) ─ known answers ─ fail: afresh once ─ fail: BackendError
-           │ pass
-           └─ its artefact built, once per process, and loaded back ─────────────► the kernel
+:func:`ready` does the rest, the same way for every family (docs/contributing.md, "The life of a
+kernel", draws it).
 
 Every kernel is a callable of its family's signature (arrays and integers), whether an artefact
 (:class:`twocats.simd.aot.Entry`) or numba's build, and has passed its known-answer check in

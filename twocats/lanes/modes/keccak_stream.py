@@ -57,10 +57,10 @@ class Sponge:
         if not self._reference:
             import numpy as np
 
-            from twocats.lanes.modes.keccak import _kernels
+            from twocats.lanes.modes.keccak import _kernel
 
             self._state = np.zeros(25 * _STATES, dtype=np.uint64)
-            self._permute = _kernels().keccak_x4.get(backend)
+            self._permute = _kernel("keccak_x4", backend)
 
     def absorb(self, data: bytes) -> None:
         """Absorb ``data``; whole blocks go into the state, the rest waits for more."""
