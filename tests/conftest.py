@@ -44,7 +44,7 @@ CORE_MODULES: Final = frozenset(
     {
         "kdf/test_vectors",
         "kdf/test_api",
-        "core/test_hasher",
+        "password/test_hasher",
         "core/test_phc",
         "core/test_params",
         "lanes/test_registry",

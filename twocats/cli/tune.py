@@ -382,7 +382,7 @@ def _prepare_kernel(backend: str, params: Params) -> None:
     """
     import time
 
-    from twocats.hasher_jobs import Kernels
+    from twocats.password import Kernels
 
     kernels = Kernels(backend, ())
     if kernels.ready(params):

@@ -16,10 +16,10 @@ import pytest
 
 from twocats import phc
 from twocats.exceptions import HasherBusyError, HashMemoryLimitError, VerifyMismatchError
-from twocats.hasher import PasswordHasher
 from twocats.kdf import limits
 from twocats.kdf.engine import Engine
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST, MODERATE
 
 #: Two MiB in two regions: slices large enough for the shared fill threads.

@@ -31,10 +31,10 @@ from twocats.exceptions import (
     MemoryLimitError,
     VerifyMismatchError,
 )
-from twocats.hasher import PasswordHasher
 from twocats.kdf import limits
 from twocats.kdf.engine import Engine
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 SALT = bytes(range(16))

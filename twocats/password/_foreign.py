@@ -11,7 +11,7 @@ hasher's admission control, its memory counted against ``max_total_memory``.
 
 The work is in the work units of :func:`twocats.kdf.limits.estimated_work` (about a nanosecond of
 CPU each), from CPU times measured with argon2-cffi 25.1 and bcrypt 5.0 on the project machine;
-an estimate may run high, never low (``tests/core/test_foreign_bounds.py`` measures it against
+an estimate may run high, never low (``tests/password/test_foreign_bounds.py`` measures it against
 argon2-cffi's verification across the lanes).  This module imports neither library.
 
 Lanes.  argon2-cffi, which Django, pwdlib and libpass verify argon2 with, starts one thread per
@@ -41,8 +41,6 @@ from typing import Final
 from twocats._units import format_size
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, InvalidHashError
 from twocats.kdf.limits import StoredLimits, format_work
-
-__all__ = ["ARGON2_MAX_LANES", "MAX_FOREIGN_LENGTH", "ForeignCost", "check_foreign", "foreign_cost"]
 
 #: The most lanes (``p``) an argon2 hash may have: the most Go's x/crypto/argon2 can make, and
 #: twocats' own parallelism bound (see the module documentation).

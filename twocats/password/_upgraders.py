@@ -1,8 +1,8 @@
 """The hashers that raise stored hashes to a target, one per family of parameters.
 
-A full target needs one hasher; a memory cost alone (see :mod:`twocats.target`) one per kind of
-stored hash, each at the target's memory cost.  All share one set of limits, relative to the
-target's :attr:`~twocats.target.Target.reference`, never to the stored hashes' own parameters:
+A full target needs one hasher; a memory cost alone (see :mod:`twocats.password._target`) one per
+kind of stored hash, each at the target's memory cost.  All share one set of limits, relative to the
+target's :attr:`~twocats.password.Target.reference`, never to the stored hashes' own parameters:
 a planted value cannot raise the limits it is checked against.
 """
 
@@ -13,12 +13,10 @@ from collections.abc import Callable
 from typing import Final
 
 from twocats import phc
-from twocats.hasher import PasswordHasher
 from twocats.kdf.limits import StoredLimits
 from twocats.params import Params
-from twocats.target import Target
-
-__all__ = ["MAX_HASHERS", "Upgraders"]
+from twocats.password._hasher import PasswordHasher
+from twocats.password._target import Target
 
 #: Hashers kept at once, at most (one per family of parameters); the least recently used goes.
 MAX_HASHERS: Final = 8
@@ -55,7 +53,7 @@ class Upgraders:
             return tuple(self._hashers)
 
     def __call__(self, params: Params) -> PasswordHasher:
-        """Return the hasher for `params` (a :class:`~twocats.target.Standing`'s)."""
+        """Return the hasher for `params` (a :class:`~twocats.password.Standing`'s)."""
         with self._lock:
             hasher = self._hashers.pop(params, None)
             if hasher is None:

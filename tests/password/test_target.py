@@ -1,7 +1,7 @@
 """One meaning of an upgrade target in ``twocats upgrade`` and ``needs-rehash``, prefixes accepted.
 
 ``--mem-cost N`` alone is each hash's own parameters at memory cost N; any other parameter option
-names an exact set (see :mod:`twocats.target`).
+names an exact set (see :class:`twocats.password.Target`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import Difference, PasswordHasher, Target, describe_differences
 from twocats.phc import decode
-from twocats.target import Difference, Target, describe_differences
 
 #: The issue's stored hashes: x=1, p=1 at 256 KiB.
 X1 = Params(mem_cost=8, multiplies=1, lanes=8, parallelism=1)
@@ -110,7 +109,7 @@ def test_upgrade_table_takes_exactly_one_target() -> None:
 
 def test_kinds_of_differences_are_counted_in_a_bounded_number() -> None:
     """Beyond MAX_DIFFERENCE_KINDS kinds, hashes are counted together as 'other parameters'."""
-    from twocats.target import MAX_DIFFERENCE_KINDS, count_differences
+    from twocats.password import MAX_DIFFERENCE_KINDS, count_differences
 
     counts: dict[tuple[Difference, ...], int] = {}
     for value in range(MAX_DIFFERENCE_KINDS + 5):

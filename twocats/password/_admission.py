@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
     from twocats.kdf.engine import Engine
 
-__all__ = ["Admission"]
 
 _T = TypeVar("_T")
 

@@ -13,12 +13,12 @@ import pytest
 
 from twocats import kdf
 from twocats.exceptions import VerifyMismatchError
-from twocats.hasher import PasswordHasher
 from twocats.kdf.engine import Engine
 from twocats.kdf.fill.family import fill_variants
 from twocats.kdf.words import address as address_of
 from twocats.lanes import PRIMITIVES, hash_many
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 THREADS = 8

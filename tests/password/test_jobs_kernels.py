@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from twocats.exceptions import HashLimitError
-from twocats.hasher_jobs import Kernels
 from twocats.kdf.fill.args import FillKey
 from twocats.params import Params
+from twocats.password._jobs import Kernels
 from twocats.simd import aot, family
 
 # The legitimate users' shape (blake2s, one lane: the cheapest to compile) and a planted one
@@ -27,7 +27,7 @@ _SCRIPT = r"""
 import json, secrets, threading, time
 from twocats import phc
 from twocats.exceptions import HasherBusyError, VerifyMismatchError
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.params import Params
 
 own = Params(mem_cost=6, multiplies=1, lanes=1, parallelism=1, block_size=1024, sub_block_size=64)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from twocats import PasswordHasher
-from twocats.hasher_jobs import Jobs
 from twocats.kdf.geometry import work_memory
 from twocats.kdf.limits import StoredLimits
+from twocats.password._jobs import Jobs
 from twocats.profiles import CHEAPEST
 
 

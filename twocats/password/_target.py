@@ -23,19 +23,6 @@ from typing import Final
 
 from twocats.params import BOUNDS, Params, check_int
 
-__all__ = [
-    "CURRENT",
-    "MAX_DIFFERENCE_KINDS",
-    "NEEDS_PASSWORD",
-    "UPGRADE",
-    "Difference",
-    "Standing",
-    "Target",
-    "count_differences",
-    "describe_differences",
-    "differences",
-]
-
 #: A stored hash below the target's memory cost, otherwise at the target: raised without password.
 UPGRADE: Final = "upgrade"
 #: A stored hash at or above the target's memory cost, otherwise at the target.

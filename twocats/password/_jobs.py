@@ -43,14 +43,13 @@ from twocats.kdf.fill.family import FILL
 from twocats.kdf.geometry import work_memory
 from twocats.kdf.limits import StoredLimits
 from twocats.params import Params
+from twocats.password._target import describe_differences, differences
 from twocats.simd import cache, family
 from twocats.simd.registry import resolve_backend
-from twocats.target import describe_differences, differences
 
 if TYPE_CHECKING:
     from twocats.kdf.engine import Engine
 
-__all__ = ["Job", "Jobs", "Kernels"]
 
 _R = TypeVar("_R")
 

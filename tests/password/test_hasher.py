@@ -19,9 +19,9 @@ from twocats.exceptions import (
     TwoCatsError,
     VerifyMismatchError,
 )
-from twocats.hasher import PasswordHasher
 from twocats.hashes import HASH_TYPES
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST, DEFAULT, SENSITIVE
 
 VECTORS = Path(__file__).parents[1] / "vectors" / "twocats-2015.jsonl"

@@ -1,9 +1,9 @@
 """Foreign hashes' bounds: the work estimate against argon2-cffi's CPU, the lanes, malformed rows.
 
-The estimate of :mod:`twocats.foreign` may run high, never low: each shape below is verified by
-argon2-cffi (the library Django, pwdlib and libpass verify with), and the least CPU time of a few
-verifications, every thread counted, must stay within the estimate, from one lane to the most
-accepted.
+The estimate of :mod:`twocats.password._foreign` may run high, never low: each shape below is
+verified by argon2-cffi (the library Django, pwdlib and libpass verify with), and the least CPU time
+of a few verifications, every thread counted, must stay within the estimate, from one lane to the
+most accepted.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from tests.support.foreign_rows import MALFORMED, OUTPUT, SALT
 from twocats.exceptions import HashLimitError, InvalidHashError
-from twocats.foreign import ARGON2_MAX_LANES, check_foreign, foreign_cost
 from twocats.kdf.limits import StoredLimits
+from twocats.password import ARGON2_MAX_LANES, check_foreign, foreign_cost
 
 argon2 = pytest.importorskip("argon2", reason="the test extra installs argon2-cffi")
 from argon2.low_level import Type, hash_secret, verify_secret  # noqa: E402

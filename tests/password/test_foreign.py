@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, InvalidHashError
-from twocats.foreign import foreign_cost
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher, foreign_cost
 from twocats.profiles import CHEAPEST
 
 MIB = 2**20

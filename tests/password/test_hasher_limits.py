@@ -22,12 +22,12 @@ from twocats.exceptions import (
     InvalidParametersError,
     MemoryLimitError,
 )
-from twocats.hasher import PasswordHasher, verify_limits_for
 from twocats.hashes import HASH_TYPES
 from twocats.kdf import core, limits
 from twocats.kdf.geometry import SliceJob
 from twocats.kdf.limits import StoredLimits, WorkUnits, check_stored_params
 from twocats.params import Params
+from twocats.password import PasswordHasher, verify_limits_for
 from twocats.profiles import CHEAPEST, INTERACTIVE, MODERATE, SENSITIVE
 
 SALT = bytes(range(16))
