@@ -85,7 +85,10 @@ def needed_until_reference(graph: Graph, kept: list[bool]) -> list[int]:
 
     def read(node: int, step: int) -> None:
         # A read of a dropped node is a recomputation: its own inputs are read at that step.
-        need[node] = max(need[node], step)
+        # A node already read at this step or later has passed the read on already.
+        if need[node] >= step:
+            return
+        need[node] = step
         if not kept[node]:
             for parent in _inputs(graph, node):
                 read(parent, step)

@@ -11,13 +11,8 @@ from hypothesis import strategies as st
 
 from tests.support import tradeoff_oracles as oracles
 from tests.support.tradeoff_graphs import random_graph
-from twocats.perf.tradeoff import depth, graphs
-from twocats.perf.tradeoff._depth import (
-    layered_set,
-    pinned_nodes,
-    remaining_depth,
-    schedule_cost,
-)
+from twocats.perf.tradeoff import depth, graphs, liveness
+from twocats.perf.tradeoff._depth import layered_set, remaining_depth, schedule_cost
 from twocats.perf.tradeoff.graphs import Graph
 from twocats.profiles import CHEAPEST
 from twocats.simd import _jit
@@ -37,7 +32,7 @@ SMALL_GRAPHS = [
 
 
 def _check(graph: Graph, layer: int, gap: int, interval: int, keep: int) -> None:
-    horizon = pinned_nodes(graph.independent, graph.dies)
+    horizon = liveness.pinned(graph)
     removed = layered_set(graph.prev, graph.ref, graph.old, horizon, layer, gap)
     assert removed.tolist() == oracles.layered_set_reference(graph, horizon.tolist(), layer, gap)
     assert remaining_depth(graph.prev, graph.ref, graph.old, removed) == (

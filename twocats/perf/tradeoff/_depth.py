@@ -13,33 +13,11 @@ import numpy as np
 
 from twocats.simd._jit import jit
 
-__all__ = ["layered_set", "pinned_nodes", "remaining_depth", "schedule_cost"]
+__all__ = ["layered_set", "remaining_depth", "schedule_cost"]
 
 I32 = np.int32
 I64 = np.int64
 F64 = np.float64
-
-
-@jit
-def pinned_nodes(independent: Any, dies: Any) -> Any:
-    """Per node, the last step before its slot is overwritten whose reference is data-dependent.
-
-    -1 where no such step follows the node: only data-independent reads can reach it.
-    """
-    n = independent.shape[0]
-    last_dependent = np.empty(n + 1, dtype=I32)
-    last = I32(-1)
-    for j in range(n):
-        last_dependent[j] = last
-        if not independent[j]:
-            last = I32(j)
-    last_dependent[n] = last
-    horizon = np.full(n, I32(-1), dtype=I32)
-    for k in range(n):
-        reach = last_dependent[dies[k]]
-        if reach > k:
-            horizon[k] = reach
-    return horizon
 
 
 @jit

@@ -12,10 +12,32 @@ import numpy as np
 
 from twocats.simd._jit import jit
 
-__all__ = ["held_counts", "needed_until_kernel"]
+__all__ = ["held_counts", "needed_until_kernel", "pinned_nodes"]
 
 I32 = np.int32
 F64 = np.float64
+
+
+@jit
+def pinned_nodes(independent: Any, dies: Any) -> Any:
+    """Per node, the last step before its slot is overwritten whose reference is data-dependent.
+
+    -1 where no such step follows the node: only data-independent reads can reach it.
+    """
+    n = independent.shape[0]
+    last_dependent = np.empty(n + 1, dtype=I32)
+    last = I32(-1)
+    for j in range(n):
+        last_dependent[j] = last
+        if not independent[j]:
+            last = I32(j)
+    last_dependent[n] = last
+    horizon = np.full(n, I32(-1), dtype=I32)
+    for k in range(n):
+        reach = last_dependent[dies[k]]
+        if reach > k:
+            horizon[k] = reach
+    return horizon
 
 
 @jit
@@ -25,28 +47,20 @@ def needed_until_kernel(
     old: Any,
     held: Any,
     kept: Any,
-    independent: Any,
-    dies: Any,
+    horizon: Any,
     outputs: Any,
 ) -> Any:
-    """Return, per node, the last step that reads it (directly or to recompute a dropped node)."""
+    """Return, per node, the last step that reads it (directly or to recompute a dropped node).
+
+    ``horizon`` is :func:`pinned_nodes`'s: a data-dependent read may come up to that step.
+    """
     n = prev.shape[0]
-    # last_dependent[j]: the last node before step j whose reference is data-dependent.
-    last_dependent = np.empty(n + 1, dtype=I32)
-    last = I32(-1)
-    for j in range(n):
-        last_dependent[j] = last
-        if not independent[j]:
-            last = I32(j)
-    last_dependent[n] = last
     need = np.full(n, I32(-1), dtype=I32)
     for o in outputs:
         need[o] = I32(n)
     for k in range(n - 1, -1, -1):
-        # A data-dependent read may come at any step before the slot is overwritten.
-        pinned = last_dependent[dies[k]]
-        if pinned > k and pinned > need[k]:
-            need[k] = pinned
+        if horizon[k] > need[k]:
+            need[k] = horizon[k]
         step = I32(k)
         r = ref[k]
         if r >= 0 and need[r] < step:

@@ -104,9 +104,7 @@ class Target:
 
 def target(graph: Graph, memory_bytes: int) -> Target:
     """The defender's cumulative memory and the core's price on ``graph``."""
-    from twocats.perf.tradeoff._depth import pinned_nodes
-
-    horizon = pinned_nodes(graph.independent, graph.dies)
+    horizon = liveness.pinned(graph)
     defender = liveness.defender_memory(graph).mean * graph.nodes
     call_cost = beta(graph.core, memory_bytes) * graph.memory_blocks
     return Target(horizon, defender, call_cost, graph.nodes)

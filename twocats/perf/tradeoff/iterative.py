@@ -44,7 +44,7 @@ import numpy.typing as npt
 from twocats.exceptions import InvalidParametersError
 from twocats.perf.tradeoff import ranking
 from twocats.perf.tradeoff.graphs import Graph
-from twocats.perf.tradeoff.model import Result, Row, beta, mean_rows
+from twocats.perf.tradeoff.model import Result, Row, mean_rows, result_of
 
 __all__ = ["DEFAULT_MULTIPLY_LATENCY", "MAX_TIMED_SUB_BLOCKS", "attack", "depth"]
 
@@ -124,19 +124,13 @@ def attack(
 
     graph, runs = ranking.seeded_sweeps(built, seeds, measure, report)
     rows = sorted(mean_rows(runs), key=lambda row: (row.alpha, row.extra["q"]))
-    memory = graph.memory_bytes if memory_bytes is None else memory_bytes
     layout = graph.layouts[-1]
-    return Result(
+    return result_of(
         "iterative",
-        graph.name,
-        graph.memory_blocks,
-        graph.nodes,
+        graph,
         len(runs),
-        "peak",
-        memory,
-        graph.core,
-        beta(graph.core, memory),
-        tuple(rows),
+        rows,
+        memory_bytes,
         figures={
             "steps_per_block": layout.steps,
             "sub_blocks": layout.sub_blocks,

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from twocats.perf.tradeoff.graphs import Graph
 
-__all__ = ["Memory", "attacker_memory", "defender_memory", "held", "needed_until"]
+__all__ = ["Memory", "attacker_memory", "defender_memory", "held", "needed_until", "pinned"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,16 +42,17 @@ def needed_until(graph: Graph, kept: npt.NDArray[np.bool_]) -> npt.NDArray[np.in
     from twocats.perf.tradeoff._live import needed_until_kernel
 
     need: npt.NDArray[np.int32] = needed_until_kernel(
-        graph.prev,
-        graph.ref,
-        graph.old,
-        graph.prev_held,
-        kept,
-        graph.independent,
-        graph.dies,
-        graph.outputs,
+        graph.prev, graph.ref, graph.old, graph.prev_held, kept, pinned(graph), graph.outputs
     )
     return need
+
+
+def pinned(graph: Graph) -> npt.NDArray[np.int32]:
+    """Per node, the last step whose data-dependent reference might read it (-1: none)."""
+    from twocats.perf.tradeoff._live import pinned_nodes
+
+    horizon: npt.NDArray[np.int32] = pinned_nodes(graph.independent, graph.dies)
+    return horizon
 
 
 def held(

@@ -25,7 +25,7 @@ import numpy as np
 from twocats.exceptions import InvalidParametersError
 from twocats.perf.tradeoff import liveness
 from twocats.perf.tradeoff.graphs import Graph
-from twocats.perf.tradeoff.model import Result, Row, beta
+from twocats.perf.tradeoff.model import Result, Row, result_of
 
 __all__ = ["attack", "measure"]
 
@@ -80,20 +80,14 @@ def attack(
         figures.append(figure)
         report(index + 1, len(seeds))
     assert graph is not None
-    memory = graph.memory_bytes if memory_bytes is None else memory_bytes
     merged = {key: _mean([figure[key] for figure in figures]) for key in figures[0]}
     alpha = sum(row.alpha for row in rows) / len(rows)
-    return Result(
+    return result_of(
         "low-storage",
-        graph.name,
-        graph.memory_blocks,
-        graph.nodes,
+        graph,
         len(rows),
-        "peak",
-        memory,
-        graph.core,
-        beta(graph.core, memory),
-        (Row(alpha, 1.0, 1.0, {}),),
+        [Row(alpha, 1.0, 1.0, {})],
+        memory_bytes,
         figures=merged,
         notes=("alpha is the peak; alpha_mean and L_by_pass the mean memory over the defender's",),
     )

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 __all__ = [
     "BLAKE2B_CORE_MM2",
@@ -44,6 +44,7 @@ __all__ = [
     "beta",
     "gain",
     "mean_rows",
+    "result_of",
     "twocats_core",
 ]
 
@@ -168,6 +169,53 @@ class Result:
             "notes": list(self.notes),
             "rows": [row.document(self.beta) for row in self.rows],
         }
+
+
+class Measured(Protocol):
+    """What a result needs of the graph it measured (a :class:`~.graphs.Graph`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def memory_blocks(self) -> int: ...
+
+    @property
+    def core(self) -> Core: ...
+
+    @property
+    def nodes(self) -> int: ...
+
+    @property
+    def memory_bytes(self) -> int: ...
+
+
+def result_of(
+    attack: str,
+    graph: Measured,
+    seeds: int,
+    rows: Sequence[Row],
+    memory_bytes: int | None,
+    **details: Any,
+) -> Result:
+    """A peak-basis result on ``graph``, its core priced at ``memory_bytes`` (default: its own).
+
+    ``details`` are the optional fields of :class:`Result` (``figures``, ``notes``).
+    """
+    memory = graph.memory_bytes if memory_bytes is None else memory_bytes
+    return Result(
+        attack,
+        graph.name,
+        graph.memory_blocks,
+        graph.nodes,
+        seeds,
+        "peak",
+        memory,
+        graph.core,
+        beta(graph.core, memory),
+        tuple(rows),
+        **details,
+    )
 
 
 def _mean_or_same(values: Sequence[float]) -> float:

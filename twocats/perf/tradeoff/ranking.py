@@ -44,7 +44,7 @@ import numpy.typing as npt
 from twocats.exceptions import InvalidParametersError
 from twocats.perf.tradeoff import liveness
 from twocats.perf.tradeoff.graphs import Graph
-from twocats.perf.tradeoff.model import Result, Row, beta, mean_rows
+from twocats.perf.tradeoff.model import Result, Row, mean_rows, result_of
 
 __all__ = [
     "COST_LIMIT",
@@ -217,19 +217,7 @@ def attack(
     """
     graph, runs = seeded_sweeps(build, seeds, lambda g, _, q, run: point(g, q, run).row, report)
     rows = sorted(mean_rows(runs), key=lambda row: (row.alpha, row.extra["q"]))
-    memory = graph.memory_bytes if memory_bytes is None else memory_bytes
-    return Result(
-        "ranking",
-        graph.name,
-        graph.memory_blocks,
-        graph.nodes,
-        len(runs),
-        "peak",
-        memory,
-        graph.core,
-        beta(graph.core, memory),
-        tuple(rows),
-    )
+    return result_of("ranking", graph, len(runs), rows, memory_bytes)
 
 
 def at_alpha(rows: Sequence[Row], alpha: float, field: str) -> float | None:
