@@ -376,7 +376,8 @@ def _plot(document: dict[str, Any], path: Path) -> None:
     published = PUBLISHED["argon2d:t=1,lanes=1"]
     left.plot(ALPHAS, [c for c, _ in published], "kx", label="Argon2 spec, tab:generic3")
     right.plot(ALPHAS, [d for _, d in published], "kx", label="Argon2 spec, tab:generic3")
-    for axis, what in ((left, "C: compression calls per block"), (right, "D: depth per block")):
+    labels = ("C: compression calls per block", "D: depth per block (1: addresses known)")
+    for axis, what in zip((left, right), labels, strict=True):
         axis.set_xscale("log")
         axis.set_yscale("log")
         axis.set_xlim(1.0, 0.06)
