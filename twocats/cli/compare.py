@@ -24,7 +24,6 @@ from twocats.cli._options import SIZE
 
 if TYPE_CHECKING:
     from twocats.perf.compare import Row
-    from twocats.perf.tradeoff.attacker import Assumptions
 
 __all__ = ["compare_command"]
 
@@ -40,24 +39,6 @@ def _check_plot_target(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
         raise UsageFailure(f"--plot: cannot write into the folder {folder}")
-
-
-def _assumptions(speedups: tuple[str, ...], chain_bound: float | None) -> Assumptions:
-    """Read --asic-speedup ALGORITHM=FACTOR and --chain-bound, refusing bad values up front."""
-    from twocats.exceptions import InvalidParametersError
-    from twocats.perf.tradeoff.attacker import Assumptions
-
-    factors = {}
-    for item in speedups:
-        name, _, value = item.partition("=")
-        try:
-            factors[name] = float(value)
-        except ValueError:
-            raise UsageFailure(f"--asic-speedup {item!r}: FACTOR must be a number") from None
-    try:
-        return Assumptions(factors, chain_bound)
-    except InvalidParametersError as error:
-        raise UsageFailure(f"--asic-speedup/--chain-bound: {error}") from None
 
 
 @click.command("compare")
@@ -87,21 +68,7 @@ def _assumptions(speedups: tuple[str, ...], chain_bound: float | None) -> Assump
 @click.option(
     "--attacker",
     is_flag=True,
-    help="Also run the best published trade-off attack on each equal-time row's graph.",
-)
-@click.option(
-    "--asic-speedup",
-    "speedups",
-    multiple=True,
-    metavar="ALGORITHM=FACTOR",
-    help="--attacker: an ASIC's speed-up over this machine for one algorithm (default 1 each).",
-)
-@click.option(
-    "--chain-bound",
-    type=click.FloatRange(0.001, 1000),
-    default=None,
-    metavar="NS",
-    help="--attacker: cap TwoCats' speed-up by its multiply chain, if a multiplication takes NS.",
+    help="Also run the ranking trade-off attack on each equal-time row's graph (C, D, E).",
 )
 @backend_option
 @json_option
@@ -111,17 +78,15 @@ def compare_command(
     runs: int,
     plot: str | None,
     attacker: bool,
-    speedups: tuple[str, ...],
-    chain_bound: float | None,
     backend: str | None,
     as_json: bool,
 ) -> None:
     """Compare TwoCats with argon2id and scrypt at equal memory and at equal time.
 
     With --attacker, the equal-time rows are attacked too: for TwoCats (and its side-channel-
-    resistant mode) and argon2id (and Argon2i) at the memory each fills, the best published
-    trade-off attack (twocats tradeoff), its gain E and the attacker's cost per guess relative to
-    argon2id (memory / (E * speed-up)); the speed-ups are assumptions, 1 unless given.
+    resistant mode) and argon2id (and Argon2i) at the memory each fills, the ranking trade-off
+    attack's best time-area product alpha*D, its gain E and the attacker's cost per guess relative
+    to argon2id (memory / E), assuming the attacker speeds every hash up alike.
     """
     from twocats._machine import load_average
     from twocats.perf.compare import (
@@ -138,7 +103,6 @@ def compare_command(
         raise UsageFailure("--memory must be at least 1MiB")
     if plot is not None:
         _check_plot_target(plot)
-    assumptions = _assumptions(speedups, chain_bound)
     resolved = resolve_backend(backend)
     params = compare_params(mem_cost, parallelism, simd_isa() if resolved == "simd" else "")
     verbose = progress_wanted()
@@ -156,9 +120,9 @@ def compare_command(
 
         def announce(name: str) -> None:
             if verbose:
-                info(f"  attacker: the trade-off attacks on {name}")
+                info(f"  attacker: ranking trade-off attack on {name}")
 
-        attacked = attacker_comparison(params, rows, assumptions, report=announce)
+        attacked = attacker_comparison(params, rows, report=announce)
     load = load_average()
     if plot is not None:
         from twocats.perf.compare_plot import plot_rows

@@ -39,7 +39,7 @@ from twocats.perf.tune import start_params
 
 if TYPE_CHECKING:
     from twocats.params import Params
-    from twocats.perf.tradeoff.attacker import Assumptions, AttackerRow
+    from twocats.perf.tradeoff.attacker import AttackerRow
 
 __all__ = ["Row", "attacker_comparison", "compare_params", "format_table", "run_comparison"]
 
@@ -139,25 +139,25 @@ def run_comparison(
 def attacker_comparison(
     params: Params,
     rows: list[Row],
-    assumptions: Assumptions,
     seeds: int = 2,
     report: Callable[[str], None] = lambda name: None,
 ) -> list[AttackerRow]:
-    """The attacker's side of the equal-time rows: the best attack at each measured memory.
+    """The attacker's side of the equal-time rows: trade-off penalties at each measured memory.
 
     TwoCats (hybrid and side-channel-resistant) at ``params`` and argon2id and Argon2i at the
     memory argon2id filled in TwoCats' time (see :mod:`twocats.perf.tradeoff.attacker`).
     """
-    from twocats.perf.tradeoff.attacker import Defender, attacker_rows
+    from twocats.perf.tradeoff.attacker import attacker_rows
 
     equal_time = {row.algorithm: row for row in rows if row.comparison == "equal time"}
-    defender = Defender(
-        equal_time["twocats"].seconds,
+    return attacker_rows(
+        params,
         equal_time["twocats"].memory_bytes,
         equal_time["argon2id"].memory_bytes,
         params.parallelism,
+        range(seeds),
+        report,
     )
-    return attacker_rows(params, defender, assumptions, range(seeds), report)
 
 
 def format_table(rows: list[Row], runs: int) -> str:

@@ -12,7 +12,7 @@ The speed-ups are inputs, not measurements (default 1 for every hash: the same f
 cancel).  TwoCats' multiply chain bounds its speed-up if a multiplication cannot be made faster
 than a given latency: a guess then takes at least its chain's multiplications times that latency,
 and :func:`chain_bound` is the defender's time over that floor.  That latency is an assumption
-about the attacker's hardware (``--chain-bound NS``); nothing here measures an ASIC.
+about the attacker's hardware (:class:`Assumptions`); nothing here measures an ASIC.
 
 Each row's graph is the real one at the measured memory, capped at :data:`MAX_SIMULATED_BLOCKS`
 blocks (the penalties change little with size beyond that), and beta prices the cores at the
@@ -39,7 +39,6 @@ __all__ = [
     "MAX_SIMULATED_BLOCKS",
     "Assumptions",
     "AttackerRow",
-    "Defender",
     "attacker_rows",
     "chain_bound",
     "format_attacker_table",
@@ -50,16 +49,6 @@ MAX_SIMULATED_BLOCKS: Final = 1 << 16
 
 #: The rows, in order.
 ALGORITHMS: Final = ("twocats", "twocats-side-channel-resistant", "argon2id", "argon2i")
-
-
-@dataclasses.dataclass(frozen=True)
-class Defender:
-    """``compare``'s equal-time figures: the defender's time and the memory each hash filled."""
-
-    seconds: float
-    twocats_memory: int
-    argon2_memory: int
-    argon2_lanes: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,23 +148,32 @@ def _twocats_sized(params: Params) -> Params:
 
 def attacker_rows(
     params: Params,
-    defender: Defender,
-    assumptions: Assumptions,
+    twocats_memory: int,
+    argon2_memory: int,
+    argon2_lanes: int,
     seeds: Sequence[int],
     report: Callable[[str], None] = lambda name: None,
+    *,
+    assumptions: Assumptions | None = None,
+    seconds: float | None = None,
 ) -> list[AttackerRow]:
     """The best attack on each algorithm of :data:`ALGORITHMS` at its equal-time memory.
 
-    ``report`` sees each algorithm's name before its graphs are attacked.
+    The defender's equal-time figures are the inputs: the memory TwoCats with ``params`` fills,
+    the memory argon2id with ``argon2_lanes`` lanes fills in the same time, and that time in
+    ``seconds`` (needed only for the multiply chain's bound).  ``report`` sees each algorithm's
+    name before its graphs are attacked.
     """
+    assumed = Assumptions() if assumptions is None else assumptions
+    if assumed.multiply_ns is not None and seconds is None:
+        raise InvalidParametersError("the multiply chain's bound needs the defender's time")
     sized = _twocats_sized(params)
     resistant = dataclasses.replace(sized, side_channel_resistant=True)
-    kib = defender.argon2_memory // graphs.ARGON2_BLOCK_BYTES
-    lanes = defender.argon2_lanes
+    kib = argon2_memory // graphs.ARGON2_BLOCK_BYTES
+    lanes = argon2_lanes
     blocks = max(8 * lanes, min(kib, MAX_SIMULATED_BLOCKS))
     label = f"m={params.mem_cost},l={params.lanes},p={params.parallelism},x={params.multiplies}"
     argon_label = f"t=1,m={kib},p={lanes}"
-    twocats_memory, argon2_memory = defender.twocats_memory, defender.argon2_memory
     plan: list[tuple[str, str, int, Callable[[int], graphs.Graph]]] = [
         ("twocats", label, twocats_memory, functools.partial(graphs.twocats, sized)),
         (
@@ -200,10 +198,10 @@ def attacker_rows(
     found = []
     for name, parameters, memory, build in plan:
         report(name)
-        settings = Settings(seeds, assumptions.multiply_latency, memory_bytes=memory)
-        speedup = assumptions.speedups.get(name, 1.0)
-        if name.startswith("twocats") and assumptions.multiply_ns is not None:
-            speedup = min(speedup, chain_bound(params, defender.seconds, assumptions.multiply_ns))
+        settings = Settings(seeds, assumed.multiply_latency, memory_bytes=memory)
+        speedup = assumed.speedups.get(name, 1.0)
+        if name.startswith("twocats") and assumed.multiply_ns is not None and seconds is not None:
+            speedup = min(speedup, chain_bound(params, seconds, assumed.multiply_ns))
         found.append((name, parameters, memory, best(build, settings), speedup))
 
     def cost(memory: int, verdict: Verdict, speedup: float) -> float:
