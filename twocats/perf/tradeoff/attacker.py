@@ -41,6 +41,7 @@ __all__ = [
     "AttackerRow",
     "attacker_rows",
     "chain_bound",
+    "chain_multiplications",
     "format_attacker_table",
 ]
 
