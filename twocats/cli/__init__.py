@@ -65,7 +65,7 @@ _LAZY_COMMANDS: Final = {
     "tradeoff": (
         "twocats.cli.tradeoff",
         "tradeoff_command",
-        "Run the ranking trade-off attack on a block dependency graph (Argon2, TwoCats).",
+        "Run the published trade-off attacks on a block dependency graph (Argon2, TwoCats).",
     ),
     "tune": (
         "twocats.cli.tune",
