@@ -3,7 +3,7 @@
 Every output is the standard digest of its message (equal to ``hashlib``); only the speed differs.
 ``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
 the vectorizers off) or "reference" (a pure-Python loop over :mod:`twocats.lanes.reference`).
-``lanes`` is the number of messages in flight (default: two vector registers' worth) and
+``lanes`` is the number of messages in flight (default: one vector register's worth) and
 ``threads`` the number of threads sharing the batch (default 1; the kernels release the GIL).
 
 The compiled path hands the messages' addresses and lengths to a kernel that schedules messages
@@ -39,6 +39,7 @@ __all__ = [
     "MAX_LANES",
     "MAX_THREADS",
     "PRIMITIVES",
+    "VECTOR_BITS",
     "check_slices",
     "digest_list",
     "digest_rows",
@@ -53,8 +54,13 @@ __all__ = [
 #: The primitives, in hash-code order: the lane hashes (:data:`twocats.hashes.LANE_HASHES`).
 PRIMITIVES = tuple(facts.name for facts in LANE_HASHES)
 
-#: Default lane count: two 512-bit registers of 32-bit or 64-bit words.
-DEFAULT_LANES = {facts.name: 2 * 512 // facts.word_bits for facts in LANE_HASHES}
+#: The bits of the vector registers the simd lane kernels are written for (AVX-512).
+VECTOR_BITS = 512
+
+#: Default lane count: one vector register of 32-bit or 64-bit words.  More lanes are not faster
+#: (the compression runs one register's lanes at a time) and leave more lanes idle behind a long
+#: message at the end of a batch.
+DEFAULT_LANES = {facts.name: VECTOR_BITS // facts.word_bits for facts in LANE_HASHES}
 
 #: The largest lane count accepted.
 MAX_LANES = 4096

@@ -20,9 +20,11 @@ import numpy as np
 from numba.np.numpy_support import carray
 
 from twocats.hashes import LANE_HASHES, HashFacts
+from twocats.lanes._blocks import no_groups, transposed_groups
 from twocats.lanes._generated import blake2s
 from twocats.lanes._words import bswap32, bswap64, pointer
-from twocats.simd._jit import Variants, variants
+from twocats.lanes.primitives import VECTOR_BITS
+from twocats.simd._jit import PerBackend, Variants, variants
 
 __all__ = ["SCHEDULERS"]
 
@@ -51,6 +53,10 @@ PARAM = U32(0x01010020)
 #: The lane compression, and the byte swap of one word.
 lanes = blake2s.blake2s_lanes
 bswap = bswap32
+#: Bound per backend: the lanes one vector holds (1 in the scalar build), and the decode of whole
+#: blocks in groups of that many lanes (none in the scalar build).
+STEP = VECTOR_BITS // 32
+decode_groups = transposed_groups
 
 
 @variants(vectorize=False)  # type: ignore[arg-type]
@@ -75,21 +81,27 @@ def lanes_many(
     lanes busy to the end.
 
     Free lanes take the next waiting messages; a lane whose message ends is freed by moving the
-    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  Each lane reads
-    its message where it lies (no joined copy).  Decoding, padding and lane starts are spelled
-    out here rather than called, because numba reference-counts every array passed to a function
-    that LLVM has not inlined yet.  This driver's own loops compile without the vectorizers in
-    both builds (vectorized, the decoding loop ran at half speed); the simd build still calls the
-    simd lane kernel.
+    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  The compression
+    runs the busy lanes rounded up to whole vectors (STEP lanes, where the lanes allow): an idle
+    lane in a vector costs nothing, while a lane past the last whole vector runs alone, at about
+    the cost of a whole vector.  Each lane reads its message where it lies (no joined copy):
+    the whole blocks through ``decode_groups`` (the simd build's transposing decode) and the
+    plain loop, the padded last blocks word by word.  Decoding, padding and lane starts are
+    spelled out here rather than called, because numba reference-counts every array passed to a
+    function that LLVM has not inlined yet.  This driver's own loops compile without the
+    vectorizers in both builds (vectorized, the decoding loop ran at half speed); the simd build
+    still calls the simd lane kernel and the vector decode.
 
     The lanes' state is the caller's (:class:`twocats.lanes.aot.LaneScratch`), so
     that the compiled code allocates nothing and can be built ahead of time: ``H`` (8, nlanes)
     and ``M`` (16, nlanes) words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and
     ``meta`` (5, nlanes): per lane the message address, length, next block, number of blocks and
-    message index.
+    message index.  ``T`` first holds the address of each lane's next whole block (of M itself,
+    whose contents do not matter, where there is none), which the decode reads.
     """
     nlanes = H.shape[1]
     ordered = order.shape[0] > 0
+    nowhere = U64(M.ctypes.data)
     active = 0
     waiting = 0
     while True:
@@ -113,19 +125,28 @@ def lanes_many(
             waiting += 1
         if active == 0:
             break
+        width = min(nlanes, (active + STEP - 1) // STEP * STEP)
+        # Where each lane's next whole block lies; idle lanes and padded blocks read M.
+        for lane in range(width):
+            at = nowhere
+            if lane < active:
+                start = meta[2, lane] * U64(BLOCK)
+                if start + U64(BLOCK) <= meta[1, lane]:
+                    at = meta[0, lane] + start
+            T[lane] = at
+        # Whole blocks are read a word at a time (x86 and ARMv8 load unaligned words),
+        # byte-swapped where the hash's words are big-endian.
+        for lane in range(decode_groups(M, T, width, BIG_ENDIAN), width):
+            if T[lane] != nowhere:
+                block = carray(pointer(T[lane]), (16,), WORD)  # type: ignore[call-arg]
+                for i in range(16):
+                    M[i, lane] = bswap(block[i]) if BIG_ENDIAN else block[i]
         for lane in range(active):
             length = meta[1, lane]
             start = meta[2, lane] * U64(BLOCK)
-            first = pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
-            data = carray(first, (max(length, U64(1)),), np.uint8)
-            if start + U64(BLOCK) <= length:
-                # A whole block is read a word at a time (x86 and ARMv8 load unaligned words),
-                # byte-swapped where the hash's words are big-endian.
-                at = pointer(meta[0, lane] + start)
-                block = carray(at, (16,), WORD)
-                for i in range(16):
-                    M[i, lane] = bswap(block[i]) if BIG_ENDIAN else block[i]
-            else:
+            if start + U64(BLOCK) > length:
+                message = pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
+                data = carray(message, (max(length, U64(1)),), np.uint8)
                 for i in range(16):
                     p = start + U64(WB * i)
                     if p + U64(WB) <= length:
@@ -171,7 +192,7 @@ def lanes_many(
                 # The message length in bits, big-endian in the last two words.
                 M[14, lane] = WORD(length >> U64(8 * WB - 3))
                 M[15, lane] = WORD(length << U64(3))
-        lanes(H, M, T, F, active)
+        lanes(H, M, T, F, width)
         # Retire finished lanes: store the digest and free the lane by moving the last busy lane
         # into it (that lane has not been advanced yet, so the slot is examined again).
         lane = 0
@@ -217,6 +238,8 @@ def _bind(facts: HashFacts) -> Variants:
         PARAM=word(param),
         lanes=getattr(module, f"{facts.name}_lanes"),
         bswap=bswap32 if facts.word_bits == 32 else bswap64,
+        STEP=PerBackend(simd=VECTOR_BITS // facts.word_bits, scalar=1),
+        decode_groups=PerBackend(simd=transposed_groups, scalar=no_groups),
     )
 
 

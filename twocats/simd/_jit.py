@@ -29,6 +29,11 @@ Every kernel of the project is declared through one of two decorators:
 
     fill.get("simd")(mem, ...)      # or fill.simd / fill.scalar; get() takes "simd" or "scalar"
 
+``PerBackend`` (a global of a ``variants`` kernel that differs between the two builds)::
+
+    STEP = PerBackend(simd=16, scalar=1)                  # a constant numba freezes
+    decode = PerBackend(simd=transposed, scalar=plain)    # code only one build may hold
+
 Rules and facts that matter to kernel authors:
 
 * Both decorators return objects that compile lazily on the first call and cache the machine code
@@ -52,6 +57,9 @@ Rules and facts that matter to kernel authors:
   module's globals taken on its first use, so kernels must only use module-level constants and
   functions.  A ``jit`` kernel can call ``jit`` kernels only (a ``variants`` object is not a numba
   function).
+* A global bound to a ``PerBackend`` resolves to its ``simd`` value in the simd build and to its
+  ``scalar`` value in the scalar build (a ``variants`` value to that build of it), so that vector
+  intrinsics stay out of the scalar build and constants such as a vector's lane count differ.
 * Every kernel is ``nopython`` and ``nogil`` and uses numba's "numpy" error model (no Python
   exceptions for division by zero); further numba options are passed through.  One option is
   added: ``noalias=True`` promises that no two array arguments share memory, so that LLVM emits no
@@ -95,6 +103,7 @@ __all__ = [
     "LIGHT_LOAD_NUMBA",
     "LLVM_OPTIONS",
     "Build",
+    "PerBackend",
     "Variants",
     "cache_root",
     "jit",
@@ -189,6 +198,12 @@ def _python_function(value: Any) -> types.FunctionType | None:
     return None
 
 
+def _python_functions(value: Any) -> list[types.FunctionType]:
+    """The Python functions behind a kernel global: a kernel's, or both of a ``PerBackend``'s."""
+    values = (value.simd, value.scalar) if isinstance(value, PerBackend) else (value,)
+    return [func for func in map(_python_function, values) if func is not None]
+
+
 def _source_files(func: types.FunctionType) -> set[str]:
     """Collect the source files a kernel's machine code depends on (its own and its callees')."""
     files: set[str] = set()
@@ -203,9 +218,9 @@ def _source_files(func: types.FunctionType) -> set[str]:
         names = set(_code_names(current.__code__))
         for name in names:
             value = current.__globals__.get(name)
-            callee = _python_function(value)
-            if callee is not None:
-                pending.append(callee)
+            callees = _python_functions(value)
+            if callees:
+                pending.extend(callees)
             elif isinstance(value, types.ModuleType) and value.__name__.startswith("twocats."):
                 if getattr(value, "__file__", None):
                     files.add(str(value.__file__))
@@ -701,13 +716,32 @@ class Variants:
         # Without the JIT the build is the plain clone, still with its callees resolved.
         build = clone if config.DISABLE_JIT else _dispatcher(clone, mode, self._options)
         self._builds[backend] = build
-        # Callees that are themselves variants resolve to the build of the same backend.
+        # Callees that are themselves variants resolve to the build of the same backend, and
+        # per-backend globals to this backend's value.
         for key, value in source.__globals__.items():
-            if value is self:
+            chosen = value.get(backend) if isinstance(value, PerBackend) else value
+            if chosen is self:
                 namespace[key] = build
-            elif isinstance(value, Variants):
-                namespace[key] = value.get(backend)
+            elif isinstance(chosen, Variants):
+                namespace[key] = chosen.get(backend)
+            elif chosen is not value:
+                namespace[key] = chosen
         return build
+
+
+@dataclass(frozen=True)
+class PerBackend:
+    """A global of a ``variants`` kernel with one value in the simd build and another in the
+    scalar build: a kernel (vector intrinsics belong in the simd build only) or a constant."""
+
+    simd: Any
+    scalar: Any
+
+    def get(self, backend: str) -> Any:
+        """The value of ``backend`` ("simd" or "scalar")."""
+        if backend not in ("simd", "scalar"):
+            raise ValueError(f"backend must be 'simd' or 'scalar', not {backend!r}")
+        return self.simd if backend == "simd" else self.scalar
 
 
 @overload
