@@ -27,6 +27,10 @@ __all__ = ["no_groups", "transposed_groups"]
 #: The words of a lane's block.
 BLOCK_WORDS = 16
 
+#: How many blocks ahead of each lane's block the decode asks the cache for: the lanes read
+#: many messages at once, more streams than the hardware prefetchers follow.
+PREFETCH_BLOCKS = 4
+
 
 def _butterfly(builder: ir.IRBuilder, rows: list[Any], size: int) -> list[Any]:
     """Transpose ``size`` vectors of ``size`` words: after the stages, word k of vector j is
@@ -48,28 +52,55 @@ def _butterfly(builder: ir.IRBuilder, rows: list[Any], size: int) -> list[Any]:
 
 
 def _transpose_intrinsic(swap: bool) -> Any:
-    """Build ``f(M, T, first)``: decode the whole blocks at addresses T[first..first+n-1] into
-    M[:, first..first+n-1], n the words of one vector, byte-swapping each word if ``swap``."""
+    """Build ``f(M, meta, T, first)``: decode the next blocks of lanes first..first+n-1 into their
+    columns of M, n the words of one vector, byte-swapping each word if ``swap``.
 
-    def typer(typingctx: Any, M: Any, T: Any, first: Any) -> Any:
+    Lane l's next block starts T[l] bytes into its message of meta[1, l] bytes at address
+    meta[0, l]; where that block is not whole, M's own words are loaded in its place (the
+    scheduler decodes such a block word by word afterwards, or the lane is idle).
+    """
+
+    def typer(typingctx: Any, M: Any, meta: Any, T: Any, first: Any) -> Any:
         if not isinstance(M, types.Array) or M.ndim != 2 or M.layout != "C":
             return None
-        if M.dtype not in (types.uint32, types.uint64) or T.dtype != types.uint64:
+        if M.dtype not in (types.uint32, types.uint64) or meta.layout != "C":
             return None
 
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             m_type = signature.args[0]
             rows = context.make_array(m_type)(context, builder, args[0])
-            addresses = context.make_array(signature.args[1])(context, builder, args[1]).data
-            lane = args[2]
+            lanes = context.make_array(signature.args[1])(context, builder, args[1])
+            starts = context.make_array(signature.args[2])(context, builder, args[2]).data
+            lane = args[3]
             bits = m_type.dtype.bitwidth
             size = VECTOR_BITS // bits
             vector = ir.VectorType(ir.IntType(bits), size)
             i64 = ir.IntType(64)
+            block_bytes = ir.Constant(i64, BLOCK_WORDS * bits // 8)
+            nowhere = builder.ptrtoint(rows.data, i64)
+            # meta is C-contiguous: its rows 0 and 1 (addresses, lengths) are nlanes words apart.
+            stride = builder.extract_value(lanes.shape, 1)
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            hint = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+            prefetch = builder.module.globals.get("llvm.prefetch.p0") or ir.Function(
+                builder.module, hint, "llvm.prefetch.p0"
+            )
+            ahead = ir.Constant(i64, PREFETCH_BLOCKS * BLOCK_WORDS * bits // 8)
             blocks = []
             for k in range(size):
-                slot = builder.gep(addresses, [builder.add(lane, ir.Constant(i64, k))])
-                blocks.append(builder.inttoptr(builder.load(slot), vector.as_pointer()))
+                index = builder.add(lane, ir.Constant(i64, k))
+                base = builder.load(builder.gep(lanes.data, [index]))
+                length = builder.load(builder.gep(lanes.data, [builder.add(index, stride)]))
+                start = builder.load(builder.gep(starts, [index]))
+                here = builder.add(base, start)
+                whole = builder.icmp_unsigned("<=", builder.add(start, block_bytes), length)
+                address = builder.select(whole, here, nowhere)
+                blocks.append(builder.inttoptr(address, vector.as_pointer()))
+                # A prefetch never faults, wherever the lane's message ends.
+                later = builder.inttoptr(builder.add(here, ahead), i8p)
+                flags = [ir.Constant(i32, flag) for flag in (0, 3, 1)]
+                builder.call(prefetch, [later, *flags])
             # M is C-contiguous: word (i, l) lies at i * nlanes + l.
             nlanes = builder.extract_value(rows.shape, 1)
             for part in range(BLOCK_WORDS // size):
@@ -91,7 +122,7 @@ def _transpose_intrinsic(swap: bool) -> Any:
                     builder.store(word, address, align=bits // 8)
             return context.get_dummy_value()
 
-        return types.void(M, T, first), codegen
+        return types.void(M, meta, T, first), codegen
 
     typer.__name__ = "transposed_block_swapped" if swap else "transposed_block"
     return intrinsic(typer)
@@ -102,23 +133,23 @@ _transposed_swapped = _transpose_intrinsic(swap=True)
 
 
 @jit
-def transposed_groups(M: Any, T: Any, width: Any, swap: Any) -> Any:
-    """Decode the whole blocks at addresses T[0..] into M (lanes innermost), one group of lanes
-    per vector, byte-swapping each word if ``swap``; return how many lanes it decoded (the whole
-    groups within the first ``width``)."""
+def transposed_groups(M: Any, meta: Any, T: Any, width: Any, swap: Any) -> Any:
+    """Decode the next whole blocks of lanes 0..width-1 (see :func:`_transpose_intrinsic`) into
+    M, one group of lanes per vector, byte-swapping each word if ``swap``; return how many lanes
+    it decoded (the whole groups within ``width``)."""
     size = VECTOR_BITS // (8 * M.itemsize)
     first = 0
     while first + size <= width:
         if swap:
-            _transposed_swapped(M, T, first)
+            _transposed_swapped(M, meta, T, first)
         else:
-            _transposed(M, T, first)
+            _transposed(M, meta, T, first)
         first += size
     return first
 
 
 @jit
-def no_groups(M: Any, T: Any, width: Any, swap: Any) -> Any:
+def no_groups(M: Any, meta: Any, T: Any, width: Any, swap: Any) -> Any:
     """The scalar build's stand-in for :func:`transposed_groups`: it decodes no lane (the plain
     decode does them all)."""
     return 0
