@@ -59,7 +59,7 @@ STEP = VECTOR_BITS // 32
 decode_groups = transposed_groups
 
 
-@variants  # type: ignore[arg-type]
+@variants  # type: ignore[call-overload]
 def advance(T: Any, width: Any, step: Any) -> None:
     """Add ``step`` to T[0..width-1]: in the simd build with whole vectors, which the BLAKE2
     compressions then load without waiting for the stores to reach the cache."""
