@@ -716,16 +716,15 @@ class Variants:
         # Without the JIT the build is the plain clone, still with its callees resolved.
         build = clone if config.DISABLE_JIT else _dispatcher(clone, mode, self._options)
         self._builds[backend] = build
-        # Callees that are themselves variants resolve to the build of the same backend, and
-        # per-backend globals to this backend's value.
+        # Callees that are themselves variants resolve to the build of the same backend.
         for key, value in source.__globals__.items():
-            chosen = value.get(backend) if isinstance(value, PerBackend) else value
-            if chosen is self:
+            if isinstance(value, PerBackend):
+                # A per-backend global takes this backend's value (a kernel's, as below).
+                value = namespace[key] = value.get(backend)
+            if value is self:
                 namespace[key] = build
-            elif isinstance(chosen, Variants):
-                namespace[key] = chosen.get(backend)
-            elif chosen is not value:
-                namespace[key] = chosen
+            elif isinstance(value, Variants):
+                namespace[key] = value.get(backend)
         return build
 
 
