@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +96,26 @@ def test_standard_input_named_twice_goes_to_the_first(monkeypatch: pytest.Monkey
         ("-", hashlib.sha256(b"").digest()),
         ("-", hashlib.sha256(b"").digest()),
     ]
+
+
+def test_an_input_that_arrives_in_pieces_is_read_to_its_end(tmp_path: Path) -> None:
+    """A FIFO whose writer pauses between small pieces: reads come back short before the end,
+    and the input is read on until it ends."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    pieces = [bytes([index]) * 1000 for index in range(4)]
+
+    def feed() -> None:
+        with fifo.open("wb") as pipe:
+            for piece in pieces:
+                pipe.write(piece)
+                pipe.flush()
+                time.sleep(0.05)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        got = list(file_digests([str(fifo)], "sha256"))
+    finally:
+        writer.join()
+    assert got == [(str(fifo), hashlib.sha256(b"".join(pieces)).digest())]

@@ -246,7 +246,8 @@ class LaneLoader:
 def _hashlib_digest(stream: Callable[[], Any], message: memoryview) -> bytes:
     hasher = stream()
     hasher.update(message)
-    return bytes(hasher.digest())
+    digest: bytes = hasher.digest()
+    return digest
 
 
 class _Done:
@@ -352,9 +353,15 @@ ReadInto = Callable[[memoryview], int]
 
 
 def _read_entry(
-    readinto: ReadInto, read: Callable[[int], bytes], arena: _Arena, name: str, method: Method
+    readinto: ReadInto,
+    read: Callable[[int], bytes],
+    arena: _Arena,
+    name: str,
+    method: Method,
+    size: int = 0,
 ) -> int | bytes | _Done:
-    """Read one input into ``arena`` after its used part, with a cap checked while reading.
+    """Read one input into ``arena`` after its used part, with a cap checked while reading
+    (``size`` bytes of it are there already).
 
     Returns the input's length if it ends within SMALL_FILE bytes (its contents stay in the
     arena, which is not advanced); otherwise its bytes, for a lane mode without a streaming
@@ -363,8 +370,6 @@ def _read_entry(
     view = arena.view
     start = arena.used
     end = start + SMALL_FILE + 1
-    size = 0
-    # A regular file that fits is read in one call; the next, empty one confirms its end.
     while start + size < end:
         got = readinto(view[start + size : end])
         if not got:
@@ -413,12 +418,24 @@ def _read_name(name: str, arena: _Arena, method: Method) -> int | bytes | _Done:
         return _read_entry(readinto, stdin_reader(), arena, name, method)
     descriptor = os.open(name, _OPEN_FLAGS)
     try:
+        # A regular file that fits is read in one call; the next, empty one confirms its end.
+        start = arena.used
+        end = start + SMALL_FILE + 1
+        got = os.readv(descriptor, (arena.view[start:end],))
+        if got and start + got < end:
+            more = os.readv(descriptor, (arena.view[start + got : end],))
+            if not more:
+                return got
+            got += more
+        if not got:
+            return 0
         return _read_entry(
             lambda view: os.readv(descriptor, (view,)),
             partial(os.read, descriptor),
             arena,
             name,
             method,
+            got,
         )
     finally:
         os.close(descriptor)
