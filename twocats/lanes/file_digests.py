@@ -105,19 +105,19 @@ LANES_PAY_BYTES: Final = {
 }
 
 #: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.lanes.aot`):
-#: loading it imports neither numba nor numpy and costs about 28 ms of a process's start-up
-#: (``twocats sum --backend simd`` on one small file against the default, one core, AVX-512 and
-#: SHA-NI host).  At the savings per byte above that is repaid from about 20 MB (BLAKE2s), 35 MB
-#: (BLAKE2b, SHA-512), 60 MB (SHA-1) and 70 MB (SHA-256), and each threshold is again about 1.5
-#: times that.
-#: SHA-256 keeps a higher one: on the 112 MB lognormal tree ``--backend simd`` matched the
-#: default (OpenSSL's SHA-NI code) rather than beat it.
+#: loading it imports neither numba nor numpy and costs about 11 ms of CPU (the artefact's checks
+#: and its known-answer sample included; on a background thread).  In memory, one thread, on the
+#: lognormal files' contents (``python -m bench sum``, 2-vCPU AMD EPYC with AVX-512 and SHA-NI), a
+#: hashlib loop / ``hash_many`` take 142 / 23 ms for BLAKE2s, 82 / 27 for BLAKE2b, 59 / 32 for
+#: SHA-256 (SHA-NI), 98 / 39 for SHA-512 and 55 / 19 for SHA-1 (SHA-NI): the lanes save 1.07,
+#: 0.50, 0.24, 0.53 and 0.32 ns per byte and repay their loading from about 10, 22, 46, 21 and 34
+#: MB; each threshold is about 1.5 times that.
 LANES_PAY_BYTES_BUILT: Final = {
-    "blake2s": 32 << 20,
-    "blake2b": 48 << 20,
-    "sha256": 512 << 20,
-    "sha512": 48 << 20,
-    "sha1": 96 << 20,
+    "blake2s": 16 << 20,
+    "blake2b": 32 << 20,
+    "sha256": 64 << 20,
+    "sha512": 32 << 20,
+    "sha1": 48 << 20,
 }
 
 
