@@ -84,3 +84,15 @@ def test_simd_build_decodes_with_vector_shuffles(algorithm: str) -> None:
 
     wide = profile_asm(_scheduler_asm(algorithm, "simd")).wide_mnemonics()
     assert any(name.startswith(("vperm", "vpunpck", "vshuf")) for name in wide), wide
+
+
+@pytest.mark.parametrize("lanes", [16, 32, 48])
+def test_whole_vectors_of_an_interleaved_compression(lanes: int) -> None:
+    """SHA-1's compression keeps two vectors in flight; one, two or three vectors of lanes
+    (a vector left over runs alone) give hashlib's digests."""
+    from twocats.lanes.primitives import DEFAULT_LANES, LANE_VECTORS
+
+    assert DEFAULT_LANES["sha1"] == LANE_VECTORS["sha1"] * 16
+    messages = [bytes((i + n) % 251 for i in range(n)) for n in range(0, 9000, 97)]
+    got = hash_many(messages, "sha1", backend="simd", lanes=lanes)
+    assert got == [hashlib.sha1(m).digest() for m in messages]

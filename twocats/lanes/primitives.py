@@ -3,7 +3,8 @@
 Every output is the standard digest of its message (equal to ``hashlib``); only the speed differs.
 ``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
 the vectorizers off) or "reference" (a pure-Python loop over :mod:`twocats.lanes.reference`).
-``lanes`` is the number of messages in flight (default: one vector register's worth) and
+``lanes`` is the number of messages in flight (default: the vectors its compression keeps in
+flight, one register's worth for all but SHA-1) and
 ``threads`` the number of threads sharing the batch (default 1; the kernels release the GIL).
 
 The compiled path hands the messages' addresses and lengths to a kernel that schedules messages
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LANES",
+    "LANE_VECTORS",
     "MAX_LANES",
     "MAX_THREADS",
     "PRIMITIVES",
@@ -57,10 +59,18 @@ PRIMITIVES = tuple(facts.name for facts in LANE_HASHES)
 #: The bits of the vector registers the simd lane kernels are written for (AVX-512).
 VECTOR_BITS = 512
 
-#: Default lane count: one vector register of 32-bit or 64-bit words.  More lanes are not faster
-#: (the compression runs one register's lanes at a time) and leave more lanes idle behind a long
-#: message at the end of a batch.
-DEFAULT_LANES = {facts.name: VECTOR_BITS // facts.word_bits for facts in LANE_HASHES}
+#: The vectors of lanes a primitive's compression keeps in flight at once (one where absent):
+#: SHA-1's rounds wait on the latency of one vector's chain of operations, so its compression
+#: interleaves two vectors; the others are bound by the throughput of the vector units.
+LANE_VECTORS = {"sha1": 2}
+
+#: Default lane count: the vectors a compression keeps in flight, of 32-bit or 64-bit words.
+#: More lanes are not faster (the compression runs that many at a time) and leave more lanes
+#: idle behind a long message at the end of a batch.
+DEFAULT_LANES = {
+    facts.name: LANE_VECTORS.get(facts.name, 1) * VECTOR_BITS // facts.word_bits
+    for facts in LANE_HASHES
+}
 
 #: The largest lane count accepted.
 MAX_LANES = 4096

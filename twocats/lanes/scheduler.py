@@ -113,11 +113,29 @@ def lanes_many(
     ordered = order.shape[0] > 0
     active = 0
     waiting = 0
+    # The bytes of the messages not yet on a lane.
+    queued = U64(0)
+    for i in range(count):
+        queued += U64(lengths[i])
     while True:
-        # Put waiting messages on the free lanes active..nlanes-1.
-        while active < nlanes and waiting < count:
+        # Refill no more lanes than it takes to finish the rest alongside the longest message on
+        # a lane (in whole vectors): more would only make each step dearer.
+        longest = U64(0)
+        rest = queued // U64(BLOCK) + U64(count - waiting)
+        for lane in range(active):
+            left = meta[3, lane] - meta[2, lane]
+            longest = max(longest, left)
+            rest += left
+        limit = nlanes
+        if longest:
+            wanted = (rest + longest - U64(1)) // longest
+            vectors = int((wanted + U64(STEP - 1)) // U64(STEP))
+            limit = min(nlanes, max(1, vectors) * STEP)
+        # Put waiting messages on the free lanes active..limit-1.
+        while active < limit and waiting < count:
             index = order[waiting] if ordered else waiting
             length = U64(lengths[index])
+            queued -= length
             for i in range(CHAIN):
                 H[i, active] = IV[i]
             H[0, active] = H[0, active] ^ PARAM
