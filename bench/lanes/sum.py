@@ -21,15 +21,16 @@ kernels' cycles per byte, side by side in one run.
 * **In memory, one thread**: ``hash_many`` (a list of bytes per call) against a hashlib loop on
   the lognormal tree's contents (SHA-256, SHA-1, SHA-512, BLAKE2s, BLAKE2b) and on 65,536
   messages of 64 B (also ``hash_many_array`` and ``hash_many_fixed``), timed in rotation by
-  :mod:`bench.harness` (medians).  Beside each list figure stands the floor that Python sets: a
+  :mod:`bench.harness` in the process's CPU time (medians), which other work on a shared machine
+  does not lengthen.  Beside each list figure stands the floor that Python sets: a
   loop over the list building one ``bytes`` of digest size per message, in the same run.
 * **Cycles per byte per core**: ``hash_many_fixed`` over messages of 1 KiB and 8 KiB and hashlib
-  (OpenSSL; SHA-NI where the processor has it) over the same messages one by one, one thread, at
-  the clock rate /proc/cpuinfo reports, each set against the published 4-buffer SHA-256 figure
-  of the multi-buffer (S-HASH) paper (about 5.2 cycles per byte on its 2011 processor) and
-  against hashlib.  At 8 KiB the lane compression alone, every lane busy on one block, stands
-  beside them: the rest of the lanes' time is the scheduler's (reading blocks out of messages,
-  padding, refilling lanes).
+  (OpenSSL; SHA-NI where the processor has it) over the same messages one by one, one thread, in
+  CPU time at the clock rate /proc/cpuinfo reports, each set against the published 4-buffer
+  SHA-256 figure of the multi-buffer (S-HASH) paper (about 5.2 cycles per byte on its 2011
+  processor) and against hashlib.  At 8 KiB the lane compression alone, every lane busy on one
+  block, stands beside them: the rest of the lanes' time is the scheduler's (reading blocks out
+  of messages, padding, refilling lanes).
 
 ``--smoke`` runs tiny trees and batches once and checks every output, asserting no timing.
 """
@@ -345,7 +346,7 @@ def run(
     report.notes.append(
         "File trees: best wall time of the rounds (commands in rotation, every output checked "
         "against coreutils byte for byte); cpu_s is that run's user + system time.  API rows and "
-        "their ratios: medians of repetitions timed in rotation, one thread.  "
+        "their ratios: medians of repetitions timed in rotation, one thread, in CPU time.  "
         + load_note(before, load_average())
     )
     return report
