@@ -534,6 +534,7 @@ class _Scheduler:
                     outcomes.append(entry.outcome)
             if waiting.files:
                 self._lanes(waiting, outcomes)
+            # Every place kept for the lanes holds its digest by now.
             return outcomes, read  # type: ignore[return-value]
         finally:
             arena.used = 0
