@@ -29,10 +29,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import twocats.kdf.fill
+from codegen import lanes as hash_codegen
 from codegen.emit import HEADER, Emitter
+from twocats.hashes import HASHES
 from twocats.kdf.fill.args import CHAINS, DIGEST_AT, LANES, SCRATCH, kernel_name, module_name
 
-__all__ = ["generated_dir", "render_all", "render_module", "scratch_args"]
+__all__ = ["generated_dir", "render_all", "render_compress", "render_module", "scratch_args"]
 
 # Rows of lanes per chunk of the March 2014 kernels: the multiply chain of a chunk runs just before
 # its rows (a power of two).
@@ -324,6 +326,70 @@ def render_module(lanes: int) -> str:
     return HEADER.format(doc=doc) + _IMPORTS + "\n" + "\n".join(w.lines) + "\n"
 
 
+def _compress_function(name: str) -> list[str]:
+    """The unrolled BLAKE2 compression of hash ``name`` on the words of one scratch array."""
+    spec = next(facts for facts in HASHES if facts.name == name)
+    e = hash_codegen.Emitter(spec, "    ")
+    h = [e.let("h", f"w[h + U64({i})]") for i in range(8)]
+    m = [e.let("m", f"w[m + U64({i})]") for i in range(16)]
+    f = e.let("f", f"{spec.word_type}(F_ONES) if last else {spec.word_type}(0)")
+    if spec.word_bits == 32:
+        t0 = e.let("t", "U32(U64(t) & MASK32)")
+        out = hash_codegen.blake2_body(e, h, m, t0, e.let("t", "U32(U64(t) >> N32)"), f)
+    else:
+        out = hash_codegen.blake2_body(e, h, m, e.let("t", "U64(t)"), None, f)
+    for i, word in enumerate(out):
+        e.line(f"w[h + U64({i})] = {word}")
+    return [
+        "@jit",
+        f"def {name}_compress(w: Any, h: Any, m: Any, t: Any, last: Any) -> None:",
+        f'    """{name.upper()} compression of the block w[m:m+16] into w[h:h+8], unrolled.',
+        "",
+        "    ``t`` is the count of bytes hashed after this block and ``last`` marks the final",
+        "    block; ``h`` and ``m`` are uint64 offsets.",
+        '    """',
+        *e.lines,
+    ]
+
+
+def render_compress() -> str:
+    """Return the source of the unrolled BLAKE2 compressions of the fill's state hash.
+
+    The state hash runs between two blocks, on the critical path of the fill: unrolled, with
+    the work vector in locals, a compression costs about half of a loop over its rounds.  The
+    rounds are those of the lane kernels (``codegen.lanes``), emitted once more here because the
+    KDF does not import the lanes package.
+    """
+    facts = [spec for spec in HASHES if spec.is_blake2]
+    # The shift amounts of the 64-bit rotations, and 32 (the 32-bit counter's high word).
+    wide = [spec for spec in facts if spec.word_bits == 64]
+    amounts = {n for spec in wide for r in spec.rotations for n in (r, 64 - r)} | {32}
+    shifts = [f"N{n} = U64({n})" for n in sorted(amounts)]
+    lines = [
+        HEADER.format(doc="BLAKE2s and BLAKE2b compressions of the fill's state hash, unrolled."),
+        "from typing import Any",
+        "",
+        "import numpy as np",
+        "",
+        "from twocats.simd._jit import jit",
+        "",
+        "U32 = np.uint32",
+        "U64 = np.uint64",
+        "MASK32 = U64(0xFFFFFFFF)",
+        "F_ONES = U64(0xFFFFFFFFFFFFFFFF)",
+        *shifts,
+    ]
+    for spec in facts:
+        lines += hash_codegen.constants(spec)
+    for spec in facts:
+        lines += ["", "", *hash_codegen.helpers(spec)]
+    for spec in facts:
+        lines += ["", "", *_compress_function(spec.name)]
+    return "\n".join(lines) + "\n"
+
+
 def render_all() -> dict[str, str]:
     """Return ``{file name: source}`` for every generated fill module."""
-    return {f"{module_name(lanes)}.py": render_module(lanes) for lanes in LANES}
+    files = {f"{module_name(lanes)}.py": render_module(lanes) for lanes in LANES}
+    files["compress.py"] = render_compress()
+    return files

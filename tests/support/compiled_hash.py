@@ -144,7 +144,7 @@ def _blake2s(msg: Array, out: Array) -> None:
         start = U64(b) * U64(64)
         decode_block32(msg, U64(0), n, start, False, _ZERO32, m, 0)
         last = U64(b) + U64(1) == nblocks
-        blake2s_compress(w, 0, 8, min(start + U64(64), n), last)
+        blake2s_compress(w, U64(0), U64(8), min(start + U64(64), n), last)
     _store_words32(w, False, out)
 
 
@@ -160,7 +160,7 @@ def _blake2b(msg: Array, out: Array) -> None:
         start = U64(b) * U64(128)
         decode_block64(msg, U64(0), n, start, False, _ZERO64, m, 0)
         last = U64(b) + U64(1) == nblocks
-        blake2b_compress(w, 0, 8, min(start + U64(128), n), last)
+        blake2b_compress(w, U64(0), U64(8), min(start + U64(128), n), last)
     _store_words64(w, False, out)
 
 
@@ -177,7 +177,7 @@ def _sha256(msg: Array, out: Array) -> None:
         if U64(b) + U64(1) == nblocks:
             m[14, 0] = U32(n >> U64(29))
             m[15, 0] = U32(n << U64(3))
-        sha256_compress(w, 0, 8)
+        sha256_compress(w, U64(0), U64(8))
     _store_words32(w, True, out)
 
 
@@ -194,7 +194,7 @@ def _sha512(msg: Array, out: Array) -> None:
         if U64(b) + U64(1) == nblocks:
             m[14, 0] = n >> U64(61)
             m[15, 0] = n << U64(3)
-        sha512_compress(w, 0, 8)
+        sha512_compress(w, U64(0), U64(8))
     _store_words64(w, True, out)
 
 

@@ -1,16 +1,18 @@
-"""``Hv``, the state hash the fill kernels run once per block, with rolled compression loops.
+"""``Hv``, the state hash the fill kernels run once per block.
 
 ``Hv(words, value)`` hashes the W words of a region state and one 32-bit value (twocats.md §2); the
 message is at most 68 bytes, one compression block for every hash type.  It runs once per block,
 between the block's last row and the next block's first multiply, so its latency adds to every
-block: the BLAKE2 work vector lives in locals (the rounds stay a loop, which compiles in a
-fraction of the time of unrolled code), and no array is sliced (see below).  The constants come
-from :mod:`twocats.hashes`.
+block: the BLAKE2 compressions are unrolled with the work vector in locals (generated, in
+``_generated/compress.py``), and no array is sliced (see below).  The SHA-2 compressions, which
+the fill's table of goals does not use, are plain loops over the rounds, which compile in a
+fraction of the time.  The constants come from :mod:`twocats.hashes`.
 
 There is one function per hash type, so that a kernel links only the compression it uses.  The
 compressions (``blake2s_compress`` etc.) are public so that tests can run them on messages of every
-length against hashlib.  Usage inside a kernel (``w32`` and ``w64`` are scratch arrays of
-:data:`SCRATCH_WORDS` words; the digest's W words are left at ``w32[DIGEST_AT:]``)::
+length against hashlib; their ``h`` and ``m`` offsets are uint64.  Usage inside a kernel (``w32``
+and ``w64`` are scratch arrays of :data:`SCRATCH_WORDS` words; the digest's W words are left at
+``w32[DIGEST_AT:]``)::
 
     STATE_HASHES[hash_code](big_endian, states, p, value, w32, w64)
 
@@ -23,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from twocats.hashes import HASHES, SCRATCH_WORDS, SIGMA
+from twocats.hashes import HASHES, SCRATCH_WORDS
+from twocats.kdf.fill._generated.compress import blake2b_compress, blake2s_compress
 from twocats.kdf.fill.args import DIGEST_AT
 from twocats.simd._jit import jit
 
@@ -49,112 +52,12 @@ _IV32 = np.array(_BLAKE2S.iv, dtype=np.uint32)
 _IV64 = np.array(_BLAKE2B.iv, dtype=np.uint64)
 _K32 = np.array(_SHA256.k, dtype=np.uint32)
 _K64 = np.array(_SHA512.k, dtype=np.uint64)
-_SIGMA = np.array(SIGMA, dtype=np.intp)
 # BLAKE2 parameter block word 0 of an unkeyed hash: fanout 1, depth 1, the digest size.
 _PARAM32 = U32(0x01010000 | _BLAKE2S.digest_size)
 _PARAM64 = U64(0x01010000 | _BLAKE2B.digest_size)
 # Message bytes of Hv: W words and the 4-byte value.
 _HV_BYTES32 = 4 * _BLAKE2S.state_words + 4
 _HV_BYTES64 = 4 * _BLAKE2B.state_words + 4
-
-
-_R1, _R2, _R3, _R4 = _BLAKE2S.rotations
-_Q1, _Q2, _Q3, _Q4 = _BLAKE2B.rotations
-
-
-@jit
-def _g32(a: Any, b: Any, c: Any, d: Any, x: Any, y: Any) -> Any:
-    """BLAKE2s mixing function G on four state words and two message words."""
-    a = U32(a + b + x)
-    z = U32(d ^ a)
-    d = U32((z >> U32(_R1)) | (z << U32(32 - _R1)))
-    c = U32(c + d)
-    z = U32(b ^ c)
-    b = U32((z >> U32(_R2)) | (z << U32(32 - _R2)))
-    a = U32(a + b + y)
-    z = U32(d ^ a)
-    d = U32((z >> U32(_R3)) | (z << U32(32 - _R3)))
-    c = U32(c + d)
-    z = U32(b ^ c)
-    return a, U32((z >> U32(_R4)) | (z << U32(32 - _R4))), c, d
-
-
-@jit
-def _g64(a: Any, b: Any, c: Any, d: Any, x: Any, y: Any) -> Any:
-    """BLAKE2b mixing function G on four state words and two message words."""
-    a = a + b + x
-    z = d ^ a
-    d = (z >> U64(_Q1)) | (z << U64(64 - _Q1))
-    c = c + d
-    z = b ^ c
-    b = (z >> U64(_Q2)) | (z << U64(64 - _Q2))
-    a = a + b + y
-    z = d ^ a
-    d = (z >> U64(_Q3)) | (z << U64(64 - _Q3))
-    c = c + d
-    z = b ^ c
-    return a, (z >> U64(_Q4)) | (z << U64(64 - _Q4)), c, d
-
-
-@jit
-def _g(wide: Any, a: Any, b: Any, c: Any, d: Any, x: Any, y: Any) -> Any:
-    """G of BLAKE2b if ``wide`` (a constant), else of BLAKE2s."""
-    if wide:
-        return _g64(a, b, c, d, x, y)
-    return _g32(a, b, c, d, x, y)
-
-
-@jit
-def _blake2_compress(
-    wide: Any, w: Any, h: Any, m: Any, iv: Any, rounds: Any, t0: Any, t1: Any, last: Any
-) -> None:
-    """BLAKE2 compression of the block w[m:m+16] into w[h:h+8] (BLAKE2b if ``wide``).
-
-    ``t0`` and ``t1`` are the words of the byte counter, ``last`` the final-block flag word.  The
-    work vector lives in sixteen locals, so that its words never make a round trip through
-    memory, and the message words are read where they lie (those loads do not wait for the
-    rounds).
-    """
-    v0, v1, v2, v3 = w[h], w[h + 1], w[h + 2], w[h + 3]
-    v4, v5, v6, v7 = w[h + 4], w[h + 5], w[h + 6], w[h + 7]
-    v8, v9, v10, v11, v15 = iv[0], iv[1], iv[2], iv[3], iv[7]
-    v12, v13, v14 = iv[4] ^ t0, iv[5] ^ t1, iv[6] ^ last
-    for r in range(rounds):
-        s = _SIGMA[r % 10]
-        v0, v4, v8, v12 = _g(wide, v0, v4, v8, v12, w[m + s[0]], w[m + s[1]])
-        v1, v5, v9, v13 = _g(wide, v1, v5, v9, v13, w[m + s[2]], w[m + s[3]])
-        v2, v6, v10, v14 = _g(wide, v2, v6, v10, v14, w[m + s[4]], w[m + s[5]])
-        v3, v7, v11, v15 = _g(wide, v3, v7, v11, v15, w[m + s[6]], w[m + s[7]])
-        v0, v5, v10, v15 = _g(wide, v0, v5, v10, v15, w[m + s[8]], w[m + s[9]])
-        v1, v6, v11, v12 = _g(wide, v1, v6, v11, v12, w[m + s[10]], w[m + s[11]])
-        v2, v7, v8, v13 = _g(wide, v2, v7, v8, v13, w[m + s[12]], w[m + s[13]])
-        v3, v4, v9, v14 = _g(wide, v3, v4, v9, v14, w[m + s[14]], w[m + s[15]])
-    w[h] = w[h] ^ v0 ^ v8
-    w[h + 1] = w[h + 1] ^ v1 ^ v9
-    w[h + 2] = w[h + 2] ^ v2 ^ v10
-    w[h + 3] = w[h + 3] ^ v3 ^ v11
-    w[h + 4] = w[h + 4] ^ v4 ^ v12
-    w[h + 5] = w[h + 5] ^ v5 ^ v13
-    w[h + 6] = w[h + 6] ^ v6 ^ v14
-    w[h + 7] = w[h + 7] ^ v7 ^ v15
-
-
-@jit
-def blake2s_compress(w: Any, h: Any, m: Any, t: Any, last: Any) -> None:
-    """BLAKE2s compression of the block w[m:m+16] into w[h:h+8], ``t`` bytes hashed after it.
-
-    ``last`` marks the final block.
-    """
-    t0 = U32(U64(t) & U64(0xFFFFFFFF))
-    t1 = U32(U64(t) >> U64(32))
-    _blake2_compress(False, w, h, m, _IV32, 10, t0, t1, U32(0xFFFFFFFF) if last else U32(0))
-
-
-@jit
-def blake2b_compress(w: Any, h: Any, m: Any, t: Any, last: Any) -> None:
-    """BLAKE2b compression of the block w[m:m+16] into w[h:h+8], as :func:`blake2s_compress`."""
-    flag = U64(0xFFFFFFFFFFFFFFFF) if last else U64(0)
-    _blake2_compress(True, w, h, m, _IV64, 12, U64(t), U64(0), flag)
 
 
 @jit
@@ -269,7 +172,7 @@ def hv_blake2s(big_endian: Any, states: Any, p: Any, value: Any, w32: Any, w64: 
     """Hv with BLAKE2s (``w64`` unused)."""
     _message32(big_endian, states, p, value, w32)
     w32[0] = U32(w32[0] ^ _PARAM32)
-    blake2s_compress(w32, 0, 8, _HV_BYTES32, True)
+    blake2s_compress(w32, U64(0), U64(8), _HV_BYTES32, True)
     _digest32(big_endian, w32, w32)
 
 
@@ -289,7 +192,7 @@ def hv_blake2b(big_endian: Any, states: Any, p: Any, value: Any, w32: Any, w64: 
     """Hv with BLAKE2b (``w32`` holds the digest's words only)."""
     _message64(False, big_endian, states, p, value, w64)
     w64[0] = w64[0] ^ _PARAM64
-    blake2b_compress(w64, 0, 8, _HV_BYTES64, True)
+    blake2b_compress(w64, U64(0), U64(8), _HV_BYTES64, True)
     _digest64(False, big_endian, w64, w32)
 
 
