@@ -12,7 +12,9 @@ sub-blocks, overwrite cost 6):
   (``bench-ref``): one process per round, timing the best of ``--repeats`` hashes on one buffer;
 * the multiply chain alone (``chain``), whose time per step gives the chain bound: no fill with
   2 multiplies can beat ``memory / (4 * lanes) * 2`` steps of it on this core (the main level's
-  steps, as ``chain`` counts them; the overwrite levels add about 1.6%).
+  steps, as ``chain`` counts them; the overwrite levels add about 1.6%);
+* argon2id (argon2-cffi, t=1, the same memory, parallelism 1 and 2), which maps fresh memory on
+  every call.
 
 The contenders take turns within every setting and every round, so that a noisy neighbour
 disturbs them alike; each figure is the best over the rounds.  The first four bytes of every C
@@ -39,6 +41,7 @@ from bench.harness import Report, load_average, load_note, write_document
 from twocats import Params
 from twocats._units import format_size
 from twocats.kdf import Engine
+from twocats.perf.peers import argon2id_call
 from twocats.perf.samples import Samples
 from twocats.simd.isa import host_target
 
@@ -197,6 +200,10 @@ def measure(
             shift = round_ % len(names)
             for name in names[shift:] + names[:shift]:
                 contenders.time(name, setting)
+        for parallelism in (1, 2):
+            call = argon2id_call(1024 << mem_cost, parallelism)
+            key = (f"argon2id P{parallelism}", "argon2id")
+            contenders.best.setdefault(key, []).append(_best_of(call, repeats))
     for engine in contenders.engines.values():
         engine.release()
     return {
@@ -260,7 +267,7 @@ def _record(report: Report, figures: dict[str, Any], mem_cost: int, goals: bool)
             setting=label,
             contender=name,
             best_gbps=round(nbytes / min(values) / 1e9, 3),
-            output=figures["outputs"][label, name],
+            output=figures["outputs"].get((label, name), ""),
         )
         best[label, name] = min(values)
     for setting in SETTINGS:
@@ -288,6 +295,16 @@ def _record(report: Report, figures: dict[str, Any], mem_cost: int, goals: bool)
                     goal=goal,
                     statistic="best",
                 )
+    for parallelism in (1, 2):
+        peer = f"argon2id P{parallelism}"
+        label = f"blake2s l8 M2 P{parallelism}"
+        report.record_ratio(
+            f"{label}: twocats simd / argon2id (t=1, same memory)",
+            best[peer, "argon2id"] / best[label, "twocats simd"],
+            faster=f"{label}/twocats simd",
+            slower=f"{peer}/argon2id",
+            statistic="best",
+        )
     step = figures["chain_step_s"]
     if step is not None:
         for setting in SETTINGS:
@@ -337,6 +354,10 @@ def run(
             if figures["chain_step_s"] is not None and s.multiplies and s.parallelism == 1
         },
         "table": _table(figures, mem_cost),
+        "argon2id_s": {
+            str(parallelism): min(figures["seconds"][f"argon2id P{parallelism}", "argon2id"])
+            for parallelism in (1, 2)
+        },
         "output_mismatches": mismatches,
     }
     return report, extra
@@ -353,6 +374,11 @@ def markdown(report: Report, document: dict[str, Any]) -> str:
         f"{memory}, LLVM host CPU {document['llvm_host_cpu']}.{chain}",
         "",
         *document["table"],
+        "",
+    ]
+    argon2 = document["argon2id_s"]
+    head += [
+        f"argon2id (t=1, same memory): {argon2['1']:.3f} s on 1 thread, {argon2['2']:.3f} s on 2.",
         "",
     ]
     if document["output_mismatches"]:
