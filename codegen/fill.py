@@ -31,7 +31,7 @@ from pathlib import Path
 import twocats.kdf.fill
 from codegen import lanes as hash_codegen
 from codegen.emit import HEADER, Emitter
-from twocats.hashes import HASHES
+from twocats.hashes import HASHES, HashFacts
 from twocats.kdf.fill.args import CHAINS, DIGEST_AT, LANES, SCRATCH, kernel_name, module_name
 
 __all__ = ["generated_dir", "render_all", "render_compress", "render_module", "scratch_args"]
@@ -326,9 +326,9 @@ def render_module(lanes: int) -> str:
     return HEADER.format(doc=doc) + _IMPORTS + "\n" + "\n".join(w.lines) + "\n"
 
 
-def _compress_function(name: str) -> list[str]:
-    """The unrolled BLAKE2 compression of hash ``name`` on the words of one scratch array."""
-    spec = next(facts for facts in HASHES if facts.name == name)
+def _compress_function(spec: HashFacts) -> list[str]:
+    """The unrolled BLAKE2 compression of ``spec`` on the words of one scratch array."""
+    name = spec.name
     e = hash_codegen.Emitter(spec, "    ")
     h = [e.let("h", f"w[h + U64({i})]") for i in range(8)]
     m = [e.let("m", f"w[m + U64({i})]") for i in range(16)]
@@ -384,7 +384,7 @@ def render_compress() -> str:
     for spec in facts:
         lines += ["", "", *hash_codegen.helpers(spec)]
     for spec in facts:
-        lines += ["", "", *_compress_function(spec.name)]
+        lines += ["", "", *_compress_function(spec)]
     return "\n".join(lines) + "\n"
 
 
