@@ -10,7 +10,7 @@ import numpy as np
 
 from twocats.kdf.fill.addressing import source_block
 from twocats.simd._jit import variants
-from twocats.simd.intrinsics import prefetch_read, prefetch_write
+from twocats.simd.intrinsics import opaque, prefetch_read, prefetch_write
 
 
 @variants(slp=True)
@@ -30,8 +30,8 @@ def fill_final_l1(
     U32 = np.uint64(32)
     MASK32 = np.uint64(0xFFFFFFFF)
     n_lanes = np.uint64(1)
-    CHUNK_ROWS = np.uint64(8)
     AHEAD = np.uint64(1024)
+    LINE = np.uint64(16)
     K0 = np.uint64(0)
     K1 = np.uint64(1)
     K2 = np.uint64(2)
@@ -58,12 +58,11 @@ def fill_final_l1(
     n_sub = bl // sub
     sub_mask = n_sub - U1
     rows = sub // n_lanes
-    chunk = min(rows, CHUNK_ROWS)
-    n_chunks = rows // chunk
-    chunk_steps = chunk * n_mul
-    SHORT_SUB = np.uint64(16)
-    short_steps = (SHORT_SUB // n_lanes) * n_mul
+    sub_lines = sub // LINE
+    line_steps = (LINE // n_lanes) * n_mul
+    n_burst = min(AHEAD // LINE, bl // LINE)
     n_words = np.uint64(N_WORDS)
+    DIGEST_AT = np.uint64(24)
     for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):
         base = p * u_bpt * bl
         first = u_done
@@ -72,11 +71,17 @@ def fill_final_l1(
             n_exp = bl // n_words
             for ck in range(n_exp):
                 n_out = min(n_words, bl - ck * n_words)
-                state_hash(False, states[p], ck, mem, base + ck * n_words, n_out, w32, w64)
+                state_hash(False, states, p, ck, w32, w64)
+                for k in range(n_out):
+                    mem[base + ck * n_words + k] = w32[DIGEST_AT + k]
         for i in range(first, end):
             prev = base + (i - U1) * bl
             dst = base + i * bl
             src = source_block(i, dependent, states[p, 0], states[p, 1], u_done, u_par, p, u_bpt) * bl
+            ahead = AHEAD
+            burst = dependent != 0 or i == first
+            if dependent == 0 and i + U1 < end:
+                ahead = source_block(i + U1, dependent, states[p, 0], states[p, 1], u_done, u_par, p, u_bpt) * bl - src
             s0 = states[p, 0]
             ca = np.uint64(states[p, 0])
             cb = np.uint64(states[p, 1])
@@ -84,120 +89,126 @@ def fill_final_l1(
             cd = np.uint64(states[p, 3])
             f = src
             t = dst
-            if sub == SHORT_SUB:
+            if sub >= LINE:
+                if burst:
+                    for _k in range(n_burst):
+                        prefetch_read(mem, src + _k * LINE)
                 for _sb in range(n_sub):
-                    q = prev + (np.uint64(mem[f]) & sub_mask) * SHORT_SUB
-                    for _m in range(short_steps):
-                        ca = ca ^ ((cb * cc) >> U32)
-                        cb = (cb + cc) & MASK32
-                        cc = cc ^ ((ca * cd) >> U32)
-                        cd = (cd + ca) & MASK32
-                    prefetch_read(mem, f + AHEAD)
-                    prefetch_write(mem, t + AHEAD)
-                    x0_0 = mem[q + K0]
-                    y0_0 = mem[f + K0]
-                    z0_0 = np.uint32(np.uint32(s0 + x0_0) ^ y0_0)
-                    s0 = np.uint32((z0_0 << U8) | (z0_0 >> U24))
-                    mem[t + K0] = s0
-                    x0_1 = mem[q + K1]
-                    y0_1 = mem[f + K1]
-                    z0_1 = np.uint32(np.uint32(s0 + x0_1) ^ y0_1)
-                    s0 = np.uint32((z0_1 << U8) | (z0_1 >> U24))
-                    mem[t + K1] = s0
-                    x0_2 = mem[q + K2]
-                    y0_2 = mem[f + K2]
-                    z0_2 = np.uint32(np.uint32(s0 + x0_2) ^ y0_2)
-                    s0 = np.uint32((z0_2 << U8) | (z0_2 >> U24))
-                    mem[t + K2] = s0
-                    x0_3 = mem[q + K3]
-                    y0_3 = mem[f + K3]
-                    z0_3 = np.uint32(np.uint32(s0 + x0_3) ^ y0_3)
-                    s0 = np.uint32((z0_3 << U8) | (z0_3 >> U24))
-                    mem[t + K3] = s0
-                    x0_4 = mem[q + K4]
-                    y0_4 = mem[f + K4]
-                    z0_4 = np.uint32(np.uint32(s0 + x0_4) ^ y0_4)
-                    s0 = np.uint32((z0_4 << U8) | (z0_4 >> U24))
-                    mem[t + K4] = s0
-                    x0_5 = mem[q + K5]
-                    y0_5 = mem[f + K5]
-                    z0_5 = np.uint32(np.uint32(s0 + x0_5) ^ y0_5)
-                    s0 = np.uint32((z0_5 << U8) | (z0_5 >> U24))
-                    mem[t + K5] = s0
-                    x0_6 = mem[q + K6]
-                    y0_6 = mem[f + K6]
-                    z0_6 = np.uint32(np.uint32(s0 + x0_6) ^ y0_6)
-                    s0 = np.uint32((z0_6 << U8) | (z0_6 >> U24))
-                    mem[t + K6] = s0
-                    x0_7 = mem[q + K7]
-                    y0_7 = mem[f + K7]
-                    z0_7 = np.uint32(np.uint32(s0 + x0_7) ^ y0_7)
-                    s0 = np.uint32((z0_7 << U8) | (z0_7 >> U24))
-                    mem[t + K7] = s0
-                    x0_8 = mem[q + K8]
-                    y0_8 = mem[f + K8]
-                    z0_8 = np.uint32(np.uint32(s0 + x0_8) ^ y0_8)
-                    s0 = np.uint32((z0_8 << U8) | (z0_8 >> U24))
-                    mem[t + K8] = s0
-                    x0_9 = mem[q + K9]
-                    y0_9 = mem[f + K9]
-                    z0_9 = np.uint32(np.uint32(s0 + x0_9) ^ y0_9)
-                    s0 = np.uint32((z0_9 << U8) | (z0_9 >> U24))
-                    mem[t + K9] = s0
-                    x0_10 = mem[q + K10]
-                    y0_10 = mem[f + K10]
-                    z0_10 = np.uint32(np.uint32(s0 + x0_10) ^ y0_10)
-                    s0 = np.uint32((z0_10 << U8) | (z0_10 >> U24))
-                    mem[t + K10] = s0
-                    x0_11 = mem[q + K11]
-                    y0_11 = mem[f + K11]
-                    z0_11 = np.uint32(np.uint32(s0 + x0_11) ^ y0_11)
-                    s0 = np.uint32((z0_11 << U8) | (z0_11 >> U24))
-                    mem[t + K11] = s0
-                    x0_12 = mem[q + K12]
-                    y0_12 = mem[f + K12]
-                    z0_12 = np.uint32(np.uint32(s0 + x0_12) ^ y0_12)
-                    s0 = np.uint32((z0_12 << U8) | (z0_12 >> U24))
-                    mem[t + K12] = s0
-                    x0_13 = mem[q + K13]
-                    y0_13 = mem[f + K13]
-                    z0_13 = np.uint32(np.uint32(s0 + x0_13) ^ y0_13)
-                    s0 = np.uint32((z0_13 << U8) | (z0_13 >> U24))
-                    mem[t + K13] = s0
-                    x0_14 = mem[q + K14]
-                    y0_14 = mem[f + K14]
-                    z0_14 = np.uint32(np.uint32(s0 + x0_14) ^ y0_14)
-                    s0 = np.uint32((z0_14 << U8) | (z0_14 >> U24))
-                    mem[t + K14] = s0
-                    x0_15 = mem[q + K15]
-                    y0_15 = mem[f + K15]
-                    z0_15 = np.uint32(np.uint32(s0 + x0_15) ^ y0_15)
-                    s0 = np.uint32((z0_15 << U8) | (z0_15 >> U24))
-                    mem[t + K15] = s0
-                    f = f + SHORT_SUB
-                    t = t + SHORT_SUB
+                    q = prev + (np.uint64(mem[f]) & sub_mask) * sub
+                    for _line in range(sub_lines):
+                        for _m in range(line_steps):
+                            ca = opaque(ca ^ ((cb * cc) >> U32))
+                            cb = (cb + cc) & MASK32
+                            cc = opaque(cc ^ ((ca * cd) >> U32))
+                            cd = (cd + ca) & MASK32
+                        prefetch_read(mem, f + ahead)
+                        prefetch_write(mem, t + AHEAD)
+                        x0_0 = mem[q + K0]
+                        y0_0 = mem[f + K0]
+                        z0_0 = np.uint32(np.uint32(s0 + x0_0) ^ y0_0)
+                        s0 = np.uint32((z0_0 << U8) | (z0_0 >> U24))
+                        mem[t + K0] = s0
+                        x0_1 = mem[q + K1]
+                        y0_1 = mem[f + K1]
+                        z0_1 = np.uint32(np.uint32(s0 + x0_1) ^ y0_1)
+                        s0 = np.uint32((z0_1 << U8) | (z0_1 >> U24))
+                        mem[t + K1] = s0
+                        x0_2 = mem[q + K2]
+                        y0_2 = mem[f + K2]
+                        z0_2 = np.uint32(np.uint32(s0 + x0_2) ^ y0_2)
+                        s0 = np.uint32((z0_2 << U8) | (z0_2 >> U24))
+                        mem[t + K2] = s0
+                        x0_3 = mem[q + K3]
+                        y0_3 = mem[f + K3]
+                        z0_3 = np.uint32(np.uint32(s0 + x0_3) ^ y0_3)
+                        s0 = np.uint32((z0_3 << U8) | (z0_3 >> U24))
+                        mem[t + K3] = s0
+                        x0_4 = mem[q + K4]
+                        y0_4 = mem[f + K4]
+                        z0_4 = np.uint32(np.uint32(s0 + x0_4) ^ y0_4)
+                        s0 = np.uint32((z0_4 << U8) | (z0_4 >> U24))
+                        mem[t + K4] = s0
+                        x0_5 = mem[q + K5]
+                        y0_5 = mem[f + K5]
+                        z0_5 = np.uint32(np.uint32(s0 + x0_5) ^ y0_5)
+                        s0 = np.uint32((z0_5 << U8) | (z0_5 >> U24))
+                        mem[t + K5] = s0
+                        x0_6 = mem[q + K6]
+                        y0_6 = mem[f + K6]
+                        z0_6 = np.uint32(np.uint32(s0 + x0_6) ^ y0_6)
+                        s0 = np.uint32((z0_6 << U8) | (z0_6 >> U24))
+                        mem[t + K6] = s0
+                        x0_7 = mem[q + K7]
+                        y0_7 = mem[f + K7]
+                        z0_7 = np.uint32(np.uint32(s0 + x0_7) ^ y0_7)
+                        s0 = np.uint32((z0_7 << U8) | (z0_7 >> U24))
+                        mem[t + K7] = s0
+                        x0_8 = mem[q + K8]
+                        y0_8 = mem[f + K8]
+                        z0_8 = np.uint32(np.uint32(s0 + x0_8) ^ y0_8)
+                        s0 = np.uint32((z0_8 << U8) | (z0_8 >> U24))
+                        mem[t + K8] = s0
+                        x0_9 = mem[q + K9]
+                        y0_9 = mem[f + K9]
+                        z0_9 = np.uint32(np.uint32(s0 + x0_9) ^ y0_9)
+                        s0 = np.uint32((z0_9 << U8) | (z0_9 >> U24))
+                        mem[t + K9] = s0
+                        x0_10 = mem[q + K10]
+                        y0_10 = mem[f + K10]
+                        z0_10 = np.uint32(np.uint32(s0 + x0_10) ^ y0_10)
+                        s0 = np.uint32((z0_10 << U8) | (z0_10 >> U24))
+                        mem[t + K10] = s0
+                        x0_11 = mem[q + K11]
+                        y0_11 = mem[f + K11]
+                        z0_11 = np.uint32(np.uint32(s0 + x0_11) ^ y0_11)
+                        s0 = np.uint32((z0_11 << U8) | (z0_11 >> U24))
+                        mem[t + K11] = s0
+                        x0_12 = mem[q + K12]
+                        y0_12 = mem[f + K12]
+                        z0_12 = np.uint32(np.uint32(s0 + x0_12) ^ y0_12)
+                        s0 = np.uint32((z0_12 << U8) | (z0_12 >> U24))
+                        mem[t + K12] = s0
+                        x0_13 = mem[q + K13]
+                        y0_13 = mem[f + K13]
+                        z0_13 = np.uint32(np.uint32(s0 + x0_13) ^ y0_13)
+                        s0 = np.uint32((z0_13 << U8) | (z0_13 >> U24))
+                        mem[t + K13] = s0
+                        x0_14 = mem[q + K14]
+                        y0_14 = mem[f + K14]
+                        z0_14 = np.uint32(np.uint32(s0 + x0_14) ^ y0_14)
+                        s0 = np.uint32((z0_14 << U8) | (z0_14 >> U24))
+                        mem[t + K14] = s0
+                        x0_15 = mem[q + K15]
+                        y0_15 = mem[f + K15]
+                        z0_15 = np.uint32(np.uint32(s0 + x0_15) ^ y0_15)
+                        s0 = np.uint32((z0_15 << U8) | (z0_15 >> U24))
+                        mem[t + K15] = s0
+                        q = q + LINE
+                        f = f + LINE
+                        t = t + LINE
             else:
                 for _sb in range(n_sub):
                     q = prev + (np.uint64(mem[f]) & sub_mask) * sub
-                    for _chunk in range(n_chunks):
-                        for _m in range(chunk_steps):
-                            ca = ca ^ ((cb * cc) >> U32)
+                    for _row in range(rows):
+                        for _m in range(n_mul):
+                            ca = opaque(ca ^ ((cb * cc) >> U32))
                             cb = (cb + cc) & MASK32
-                            cc = cc ^ ((ca * cd) >> U32)
+                            cc = opaque(cc ^ ((ca * cd) >> U32))
                             cd = (cd + ca) & MASK32
-                        prefetch_read(mem, f + AHEAD)
+                        prefetch_read(mem, f + ahead)
                         prefetch_write(mem, t + AHEAD)
-                        for _row in range(chunk):
-                            x0 = mem[q + K0]
-                            y0 = mem[f + K0]
-                            z0 = np.uint32(np.uint32(s0 + x0) ^ y0)
-                            s0 = np.uint32((z0 << U8) | (z0 >> U24))
-                            mem[t + K0] = s0
-                            q = q + n_lanes
-                            f = f + n_lanes
-                            t = t + n_lanes
+                        x0 = mem[q + K0]
+                        y0 = mem[f + K0]
+                        z0 = np.uint32(np.uint32(s0 + x0) ^ y0)
+                        s0 = np.uint32((z0 << U8) | (z0 >> U24))
+                        mem[t + K0] = s0
+                        q = q + n_lanes
+                        f = f + n_lanes
+                        t = t + n_lanes
             states[p, 0] = s0
-            state_hash(False, states[p], ca, states[p], U0, n_words, w32, w64)
+            state_hash(False, states, p, ca, w32, w64)
+            for k in range(n_words):
+                states[p, k] = w32[DIGEST_AT + k]
 
 
 @variants(slp=True)
@@ -217,8 +228,8 @@ def fill_march_l1(
     U32 = np.uint64(32)
     MASK32 = np.uint64(0xFFFFFFFF)
     n_lanes = np.uint64(1)
-    CHUNK_ROWS = np.uint64(8)
     AHEAD = np.uint64(1024)
+    CHUNK_ROWS = np.uint64(8)
     K0 = np.uint64(0)
     u_done = np.uint64(done)
     end = u_done + np.uint64(per_slice)
@@ -234,6 +245,7 @@ def fill_march_l1(
     chunk = min(rows, CHUNK_ROWS)
     n_chunks = rows // chunk
     n_words = np.uint64(N_WORDS)
+    DIGEST_AT = np.uint64(24)
     for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):
         base = p * u_bpt * bl
         first = u_done
@@ -242,7 +254,9 @@ def fill_march_l1(
             n_exp = (bl + n_words - U1) // n_words
             for ck in range(n_exp):
                 n_out = min(n_words, bl - ck * n_words)
-                state_hash(True, states[p], ck, mem, base + ck * n_words, n_out, w32, w64)
+                state_hash(True, states, p, ck, w32, w64)
+                for k in range(n_out):
+                    mem[base + ck * n_words + k] = w32[DIGEST_AT + k]
         for i in range(first, end):
             prev = base + (i - U1) * bl
             dst = base + i * bl
@@ -275,4 +289,6 @@ def fill_march_l1(
                             f = f + n_lanes
                             t = t + n_lanes
             states[p, 0] = s0
-            state_hash(True, states[p], lo, states[p], U0, n_words, w32, w64)
+            state_hash(True, states, p, lo, w32, w64)
+            for k in range(n_words):
+                states[p, k] = w32[DIGEST_AT + k]

@@ -10,7 +10,7 @@ import numpy as np
 
 from twocats.kdf.fill.addressing import source_block
 from twocats.simd._jit import variants
-from twocats.simd.intrinsics import prefetch_read, prefetch_write
+from twocats.simd.intrinsics import opaque, prefetch_read, prefetch_write
 
 
 @variants(slp=True)
@@ -30,8 +30,8 @@ def fill_final_l16(
     U32 = np.uint64(32)
     MASK32 = np.uint64(0xFFFFFFFF)
     n_lanes = np.uint64(16)
-    CHUNK_ROWS = np.uint64(8)
     AHEAD = np.uint64(1024)
+    LINE = np.uint64(16)
     K0 = np.uint64(0)
     K1 = np.uint64(1)
     K2 = np.uint64(2)
@@ -58,12 +58,11 @@ def fill_final_l16(
     n_sub = bl // sub
     sub_mask = n_sub - U1
     rows = sub // n_lanes
-    chunk = min(rows, CHUNK_ROWS)
-    n_chunks = rows // chunk
-    chunk_steps = chunk * n_mul
-    SHORT_SUB = np.uint64(16)
-    short_steps = (SHORT_SUB // n_lanes) * n_mul
+    sub_lines = sub // LINE
+    line_steps = (LINE // n_lanes) * n_mul
+    n_burst = min(AHEAD // LINE, bl // LINE)
     n_words = np.uint64(N_WORDS)
+    DIGEST_AT = np.uint64(24)
     for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):
         base = p * u_bpt * bl
         first = u_done
@@ -72,11 +71,17 @@ def fill_final_l16(
             n_exp = bl // n_words
             for ck in range(n_exp):
                 n_out = min(n_words, bl - ck * n_words)
-                state_hash(False, states[p], ck, mem, base + ck * n_words, n_out, w32, w64)
+                state_hash(False, states, p, ck, w32, w64)
+                for k in range(n_out):
+                    mem[base + ck * n_words + k] = w32[DIGEST_AT + k]
         for i in range(first, end):
             prev = base + (i - U1) * bl
             dst = base + i * bl
             src = source_block(i, dependent, states[p, 0], states[p, 1], u_done, u_par, p, u_bpt) * bl
+            ahead = AHEAD
+            burst = dependent != 0 or i == first
+            if dependent == 0 and i + U1 < end:
+                ahead = source_block(i + U1, dependent, states[p, 0], states[p, 1], u_done, u_par, p, u_bpt) * bl - src
             s0 = states[p, 0]
             s1 = states[p, 1]
             s2 = states[p, 2]
@@ -99,193 +104,197 @@ def fill_final_l16(
             cd = np.uint64(states[p, 3])
             f = src
             t = dst
-            if sub == SHORT_SUB:
+            if sub >= LINE:
+                if burst:
+                    for _k in range(n_burst):
+                        prefetch_read(mem, src + _k * LINE)
                 for _sb in range(n_sub):
-                    q = prev + (np.uint64(mem[f]) & sub_mask) * SHORT_SUB
-                    for _m in range(short_steps):
-                        ca = ca ^ ((cb * cc) >> U32)
-                        cb = (cb + cc) & MASK32
-                        cc = cc ^ ((ca * cd) >> U32)
-                        cd = (cd + ca) & MASK32
-                    prefetch_read(mem, f + AHEAD)
-                    prefetch_write(mem, t + AHEAD)
-                    x0_0 = mem[q + K0]
-                    x1_0 = mem[q + K1]
-                    x2_0 = mem[q + K2]
-                    x3_0 = mem[q + K3]
-                    x4_0 = mem[q + K4]
-                    x5_0 = mem[q + K5]
-                    x6_0 = mem[q + K6]
-                    x7_0 = mem[q + K7]
-                    x8_0 = mem[q + K8]
-                    x9_0 = mem[q + K9]
-                    x10_0 = mem[q + K10]
-                    x11_0 = mem[q + K11]
-                    x12_0 = mem[q + K12]
-                    x13_0 = mem[q + K13]
-                    x14_0 = mem[q + K14]
-                    x15_0 = mem[q + K15]
-                    y0_0 = mem[f + K0]
-                    y1_0 = mem[f + K1]
-                    y2_0 = mem[f + K2]
-                    y3_0 = mem[f + K3]
-                    y4_0 = mem[f + K4]
-                    y5_0 = mem[f + K5]
-                    y6_0 = mem[f + K6]
-                    y7_0 = mem[f + K7]
-                    y8_0 = mem[f + K8]
-                    y9_0 = mem[f + K9]
-                    y10_0 = mem[f + K10]
-                    y11_0 = mem[f + K11]
-                    y12_0 = mem[f + K12]
-                    y13_0 = mem[f + K13]
-                    y14_0 = mem[f + K14]
-                    y15_0 = mem[f + K15]
-                    z0_0 = np.uint32(np.uint32(s0 + x0_0) ^ y0_0)
-                    s0 = np.uint32((z0_0 << U8) | (z0_0 >> U24))
-                    z1_0 = np.uint32(np.uint32(s1 + x1_0) ^ y1_0)
-                    s1 = np.uint32((z1_0 << U8) | (z1_0 >> U24))
-                    z2_0 = np.uint32(np.uint32(s2 + x2_0) ^ y2_0)
-                    s2 = np.uint32((z2_0 << U8) | (z2_0 >> U24))
-                    z3_0 = np.uint32(np.uint32(s3 + x3_0) ^ y3_0)
-                    s3 = np.uint32((z3_0 << U8) | (z3_0 >> U24))
-                    z4_0 = np.uint32(np.uint32(s4 + x4_0) ^ y4_0)
-                    s4 = np.uint32((z4_0 << U8) | (z4_0 >> U24))
-                    z5_0 = np.uint32(np.uint32(s5 + x5_0) ^ y5_0)
-                    s5 = np.uint32((z5_0 << U8) | (z5_0 >> U24))
-                    z6_0 = np.uint32(np.uint32(s6 + x6_0) ^ y6_0)
-                    s6 = np.uint32((z6_0 << U8) | (z6_0 >> U24))
-                    z7_0 = np.uint32(np.uint32(s7 + x7_0) ^ y7_0)
-                    s7 = np.uint32((z7_0 << U8) | (z7_0 >> U24))
-                    z8_0 = np.uint32(np.uint32(s8 + x8_0) ^ y8_0)
-                    s8 = np.uint32((z8_0 << U8) | (z8_0 >> U24))
-                    z9_0 = np.uint32(np.uint32(s9 + x9_0) ^ y9_0)
-                    s9 = np.uint32((z9_0 << U8) | (z9_0 >> U24))
-                    z10_0 = np.uint32(np.uint32(s10 + x10_0) ^ y10_0)
-                    s10 = np.uint32((z10_0 << U8) | (z10_0 >> U24))
-                    z11_0 = np.uint32(np.uint32(s11 + x11_0) ^ y11_0)
-                    s11 = np.uint32((z11_0 << U8) | (z11_0 >> U24))
-                    z12_0 = np.uint32(np.uint32(s12 + x12_0) ^ y12_0)
-                    s12 = np.uint32((z12_0 << U8) | (z12_0 >> U24))
-                    z13_0 = np.uint32(np.uint32(s13 + x13_0) ^ y13_0)
-                    s13 = np.uint32((z13_0 << U8) | (z13_0 >> U24))
-                    z14_0 = np.uint32(np.uint32(s14 + x14_0) ^ y14_0)
-                    s14 = np.uint32((z14_0 << U8) | (z14_0 >> U24))
-                    z15_0 = np.uint32(np.uint32(s15 + x15_0) ^ y15_0)
-                    s15 = np.uint32((z15_0 << U8) | (z15_0 >> U24))
-                    mem[t + K0] = s0
-                    mem[t + K1] = s1
-                    mem[t + K2] = s2
-                    mem[t + K3] = s3
-                    mem[t + K4] = s4
-                    mem[t + K5] = s5
-                    mem[t + K6] = s6
-                    mem[t + K7] = s7
-                    mem[t + K8] = s8
-                    mem[t + K9] = s9
-                    mem[t + K10] = s10
-                    mem[t + K11] = s11
-                    mem[t + K12] = s12
-                    mem[t + K13] = s13
-                    mem[t + K14] = s14
-                    mem[t + K15] = s15
-                    f = f + SHORT_SUB
-                    t = t + SHORT_SUB
+                    q = prev + (np.uint64(mem[f]) & sub_mask) * sub
+                    for _line in range(sub_lines):
+                        for _m in range(line_steps):
+                            ca = opaque(ca ^ ((cb * cc) >> U32))
+                            cb = (cb + cc) & MASK32
+                            cc = opaque(cc ^ ((ca * cd) >> U32))
+                            cd = (cd + ca) & MASK32
+                        prefetch_read(mem, f + ahead)
+                        prefetch_write(mem, t + AHEAD)
+                        x0_0 = mem[q + K0]
+                        x1_0 = mem[q + K1]
+                        x2_0 = mem[q + K2]
+                        x3_0 = mem[q + K3]
+                        x4_0 = mem[q + K4]
+                        x5_0 = mem[q + K5]
+                        x6_0 = mem[q + K6]
+                        x7_0 = mem[q + K7]
+                        x8_0 = mem[q + K8]
+                        x9_0 = mem[q + K9]
+                        x10_0 = mem[q + K10]
+                        x11_0 = mem[q + K11]
+                        x12_0 = mem[q + K12]
+                        x13_0 = mem[q + K13]
+                        x14_0 = mem[q + K14]
+                        x15_0 = mem[q + K15]
+                        y0_0 = mem[f + K0]
+                        y1_0 = mem[f + K1]
+                        y2_0 = mem[f + K2]
+                        y3_0 = mem[f + K3]
+                        y4_0 = mem[f + K4]
+                        y5_0 = mem[f + K5]
+                        y6_0 = mem[f + K6]
+                        y7_0 = mem[f + K7]
+                        y8_0 = mem[f + K8]
+                        y9_0 = mem[f + K9]
+                        y10_0 = mem[f + K10]
+                        y11_0 = mem[f + K11]
+                        y12_0 = mem[f + K12]
+                        y13_0 = mem[f + K13]
+                        y14_0 = mem[f + K14]
+                        y15_0 = mem[f + K15]
+                        z0_0 = np.uint32(np.uint32(s0 + x0_0) ^ y0_0)
+                        s0 = np.uint32((z0_0 << U8) | (z0_0 >> U24))
+                        z1_0 = np.uint32(np.uint32(s1 + x1_0) ^ y1_0)
+                        s1 = np.uint32((z1_0 << U8) | (z1_0 >> U24))
+                        z2_0 = np.uint32(np.uint32(s2 + x2_0) ^ y2_0)
+                        s2 = np.uint32((z2_0 << U8) | (z2_0 >> U24))
+                        z3_0 = np.uint32(np.uint32(s3 + x3_0) ^ y3_0)
+                        s3 = np.uint32((z3_0 << U8) | (z3_0 >> U24))
+                        z4_0 = np.uint32(np.uint32(s4 + x4_0) ^ y4_0)
+                        s4 = np.uint32((z4_0 << U8) | (z4_0 >> U24))
+                        z5_0 = np.uint32(np.uint32(s5 + x5_0) ^ y5_0)
+                        s5 = np.uint32((z5_0 << U8) | (z5_0 >> U24))
+                        z6_0 = np.uint32(np.uint32(s6 + x6_0) ^ y6_0)
+                        s6 = np.uint32((z6_0 << U8) | (z6_0 >> U24))
+                        z7_0 = np.uint32(np.uint32(s7 + x7_0) ^ y7_0)
+                        s7 = np.uint32((z7_0 << U8) | (z7_0 >> U24))
+                        z8_0 = np.uint32(np.uint32(s8 + x8_0) ^ y8_0)
+                        s8 = np.uint32((z8_0 << U8) | (z8_0 >> U24))
+                        z9_0 = np.uint32(np.uint32(s9 + x9_0) ^ y9_0)
+                        s9 = np.uint32((z9_0 << U8) | (z9_0 >> U24))
+                        z10_0 = np.uint32(np.uint32(s10 + x10_0) ^ y10_0)
+                        s10 = np.uint32((z10_0 << U8) | (z10_0 >> U24))
+                        z11_0 = np.uint32(np.uint32(s11 + x11_0) ^ y11_0)
+                        s11 = np.uint32((z11_0 << U8) | (z11_0 >> U24))
+                        z12_0 = np.uint32(np.uint32(s12 + x12_0) ^ y12_0)
+                        s12 = np.uint32((z12_0 << U8) | (z12_0 >> U24))
+                        z13_0 = np.uint32(np.uint32(s13 + x13_0) ^ y13_0)
+                        s13 = np.uint32((z13_0 << U8) | (z13_0 >> U24))
+                        z14_0 = np.uint32(np.uint32(s14 + x14_0) ^ y14_0)
+                        s14 = np.uint32((z14_0 << U8) | (z14_0 >> U24))
+                        z15_0 = np.uint32(np.uint32(s15 + x15_0) ^ y15_0)
+                        s15 = np.uint32((z15_0 << U8) | (z15_0 >> U24))
+                        mem[t + K0] = s0
+                        mem[t + K1] = s1
+                        mem[t + K2] = s2
+                        mem[t + K3] = s3
+                        mem[t + K4] = s4
+                        mem[t + K5] = s5
+                        mem[t + K6] = s6
+                        mem[t + K7] = s7
+                        mem[t + K8] = s8
+                        mem[t + K9] = s9
+                        mem[t + K10] = s10
+                        mem[t + K11] = s11
+                        mem[t + K12] = s12
+                        mem[t + K13] = s13
+                        mem[t + K14] = s14
+                        mem[t + K15] = s15
+                        q = q + LINE
+                        f = f + LINE
+                        t = t + LINE
             else:
                 for _sb in range(n_sub):
                     q = prev + (np.uint64(mem[f]) & sub_mask) * sub
-                    for _chunk in range(n_chunks):
-                        for _m in range(chunk_steps):
-                            ca = ca ^ ((cb * cc) >> U32)
+                    for _row in range(rows):
+                        for _m in range(n_mul):
+                            ca = opaque(ca ^ ((cb * cc) >> U32))
                             cb = (cb + cc) & MASK32
-                            cc = cc ^ ((ca * cd) >> U32)
+                            cc = opaque(cc ^ ((ca * cd) >> U32))
                             cd = (cd + ca) & MASK32
-                        for _row in range(chunk):
-                            prefetch_read(mem, f + AHEAD)
-                            prefetch_write(mem, t + AHEAD)
-                            x0 = mem[q + K0]
-                            x1 = mem[q + K1]
-                            x2 = mem[q + K2]
-                            x3 = mem[q + K3]
-                            x4 = mem[q + K4]
-                            x5 = mem[q + K5]
-                            x6 = mem[q + K6]
-                            x7 = mem[q + K7]
-                            x8 = mem[q + K8]
-                            x9 = mem[q + K9]
-                            x10 = mem[q + K10]
-                            x11 = mem[q + K11]
-                            x12 = mem[q + K12]
-                            x13 = mem[q + K13]
-                            x14 = mem[q + K14]
-                            x15 = mem[q + K15]
-                            y0 = mem[f + K0]
-                            y1 = mem[f + K1]
-                            y2 = mem[f + K2]
-                            y3 = mem[f + K3]
-                            y4 = mem[f + K4]
-                            y5 = mem[f + K5]
-                            y6 = mem[f + K6]
-                            y7 = mem[f + K7]
-                            y8 = mem[f + K8]
-                            y9 = mem[f + K9]
-                            y10 = mem[f + K10]
-                            y11 = mem[f + K11]
-                            y12 = mem[f + K12]
-                            y13 = mem[f + K13]
-                            y14 = mem[f + K14]
-                            y15 = mem[f + K15]
-                            z0 = np.uint32(np.uint32(s0 + x0) ^ y0)
-                            s0 = np.uint32((z0 << U8) | (z0 >> U24))
-                            z1 = np.uint32(np.uint32(s1 + x1) ^ y1)
-                            s1 = np.uint32((z1 << U8) | (z1 >> U24))
-                            z2 = np.uint32(np.uint32(s2 + x2) ^ y2)
-                            s2 = np.uint32((z2 << U8) | (z2 >> U24))
-                            z3 = np.uint32(np.uint32(s3 + x3) ^ y3)
-                            s3 = np.uint32((z3 << U8) | (z3 >> U24))
-                            z4 = np.uint32(np.uint32(s4 + x4) ^ y4)
-                            s4 = np.uint32((z4 << U8) | (z4 >> U24))
-                            z5 = np.uint32(np.uint32(s5 + x5) ^ y5)
-                            s5 = np.uint32((z5 << U8) | (z5 >> U24))
-                            z6 = np.uint32(np.uint32(s6 + x6) ^ y6)
-                            s6 = np.uint32((z6 << U8) | (z6 >> U24))
-                            z7 = np.uint32(np.uint32(s7 + x7) ^ y7)
-                            s7 = np.uint32((z7 << U8) | (z7 >> U24))
-                            z8 = np.uint32(np.uint32(s8 + x8) ^ y8)
-                            s8 = np.uint32((z8 << U8) | (z8 >> U24))
-                            z9 = np.uint32(np.uint32(s9 + x9) ^ y9)
-                            s9 = np.uint32((z9 << U8) | (z9 >> U24))
-                            z10 = np.uint32(np.uint32(s10 + x10) ^ y10)
-                            s10 = np.uint32((z10 << U8) | (z10 >> U24))
-                            z11 = np.uint32(np.uint32(s11 + x11) ^ y11)
-                            s11 = np.uint32((z11 << U8) | (z11 >> U24))
-                            z12 = np.uint32(np.uint32(s12 + x12) ^ y12)
-                            s12 = np.uint32((z12 << U8) | (z12 >> U24))
-                            z13 = np.uint32(np.uint32(s13 + x13) ^ y13)
-                            s13 = np.uint32((z13 << U8) | (z13 >> U24))
-                            z14 = np.uint32(np.uint32(s14 + x14) ^ y14)
-                            s14 = np.uint32((z14 << U8) | (z14 >> U24))
-                            z15 = np.uint32(np.uint32(s15 + x15) ^ y15)
-                            s15 = np.uint32((z15 << U8) | (z15 >> U24))
-                            mem[t + K0] = s0
-                            mem[t + K1] = s1
-                            mem[t + K2] = s2
-                            mem[t + K3] = s3
-                            mem[t + K4] = s4
-                            mem[t + K5] = s5
-                            mem[t + K6] = s6
-                            mem[t + K7] = s7
-                            mem[t + K8] = s8
-                            mem[t + K9] = s9
-                            mem[t + K10] = s10
-                            mem[t + K11] = s11
-                            mem[t + K12] = s12
-                            mem[t + K13] = s13
-                            mem[t + K14] = s14
-                            mem[t + K15] = s15
-                            q = q + n_lanes
-                            f = f + n_lanes
-                            t = t + n_lanes
+                        prefetch_read(mem, f + ahead)
+                        prefetch_write(mem, t + AHEAD)
+                        x0 = mem[q + K0]
+                        x1 = mem[q + K1]
+                        x2 = mem[q + K2]
+                        x3 = mem[q + K3]
+                        x4 = mem[q + K4]
+                        x5 = mem[q + K5]
+                        x6 = mem[q + K6]
+                        x7 = mem[q + K7]
+                        x8 = mem[q + K8]
+                        x9 = mem[q + K9]
+                        x10 = mem[q + K10]
+                        x11 = mem[q + K11]
+                        x12 = mem[q + K12]
+                        x13 = mem[q + K13]
+                        x14 = mem[q + K14]
+                        x15 = mem[q + K15]
+                        y0 = mem[f + K0]
+                        y1 = mem[f + K1]
+                        y2 = mem[f + K2]
+                        y3 = mem[f + K3]
+                        y4 = mem[f + K4]
+                        y5 = mem[f + K5]
+                        y6 = mem[f + K6]
+                        y7 = mem[f + K7]
+                        y8 = mem[f + K8]
+                        y9 = mem[f + K9]
+                        y10 = mem[f + K10]
+                        y11 = mem[f + K11]
+                        y12 = mem[f + K12]
+                        y13 = mem[f + K13]
+                        y14 = mem[f + K14]
+                        y15 = mem[f + K15]
+                        z0 = np.uint32(np.uint32(s0 + x0) ^ y0)
+                        s0 = np.uint32((z0 << U8) | (z0 >> U24))
+                        z1 = np.uint32(np.uint32(s1 + x1) ^ y1)
+                        s1 = np.uint32((z1 << U8) | (z1 >> U24))
+                        z2 = np.uint32(np.uint32(s2 + x2) ^ y2)
+                        s2 = np.uint32((z2 << U8) | (z2 >> U24))
+                        z3 = np.uint32(np.uint32(s3 + x3) ^ y3)
+                        s3 = np.uint32((z3 << U8) | (z3 >> U24))
+                        z4 = np.uint32(np.uint32(s4 + x4) ^ y4)
+                        s4 = np.uint32((z4 << U8) | (z4 >> U24))
+                        z5 = np.uint32(np.uint32(s5 + x5) ^ y5)
+                        s5 = np.uint32((z5 << U8) | (z5 >> U24))
+                        z6 = np.uint32(np.uint32(s6 + x6) ^ y6)
+                        s6 = np.uint32((z6 << U8) | (z6 >> U24))
+                        z7 = np.uint32(np.uint32(s7 + x7) ^ y7)
+                        s7 = np.uint32((z7 << U8) | (z7 >> U24))
+                        z8 = np.uint32(np.uint32(s8 + x8) ^ y8)
+                        s8 = np.uint32((z8 << U8) | (z8 >> U24))
+                        z9 = np.uint32(np.uint32(s9 + x9) ^ y9)
+                        s9 = np.uint32((z9 << U8) | (z9 >> U24))
+                        z10 = np.uint32(np.uint32(s10 + x10) ^ y10)
+                        s10 = np.uint32((z10 << U8) | (z10 >> U24))
+                        z11 = np.uint32(np.uint32(s11 + x11) ^ y11)
+                        s11 = np.uint32((z11 << U8) | (z11 >> U24))
+                        z12 = np.uint32(np.uint32(s12 + x12) ^ y12)
+                        s12 = np.uint32((z12 << U8) | (z12 >> U24))
+                        z13 = np.uint32(np.uint32(s13 + x13) ^ y13)
+                        s13 = np.uint32((z13 << U8) | (z13 >> U24))
+                        z14 = np.uint32(np.uint32(s14 + x14) ^ y14)
+                        s14 = np.uint32((z14 << U8) | (z14 >> U24))
+                        z15 = np.uint32(np.uint32(s15 + x15) ^ y15)
+                        s15 = np.uint32((z15 << U8) | (z15 >> U24))
+                        mem[t + K0] = s0
+                        mem[t + K1] = s1
+                        mem[t + K2] = s2
+                        mem[t + K3] = s3
+                        mem[t + K4] = s4
+                        mem[t + K5] = s5
+                        mem[t + K6] = s6
+                        mem[t + K7] = s7
+                        mem[t + K8] = s8
+                        mem[t + K9] = s9
+                        mem[t + K10] = s10
+                        mem[t + K11] = s11
+                        mem[t + K12] = s12
+                        mem[t + K13] = s13
+                        mem[t + K14] = s14
+                        mem[t + K15] = s15
+                        q = q + n_lanes
+                        f = f + n_lanes
+                        t = t + n_lanes
             states[p, 0] = s0
             states[p, 1] = s1
             states[p, 2] = s2
@@ -302,7 +311,9 @@ def fill_final_l16(
             states[p, 13] = s13
             states[p, 14] = s14
             states[p, 15] = s15
-            state_hash(False, states[p], ca, states[p], U0, n_words, w32, w64)
+            state_hash(False, states, p, ca, w32, w64)
+            for k in range(n_words):
+                states[p, k] = w32[DIGEST_AT + k]
 
 
 @variants(slp=True)
@@ -322,8 +333,8 @@ def fill_march_l16(
     U32 = np.uint64(32)
     MASK32 = np.uint64(0xFFFFFFFF)
     n_lanes = np.uint64(16)
-    CHUNK_ROWS = np.uint64(8)
     AHEAD = np.uint64(1024)
+    CHUNK_ROWS = np.uint64(8)
     K0 = np.uint64(0)
     K1 = np.uint64(1)
     K2 = np.uint64(2)
@@ -354,6 +365,7 @@ def fill_march_l16(
     chunk = min(rows, CHUNK_ROWS)
     n_chunks = rows // chunk
     n_words = np.uint64(N_WORDS)
+    DIGEST_AT = np.uint64(24)
     for p in range(np.uint64(p_first), u_par, np.uint64(p_step)):
         base = p * u_bpt * bl
         first = u_done
@@ -362,7 +374,9 @@ def fill_march_l16(
             n_exp = (bl + n_words - U1) // n_words
             for ck in range(n_exp):
                 n_out = min(n_words, bl - ck * n_words)
-                state_hash(True, states[p], ck, mem, base + ck * n_words, n_out, w32, w64)
+                state_hash(True, states, p, ck, w32, w64)
+                for k in range(n_out):
+                    mem[base + ck * n_words + k] = w32[DIGEST_AT + k]
         for i in range(first, end):
             prev = base + (i - U1) * bl
             dst = base + i * bl
@@ -500,4 +514,6 @@ def fill_march_l16(
             states[p, 13] = s13
             states[p, 14] = s14
             states[p, 15] = s15
-            state_hash(True, states[p], lo, states[p], U0, n_words, w32, w64)
+            state_hash(True, states, p, lo, w32, w64)
+            for k in range(n_words):
+                states[p, k] = w32[DIGEST_AT + k]
