@@ -18,6 +18,7 @@ __all__ = ["SUITES"]
 SUITES: dict[str, str] = {
     "primitives": "bench.lanes.primitives",
     "matrix": "bench.matrix.runner",
+    "cref": "bench.matrix.cref",
     "kdf": "bench.password.kdf",
     "threads": "bench.password.threads",
     "modes": "bench.lanes.modes",

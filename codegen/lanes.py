@@ -17,6 +17,7 @@ from codegen.emit import HEADER
 from codegen.emit import Emitter as BaseEmitter
 from twocats.hashes import LANE_HASHES, HashFacts
 from twocats.hashes import SIGMA as _SIGMA
+from twocats.lanes.primitives import LANE_VECTORS, VECTOR_BITS
 
 __all__ = ["GENERATED", "HASHES", "SIGMA", "generate_all"]
 
@@ -236,8 +237,10 @@ def lanes_function(spec: HashFacts) -> list[str]:
     # One zmm register holds 16 words of 32 bits or 8 of 64 bits; LLVM's cost model would pick a
     # narrower factor for this big loop body, which measured about half as fast.  The arrays are
     # declared free of overlap, which spares a few hundred runtime alias checks per call.
+    vectors = LANE_VECTORS.get(spec.name, 1)
+    interleave = f", interleave={vectors}" if vectors > 1 else ""
     head = [
-        f"@variants(vector_width={512 // spec.word_bits}, noalias=True)",
+        f"@variants(vector_width={VECTOR_BITS // spec.word_bits}{interleave}, noalias=True)",
         f"def {spec.name}_lanes(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:",
         f'    """{spec.name.upper()} compression of lanes 0..n-1 in lock-step.',
         "",

@@ -60,7 +60,7 @@ def _fraction_bits(p: int, root: int, bits: int) -> int:
 _PRIMES = _primes(80)
 
 #: Words of each scratch array of a compiled state hash: chaining value (8), message block (16),
-#: BLAKE2 work vector (16).
+#: the digest as 32-bit words (up to 16, in the uint32 array).
 SCRATCH_WORDS = 40
 
 #: The BLAKE2 message permutations; BLAKE2b's rounds 10 and 11 reuse rows 0 and 1.

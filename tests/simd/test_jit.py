@@ -181,6 +181,41 @@ def test_variants_resolve_callees_per_build() -> None:
         scheduler()
 
 
+def test_per_backend_globals_take_each_build_its_value() -> None:
+    """A PerBackend global is its simd value in the simd build and its scalar one in the other."""
+    from twocats.lanes import _blocks
+    from twocats.lanes.scheduler import SCHEDULERS
+    from twocats.simd._jit import PerBackend
+
+    scheduler = SCHEDULERS["sha512"]
+    simd = scheduler.get("simd").py_func.__globals__
+    scalar = scheduler.get("scalar").py_func.__globals__
+    assert (simd["STEP"], scalar["STEP"]) == (8, 1)
+    assert simd["decode_groups"] is _blocks.transposed_groups
+    assert scalar["decode_groups"] is _blocks.no_groups
+    with pytest.raises(ValueError, match="backend must be 'simd' or 'scalar'"):
+        PerBackend(simd=1, scalar=0).get("reference")
+
+
+def test_interleaved_builds_have_their_own_cache_folder_and_options() -> None:
+    """Vectors in flight are part of a build's cache folder and of the options it compiles
+    under (a vector epilogue of the forced width); scalar builds ignore them."""
+    from twocats.simd._jit import BUILDS, _forced_by
+
+    simd = BUILDS["simd"].with_width(16)
+    both = simd.with_interleave(2)
+    assert (simd.tag, both.tag) == ("simd-w16", "simd-w16-i2")
+    assert BUILDS["scalar"].with_interleave(2) == BUILDS["scalar"]
+    assert _forced_by(both) == {
+        "-force-vector-width": 16,
+        "-force-vector-interleave": 2,
+        "-epilogue-vectorization-force-VF": 16,
+    }
+    assert _forced_by(simd)["-epilogue-vectorization-force-VF"] == 1
+    with pytest.raises(ValueError, match="interleave must be 0 or positive"):
+        simd.with_interleave(-1)
+
+
 def test_resolve_backend_order_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     """An explicit name wins, then TWOCATS_BACKEND, then simd; unknown names are refused."""
     monkeypatch.delenv("TWOCATS_BACKEND", raising=False)

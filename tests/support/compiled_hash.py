@@ -128,45 +128,47 @@ def _store_words64(h: Array, big: bool, out: Array) -> None:
             out[8 * i + k] = U8((x >> shift) & U64(0xFF))
 
 
+# Each whole-message hash keeps the chaining value and the block in one array of 24 words, as the
+# compressions take them: h = w[0:8], the block M[:, 0] = w[8:24].
+
+
 @jit
 def _blake2s(msg: Array, out: Array) -> None:
-    h = _BLAKE2S_IV.copy()
-    h[0] = U32(h[0] ^ _BLAKE2S_PARAM)
-    m = np.empty((16, 1), dtype=np.uint32)
-    words = m.reshape(16)
-    v = np.empty(16, dtype=np.uint32)
+    w = np.zeros(24, dtype=np.uint32)
+    w[0:8] = _BLAKE2S_IV
+    w[0] = U32(w[0] ^ _BLAKE2S_PARAM)
+    m = w[8:24].reshape((16, 1))
     n = U64(msg.size)
     nblocks = max(U64(1), (n + U64(63)) // U64(64))
     for b in range(nblocks):
         start = U64(b) * U64(64)
         decode_block32(msg, U64(0), n, start, False, _ZERO32, m, 0)
         last = U64(b) + U64(1) == nblocks
-        blake2s_compress(h, words, v, min(start + U64(64), n), last)
-    _store_words32(h, False, out)
+        blake2s_compress(w, U64(0), U64(8), min(start + U64(64), n), last)
+    _store_words32(w, False, out)
 
 
 @jit
 def _blake2b(msg: Array, out: Array) -> None:
-    h = _BLAKE2B_IV.copy()
-    h[0] = h[0] ^ _BLAKE2B_PARAM
-    m = np.empty((16, 1), dtype=np.uint64)
-    words = m.reshape(16)
-    v = np.empty(16, dtype=np.uint64)
+    w = np.zeros(24, dtype=np.uint64)
+    w[0:8] = _BLAKE2B_IV
+    w[0] = w[0] ^ _BLAKE2B_PARAM
+    m = w[8:24].reshape((16, 1))
     n = U64(msg.size)
     nblocks = max(U64(1), (n + U64(127)) // U64(128))
     for b in range(nblocks):
         start = U64(b) * U64(128)
         decode_block64(msg, U64(0), n, start, False, _ZERO64, m, 0)
         last = U64(b) + U64(1) == nblocks
-        blake2b_compress(h, words, v, min(start + U64(128), n), last)
-    _store_words64(h, False, out)
+        blake2b_compress(w, U64(0), U64(8), min(start + U64(128), n), last)
+    _store_words64(w, False, out)
 
 
 @jit
 def _sha256(msg: Array, out: Array) -> None:
-    h = _SHA256_IV.copy()
-    m = np.empty((16, 1), dtype=np.uint32)
-    words = m.reshape(16)
+    w = np.zeros(24, dtype=np.uint32)
+    w[0:8] = _SHA256_IV
+    m = w[8:24].reshape((16, 1))
     n = U64(msg.size)
     nblocks = (n + U64(72)) // U64(64)
     for b in range(nblocks):
@@ -175,15 +177,15 @@ def _sha256(msg: Array, out: Array) -> None:
         if U64(b) + U64(1) == nblocks:
             m[14, 0] = U32(n >> U64(29))
             m[15, 0] = U32(n << U64(3))
-        sha256_compress(h, words)
-    _store_words32(h, True, out)
+        sha256_compress(w, U64(0), U64(8))
+    _store_words32(w, True, out)
 
 
 @jit
 def _sha512(msg: Array, out: Array) -> None:
-    h = _SHA512_IV.copy()
-    m = np.empty((16, 1), dtype=np.uint64)
-    words = m.reshape(16)
+    w = np.zeros(24, dtype=np.uint64)
+    w[0:8] = _SHA512_IV
+    m = w[8:24].reshape((16, 1))
     n = U64(msg.size)
     nblocks = (n + U64(144)) // U64(128)
     for b in range(nblocks):
@@ -192,8 +194,8 @@ def _sha512(msg: Array, out: Array) -> None:
         if U64(b) + U64(1) == nblocks:
             m[14, 0] = n >> U64(61)
             m[15, 0] = n << U64(3)
-        sha512_compress(h, words)
-    _store_words64(h, True, out)
+        sha512_compress(w, U64(0), U64(8))
+    _store_words64(w, True, out)
 
 
 @jit

@@ -8,19 +8,19 @@ other text to standard error; a command that fails writes ``{"error": ..., "exit
 
 Importing this package, parsing arguments and ``--help`` import neither numpy nor numba: each
 command's module is imported when the command runs, and imports the library inside its body.
+Importing this package imports no click either: the click group :data:`main` is loaded on first
+use, and the console script runs ``twocats sum`` of files in its everyday form without click
+(:mod:`twocats.cli._sum_quick`).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import click
-
-from twocats import __version__
-from twocats.cli._common import emit_json, translate_errors
+if TYPE_CHECKING:
+    from twocats.cli._group import main
 
 __all__ = ["main", "run"]
 
@@ -65,7 +65,7 @@ _LAZY_COMMANDS: Final = {
     "tradeoff": (
         "twocats.cli.tradeoff",
         "tradeoff_command",
-        "Run the ranking trade-off attack on a block dependency graph (Argon2, TwoCats).",
+        "Run the published trade-off attacks on a block dependency graph (Argon2, TwoCats).",
     ),
     "tune": (
         "twocats.cli.tune",
@@ -99,53 +99,13 @@ _LAZY_COMMANDS: Final = {
 # loaded, that teardown costs about 0.2 s of CPU).
 _QUICK_EXIT: Final = frozenset({"derive", "hash", "needs-rehash", "upgrade", "verify"})
 
-# The context key telling that the command line asked for --json.
-_JSON_WANTED: Final = "twocats.json"
+def __getattr__(name: str) -> Any:
+    """``main``, the click group, loaded with click on first use."""
+    if name == "main":
+        from twocats.cli._group import main
 
-
-class _Group(click.Group):
-    """A click group with lazily loaded commands and the project's error contract."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(_LAZY_COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        lazy = _LAZY_COMMANDS.get(cmd_name)
-        if lazy is None:
-            return None
-        module, attribute, _ = lazy
-        command = getattr(importlib.import_module(module), attribute)
-        if not isinstance(command, click.Command):
-            raise TypeError(f"{module}.{attribute} is not a click command")
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, _LAZY_COMMANDS[name][2]) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.meta[_JSON_WANTED] = "--json" in args
-        return super().parse_args(ctx, args)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return translate_errors(lambda: super(_Group, self).invoke(ctx))
-        except click.ClickException as error:
-            # A failing command asked for JSON still writes its one document: the error.
-            if ctx.meta.get(_JSON_WANTED):
-                emit_json({"error": error.format_message(), "exit_status": error.exit_code})
-            raise
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="twocats")
-def main() -> None:
-    """TwoCats memory-hard password hashing and SIMD lane hashing.
-
-    Passwords are read from a hidden prompt or with --password-stdin, never from the command line.
-    Exit status: 0 success, 1 mismatch or failure, 2 bad input, 130 interrupted.
-    """
+        return main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _flushed() -> bool:
@@ -166,6 +126,14 @@ def run() -> None:
     """
     # The group's own options take no values, so the first other word names the command.
     command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    if sys.argv[1:2] == ["sum"]:
+        from twocats.cli._sum_quick import sum_quick
+
+        status = sum_quick(sys.argv[2:])
+        if status is not None:
+            sys.exit(status)
+    from twocats.cli._group import main
+
     try:
         main()
     except SystemExit as done:

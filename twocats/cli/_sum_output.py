@@ -1,5 +1,5 @@
-"""What ``twocats sum`` writes: file names quoted as coreutils quotes them, gathered output lines,
-one streamed JSON document and a progress bar.
+"""What ``twocats sum`` writes: digest lines and file names quoted as coreutils writes them,
+gathered output lines, one streamed JSON document and a progress bar.
 
 Error messages quote file names as coreutils does (:func:`quote_name`).  So do the status lines
 of ``--check`` for a name holding a character no terminal should receive (a control character
@@ -16,9 +16,6 @@ import sys
 import time
 from typing import Any, Final
 
-import click
-
-from twocats.cli._common import info, progress_wanted
 from twocats.lanes.check_file import escape_name
 
 __all__ = [
@@ -30,11 +27,14 @@ __all__ = [
     "error_text",
     "progress",
     "quote_name",
+    "sum_line",
 ]
 
-#: Output is written in pieces of this many bytes, or after this many seconds.
+#: Output is written in pieces of this many bytes, or after this many seconds (looked at every
+#: OUTPUT_LINES lines).
 OUTPUT_BUFFER: Final = 64 << 10
 OUTPUT_DELAY: Final = 0.1
+OUTPUT_LINES: Final = 64
 
 # Characters that make the shell read a name differently; ``#`` and ``~`` only at the start,
 # ``{`` and ``}`` only alone, but any of these four rules out double quotes.
@@ -126,24 +126,34 @@ def error_text(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def sum_line(digest: bytes, name: str, zero: bool, tag: str | None = None) -> str:
+    """The line coreutils writes for one file, without its end: ``DIGEST  NAME``, or with ``tag``
+    ``TAG (NAME) = DIGEST``; the name escaped (:func:`escape_name`) unless ``zero``."""
+    prefix, shown = ("", name) if zero else escape_name(name)
+    if tag is not None:
+        return f"{prefix}{tag} ({shown}) = {digest.hex()}"
+    return f"{prefix}{digest.hex()}  {shown}"
+
+
 class Output:
-    """Lines on standard output, gathered into writes of up to OUTPUT_BUFFER bytes (standard
+    """Lines on standard output, gathered into writes of about OUTPUT_BUFFER bytes (standard
     output may be unbuffered, e.g. with PYTHONUNBUFFERED, and a write per line is a system call);
-    written out at least every OUTPUT_DELAY seconds, and before every message on standard error
-    so that the two stay in order."""
+    written out at least every OUTPUT_DELAY seconds (looked at every OUTPUT_LINES lines), and
+    before every message on standard error so that the two stay in order."""
 
     def __init__(self) -> None:
         self._stream = sys.stdout.buffer
-        self._lines: list[bytes] = []
+        self._lines: list[str] = []
         self._size = 0
         self._written = time.monotonic()
 
     def line(self, text: str, end: str = "\n") -> None:
         """Add one line (ended by `end`); names that are not UTF-8 keep their original bytes."""
-        data = os.fsencode(text + end)
-        self._lines.append(data)
-        self._size += len(data)
-        if self._size >= OUTPUT_BUFFER or time.monotonic() - self._written >= OUTPUT_DELAY:
+        self._lines.append(text + end)
+        self._size += len(text) + 1
+        if self._size >= OUTPUT_BUFFER or (
+            not len(self._lines) % OUTPUT_LINES and time.monotonic() - self._written >= OUTPUT_DELAY
+        ):
             self.flush()
 
     def error(self, name: str, exc: OSError) -> None:
@@ -153,12 +163,16 @@ class Output:
     def message(self, text: str) -> None:
         """Write one message on standard error after the lines gathered so far."""
         self.flush()
-        info(f"twocats sum: {text}")
+        # Names in messages are quoted into plain characters (quote_name), so a message needs
+        # none of click.echo's care for what a stream can take.
+        sys.stderr.write(f"twocats sum: {text}\n")
+        sys.stderr.flush()
 
     def flush(self) -> None:
-        """Write out the gathered lines."""
+        """Write out the gathered lines (encoded as a file name is, so that names that are not
+        UTF-8 keep their bytes)."""
         if self._lines:
-            self._stream.write(b"".join(self._lines))
+            self._stream.write(os.fsencode("".join(self._lines)))
             self._lines, self._size = [], 0
         self._stream.flush()
         self._written = time.monotonic()
@@ -177,6 +191,8 @@ class JsonDocument:
         """Add one element of the ``files`` list."""
         if not self._enabled:
             return
+        import click
+
         if self._started:
             click.echo(",")
         else:
@@ -188,6 +204,8 @@ class JsonDocument:
         """Close the ``files`` list and add the totals."""
         if not self._enabled:
             return
+        import click
+
         if not self._started:
             click.echo(f'{{"algorithm": {json.dumps(self._algorithm)}, "files": [', nl=False)
         tail = "".join(f", {json.dumps(key)}: {value}" for key, value in totals.items())
@@ -203,6 +221,10 @@ class _NoProgress:
 
 def progress(total: int) -> contextlib.AbstractContextManager[Any]:
     """A byte-counting progress bar on standard error when it is a terminal, else a no-op."""
+    from twocats.cli._common import progress_wanted
+
     if not progress_wanted():
         return contextlib.nullcontext(_NoProgress())
+    import click
+
     return click.progressbar(length=max(total, 1), label="hashing", file=sys.stderr)

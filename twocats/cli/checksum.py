@@ -23,6 +23,7 @@ from twocats.cli._sum_output import (
     error_text,
     progress,
     quote_name,
+    sum_line,
 )
 from twocats.lanes.check_file import (
     MAX_LINE,
@@ -249,11 +250,7 @@ def sum_command(
             elif as_json:
                 document.entry({"name": name, "digest": outcome.hex()})
             else:
-                prefix, shown = ("", name) if zero else escape_name(name)
-                if tag:
-                    out.line(f"{prefix}{_tag(algorithm)} ({shown}) = {outcome.hex()}", end)
-                else:
-                    out.line(f"{prefix}{outcome.hex()}  {shown}", end)
+                out.line(sum_line(outcome, name, zero, _tag(algorithm) if tag else None), end)
     out.flush()
     document.close()
     if failed:

@@ -28,6 +28,7 @@ from twocats.cli._options import DURATION, build_params, params_options
 
 if TYPE_CHECKING:
     from twocats.perf.compare import EqualTime
+    from twocats.perf.tradeoff.attacker import Assumptions
 
 __all__ = ["compare_command"]
 
@@ -43,6 +44,24 @@ def _check_plot_target(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
         raise UsageFailure(f"--plot: cannot write into the folder {folder}")
+
+
+def _assumptions(speedups: tuple[str, ...], chain_bound: float | None) -> Assumptions:
+    """Read --asic-speedup ALGORITHM=FACTOR and --chain-bound, refusing bad values up front."""
+    from twocats.exceptions import InvalidParametersError
+    from twocats.perf.tradeoff.attacker import Assumptions
+
+    factors = {}
+    for item in speedups:
+        name, _, value = item.partition("=")
+        try:
+            factors[name] = float(value)
+        except ValueError:
+            raise UsageFailure(f"--asic-speedup {item!r}: FACTOR must be a number") from None
+    try:
+        return Assumptions(factors, chain_bound)
+    except InvalidParametersError as error:
+        raise UsageFailure(f"--asic-speedup/--chain-bound: {error}") from None
 
 
 @click.command("compare")
@@ -71,7 +90,21 @@ def _check_plot_target(path: str) -> None:
 @click.option(
     "--attacker",
     is_flag=True,
-    help="Also run the ranking trade-off attack on each equal-time memory's graph (C, D, E).",
+    help="Also run the best published trade-off attack on each equal-time memory's graph.",
+)
+@click.option(
+    "--asic-speedup",
+    "speedups",
+    multiple=True,
+    metavar="ALGORITHM=FACTOR",
+    help="--attacker: an ASIC's speed-up over this machine for one algorithm (default 1 each).",
+)
+@click.option(
+    "--chain-bound",
+    type=click.FloatRange(0.001, 1000),
+    default=None,
+    metavar="NS",
+    help="--attacker: cap TwoCats' speed-up by its multiply chain, if a multiplication takes NS.",
 )
 @backend_option
 @json_option
@@ -80,6 +113,8 @@ def compare_command(
     min_rounds: int,
     plot: str | None,
     attacker: bool,
+    speedups: tuple[str, ...],
+    chain_bound: float | None,
     backend: str | None,
     as_json: bool,
     **options: Any,
@@ -97,15 +132,16 @@ def compare_command(
     (and a note when the machine was too busy to narrow it that far).
 
     With --attacker, the equal-time memories are attacked too: for TwoCats (and its side-channel-
-    resistant mode) and argon2id (and Argon2i) at the memory each fills, the ranking trade-off
-    attack's best time-area product alpha*D, its gain E and the attacker's cost per guess relative
-    to argon2id (memory / E), assuming the attacker speeds every hash up alike.
+    resistant mode) and argon2id (and Argon2i) at the memory each fills, the best published
+    trade-off attack (twocats tradeoff), its gain E and the attacker's cost per guess relative to
+    argon2id (memory / (E * speed-up)); the speed-ups are assumptions, 1 unless given.
     """
     from twocats._machine import load_average
     from twocats.perf.compare import (
         TARGET,
         Rounds,
         attacker_comparison,
+        check_comparable,
         format_equal_time,
         format_table,
         run_comparison,
@@ -115,6 +151,10 @@ def compare_command(
     from twocats.simd.registry import resolve_backend
 
     params = build_params(options)
+    check_comparable(params)
+    if (speedups or chain_bound is not None) and not attacker:
+        raise UsageFailure("--asic-speedup and --chain-bound apply to --attacker only")
+    assumptions = _assumptions(speedups, chain_bound)
     if plot is not None:
         _check_plot_target(plot)
     resolved = resolve_backend(backend)
@@ -146,9 +186,15 @@ def compare_command(
 
         def announce(name: str) -> None:
             if verbose:
-                info(f"  attacker: ranking trade-off attack on {name}")
+                info(f"  attacker: the trade-off attacks on {name}")
 
-        attacked = attacker_comparison(params, comparison.equal_time, report=announce)
+        attacked = attacker_comparison(
+            params,
+            comparison.equal_time,
+            report=announce,
+            assumptions=assumptions,
+            seconds=rows[0].seconds,
+        )
     load = load_average()
     busy = _busy_note(comparison.equal_time, load_before, load, time_limit)
     if plot is not None:

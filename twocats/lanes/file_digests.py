@@ -1,35 +1,35 @@
 """Digests of many files for ``twocats sum``: bounded reads, hashlib first, lanes where they pay.
 
-Files are read on the calling thread with a cap checked while reading (never a size from
-``stat``): a file that ends within :data:`SMALL_FILE` bytes is read straight into its batch's
-arena, a reused buffer, where hashlib or the lane kernels read it (no copy, no object per file);
-a longer one is streamed through hashlib in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless
-FIFO runs in constant memory.  KangarooTwelve and ParallelHash stream through
-:mod:`twocats.lanes.modes.keccak_stream` (their leaves hashed in lanes as they are read); a lane
-mode with no streaming form reads a file whole, up to :data:`WHOLE_FILE_LIMIT` and refusing more,
-and hashes it before the next file is read, so that one such file is in memory at a time.
-Batches are hashed on :data:`HASH_THREADS` worker threads while the next files are read (hashlib
-and the lane kernels release the GIL), with at most :data:`PENDING` batches in flight; files
-under :data:`HASHLIB_GIL_BYTES` are hashed by the reading thread while hashlib is in charge.
-File data in memory therefore stays under (PENDING + 2) arenas of BATCH_BYTES + SMALL_FILE
-bytes (in flight, and the batch being filled), 54 MiB, whatever the inputs.
+Files are read with a cap checked while reading (never a size from ``stat``): a file that ends
+within :data:`SMALL_FILE` bytes is read straight into an arena, a reused buffer, where hashlib or
+the lane kernels read it (no copy, no object per file); a longer one is streamed through hashlib
+in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless FIFO runs in constant memory.
+KangarooTwelve and ParallelHash stream through :mod:`twocats.lanes.modes.keccak_stream` (their
+leaves hashed in lanes as they are read); a lane mode with no streaming form reads a file whole,
+up to :data:`WHOLE_FILE_LIMIT` and refusing more, and hashes it before the next file is read, so
+that one such file is in memory at a time.  Jobs of :data:`BATCH_FILES` consecutive files are read
+and hashed on :data:`THREADS` worker threads (the reads, hashlib and the lane kernels release the
+GIL, so the threads share the cores), each job in an arena of its own, with at most
+:data:`PENDING` jobs ahead of the outcomes handed out.  File data in memory therefore stays under
+THREADS arenas of BATCH_BYTES + SMALL_FILE bytes, 18 MiB, whatever the inputs.
 
-A batch is hashed by hashlib (OpenSSL's SHA-NI code, nothing to load) until the lane kernels are
-loaded.  They are loaded on a background thread only when the job looks large enough to repay
+A job is hashed by hashlib (OpenSSL's SHA-NI code, nothing to load) until the lane kernels are
+loaded.  They are loaded on a background thread only when the work looks large enough to repay
 their loading time (:data:`LANES_PAY_BYTES`, or :data:`LANES_PAY_BYTES_BUILT` where the
-scheduler was built ahead of time); batches are handed to them from then on.
-``--backend`` asks for the lanes from the first batch.
+scheduler was built ahead of time); jobs are handed to them from then on.
+``--backend`` asks for the lanes from the first job.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -70,19 +70,19 @@ SMALL_FILE: Final = 1 << 20
 #: Read size for streamed files.
 CHUNK: Final = 1 << 20
 
-#: The most file data, and the most files, one batch holds.
+#: The file data an arena gathers before the lanes hash it (a job may fill its arena several
+#: times), and the files of one job.
 BATCH_BYTES: Final = 8 << 20
-BATCH_FILES: Final = 2048
+BATCH_FILES: Final = 512
 
-#: The most batches, and batches' worth of file data, read but not yet written out.
+#: The files of the first job, which tells how large the files are.
+FIRST_FILES: Final = 64
+
+#: The most jobs read but not yet handed out.
 PENDING: Final = 4
 
-#: Worker threads hashing batches while the calling thread reads.
-HASH_THREADS: Final = 2
-
-#: hashlib releases the GIL only for inputs of at least this many bytes; shorter files are
-#: hashed by the reading thread itself while hashlib is in charge.
-HASHLIB_GIL_BYTES: Final = 2048
+#: Worker threads reading and hashing jobs of files.
+THREADS: Final = 2
 
 #: Lane modes without a streaming implementation read a whole file into memory, up to this size;
 #: a longer file fails with a clear message instead of exhausting the machine.
@@ -104,20 +104,20 @@ LANES_PAY_BYTES: Final = {
     "sha1": 1408 << 20,
 }
 
-#: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.simd.aot`):
-#: loading it imports neither numba nor numpy and costs about 28 ms of a process's start-up
-#: (``twocats sum --backend simd`` on one small file against the default, one core, AVX-512 and
-#: SHA-NI host).  At the savings per byte above that is repaid from about 20 MB (BLAKE2s), 35 MB
-#: (BLAKE2b, SHA-512), 60 MB (SHA-1) and 70 MB (SHA-256), and each threshold is again about 1.5
-#: times that.
-#: SHA-256 keeps a higher one: on the 112 MB lognormal tree ``--backend simd`` matched the
-#: default (OpenSSL's SHA-NI code) rather than beat it.
+#: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.simd.family`):
+#: loading it imports neither numba nor numpy and costs about 11 ms of CPU (the artefact's checks
+#: and its known-answer sample included; on a background thread).  In memory, one thread, on the
+#: lognormal files' contents (``python -m bench sum``, 2-vCPU AMD EPYC with AVX-512 and SHA-NI), a
+#: hashlib loop / ``hash_many`` take 142 / 23 ms for BLAKE2s, 82 / 27 for BLAKE2b, 59 / 32 for
+#: SHA-256 (SHA-NI), 98 / 39 for SHA-512 and 55 / 19 for SHA-1 (SHA-NI): the lanes save 1.07,
+#: 0.50, 0.24, 0.53 and 0.32 ns per byte and repay their loading from about 10, 22, 46, 21 and 34
+#: MB; each threshold is about 1.5 times that.
 LANES_PAY_BYTES_BUILT: Final = {
-    "blake2s": 32 << 20,
-    "blake2b": 48 << 20,
-    "sha256": 512 << 20,
-    "sha512": 48 << 20,
-    "sha1": 96 << 20,
+    "blake2s": 16 << 20,
+    "blake2b": 32 << 20,
+    "sha256": 64 << 20,
+    "sha512": 32 << 20,
+    "sha1": 48 << 20,
 }
 
 
@@ -243,13 +243,11 @@ class LaneLoader:
         )
 
 
-def _hashlib_batch(stream: Callable[[], Any], messages: Iterable[memoryview]) -> list[bytes]:
-    out = []
-    for message in messages:
-        hasher = stream()
-        hasher.update(message)
-        out.append(hasher.digest())
-    return out
+def _hashlib_digest(stream: Callable[[], Any], message: memoryview) -> bytes:
+    hasher = stream()
+    hasher.update(message)
+    digest: bytes = hasher.digest()
+    return digest
 
 
 class _Done:
@@ -276,41 +274,70 @@ class _Arena:
         self.used = 0
 
 
-class _Batch:
-    """The files of one batch: their names, the outcomes settled while reading, and the slices
-    of its arena that hold the others' contents."""
+#: hashlib hashes at least this many blocks in the time the lanes take for one step of a vector
+#: of lanes (about 2 for BLAKE2b and SHA-512, 4 to 8 for SHA-1 and SHA-256 with SHA-NI).
+HASHLIB_BLOCKS_PER_STEP: Final = 2
 
-    __slots__ = ("arena", "lengths", "names", "outcomes", "starts")
+
+def _outlasting(lengths: Sequence[int], lanes: int, block: int) -> set[int]:
+    """The indices of the messages to hand to hashlib rather than to ``lanes`` lanes.
+
+    The lanes take as many steps as the longest message has blocks, or the blocks of all over
+    the lanes where that is more.  Handing the k longest messages to hashlib saves steps and
+    costs their blocks, at HASHLIB_BLOCKS_PER_STEP blocks of hashlib a step; the k that gains
+    most is chosen (none, where nothing gains).
+    """
+    blocks = [length // block + 1 for length in lengths]
+    order = sorted(range(len(blocks)), key=blocks.__getitem__, reverse=True)
+    rest = sum(blocks)
+    steps = max(blocks[order[0]], -(-rest // lanes)) if blocks else 0
+    best, chosen, handed = 0, 0, 0
+    for k, index in enumerate(order, start=1):
+        handed += blocks[index]
+        if handed >= steps * HASHLIB_BLOCKS_PER_STEP:
+            break
+        after = blocks[order[k]] if k < len(order) else 0
+        saved = steps - max(after, -(-(rest - handed) // lanes))
+        gain = saved * HASHLIB_BLOCKS_PER_STEP - handed
+        if gain > best:
+            best, chosen = gain, k
+    return set(order[:chosen])
+
+
+class _Waiting:
+    """The files of a job whose contents wait in its arena for the lanes: the place of each
+    among the job's outcomes, where it starts in the arena, and its length."""
+
+    __slots__ = ("arena", "files")
 
     def __init__(self, arena: _Arena) -> None:
         self.arena = arena
-        self.names: list[str] = []
-        # None where the file's contents wait in the arena.
-        self.outcomes: list[bytes | OSError | None] = []
-        self.starts: list[int] = []
-        self.lengths: list[int] = []
+        self.files: list[tuple[int, int, int]] = []
 
-    def settled(self, name: str, outcome: bytes | OSError) -> None:
-        """Add a file whose digest (or error) is known."""
-        self.names.append(name)
-        self.outcomes.append(outcome)
-
-    def kept(self, name: str, length: int) -> None:
-        """Add a file whose ``length`` bytes were just read into the arena after its used part."""
-        self.names.append(name)
-        self.outcomes.append(None)
-        self.starts.append(self.arena.used)
-        self.lengths.append(length)
+    def keep(self, place: int, length: int) -> None:
+        """Keep the ``length`` bytes just read into the arena after its used part."""
+        self.files.append((place, self.arena.used, length))
         self.arena.used += length
+
+    def outlasting(self, lanes: int, block: int) -> list[tuple[int, int, int]]:
+        """Stop waiting for the files that hashlib hashes in less time than they would hold the
+        lanes up (see :func:`_outlasting`); return them."""
+        chosen = _outlasting([length for _, _, length in self.files], lanes, block)
+        handed = [entry for index, entry in enumerate(self.files) if index in chosen]
+        self.files = [entry for index, entry in enumerate(self.files) if index not in chosen]
+        return handed
 
     def slices(self) -> Slices:
         """The contents waiting in the arena."""
-        return Slices(self.arena.buffer, self.starts, self.lengths)
+        starts = [start for _, start, _ in self.files]
+        return Slices(self.arena.buffer, starts, [length for _, _, length in self.files])
 
-    def settle(self, hashed: list[bytes]) -> list[bytes | OSError]:
-        """Every file's outcome, the digests of the contents in the arena put in their place."""
-        digests = iter(hashed)
-        return [next(digests) if outcome is None else outcome for outcome in self.outcomes]
+    def settle(self, outcomes: list[bytes | OSError | None], hashed: list[bytes]) -> None:
+        """Put the digests of the waiting contents in their places; empty the arena."""
+        for (place, _, _), digest in zip(self.files, hashed, strict=True):
+            outcomes[place] = digest
+        self.files = []
+        self.arena.used = 0
 
 
 def _too_large(name: str) -> OSError:
@@ -326,9 +353,15 @@ ReadInto = Callable[[memoryview], int]
 
 
 def _read_entry(
-    readinto: ReadInto, read: Callable[[int], bytes], arena: _Arena, name: str, method: Method
+    readinto: ReadInto,
+    read: Callable[[int], bytes],
+    arena: _Arena,
+    name: str,
+    method: Method,
+    size: int = 0,
 ) -> int | bytes | _Done:
-    """Read one input into ``arena`` after its used part, with a cap checked while reading.
+    """Read one input into ``arena`` after its used part, with a cap checked while reading
+    (``size`` bytes of it are there already).
 
     Returns the input's length if it ends within SMALL_FILE bytes (its contents stay in the
     arena, which is not advanced); otherwise its bytes, for a lane mode without a streaming
@@ -337,8 +370,6 @@ def _read_entry(
     view = arena.view
     start = arena.used
     end = start + SMALL_FILE + 1
-    size = 0
-    # A regular file that fits is read in one call; the next, empty one confirms its end.
     while start + size < end:
         got = readinto(view[start + size : end])
         if not got:
@@ -387,12 +418,24 @@ def _read_name(name: str, arena: _Arena, method: Method) -> int | bytes | _Done:
         return _read_entry(readinto, stdin_reader(), arena, name, method)
     descriptor = os.open(name, _OPEN_FLAGS)
     try:
+        # A regular file that fits is read in one call; the next, empty one confirms its end.
+        start = arena.used
+        end = start + SMALL_FILE + 1
+        got = os.readv(descriptor, (arena.view[start:end],))
+        if got and start + got < end:
+            more = os.readv(descriptor, (arena.view[start + got : end],))
+            if not more:
+                return got
+            got += more
+        if not got:
+            return 0
         return _read_entry(
             lambda view: os.readv(descriptor, (view,)),
             partial(os.read, descriptor),
             arena,
             name,
             method,
+            got,
         )
     finally:
         os.close(descriptor)
@@ -407,11 +450,17 @@ def _error(exc: OSError, name: str) -> OSError:
 
 
 class _Scheduler:
-    """Chooses hashlib or lanes for each batch and runs it on the worker threads."""
+    """Reads and hashes jobs of consecutive files on the worker threads, each job in an arena of
+    its own, and chooses hashlib or the lanes for each job."""
 
-    def __init__(self, method: Method, backend: str | None, loader: LaneLoader | None) -> None:
+    def __init__(
+        self, method: Method, backend: str | None, loader: LaneLoader | None, threads: int
+    ) -> None:
         self._method = method
-        self._pool = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="twocats-sum")
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="twocats-sum")
+        # The free arenas; a job takes one (there are never more than threads of them).
+        self._arenas: list[_Arena] = []
+        self._arenas_lock = threading.Lock()
         if method.lanes is None:
             self._loader = None
         elif loader is not None:
@@ -446,38 +495,78 @@ class _Scheduler:
         """True if batches go to the lanes now."""
         return self._loader is not None and (self._lanes_now or self._loader.ready())
 
-    def whole(self, data: bytes) -> bytes:
+    def submit(self, names: Sequence[str]) -> Future[tuple[list[bytes | OSError], int]]:
+        """Read and hash ``names`` on a worker thread: their outcomes, and the bytes of the
+        files read into the arena."""
+        return self._pool.submit(self._job, names)
+
+    def _job(self, names: Sequence[str]) -> tuple[list[bytes | OSError], int]:
+        method = self._method
+        with self._arenas_lock:
+            arena = self._arenas.pop() if self._arenas else _Arena()
+        try:
+            lanes = self.lanes_active()
+            waiting = _Waiting(arena)
+            outcomes: list[bytes | OSError | None] = []
+            read = 0
+            for name in names:
+                try:
+                    entry = _read_name(name, arena, method)
+                except OSError as exc:
+                    outcomes.append(_error(exc, name))
+                    continue
+                if isinstance(entry, int):
+                    read += entry
+                    # Once the lanes are loaded they take the rest of the job.
+                    lanes = lanes or self.lanes_active()
+                    if lanes:
+                        waiting.keep(len(outcomes), entry)
+                        outcomes.append(None)
+                        if arena.used >= BATCH_BYTES:
+                            self._lanes(waiting, outcomes)
+                    else:
+                        assert method.batch is not None
+                        view = arena.view[arena.used : arena.used + entry]
+                        outcomes.append(_hashlib_digest(method.batch, view))
+                elif isinstance(entry, bytes):
+                    outcomes.append(self._whole(entry))
+                else:
+                    outcomes.append(entry.outcome)
+            if waiting.files:
+                self._lanes(waiting, outcomes)
+            # Every place kept for the lanes holds its digest by now.
+            return outcomes, read  # type: ignore[return-value]
+        finally:
+            arena.used = 0
+            with self._arenas_lock:
+                self._arenas.append(arena)
+
+    def _lanes(self, waiting: _Waiting, outcomes: list[bytes | OSError | None]) -> None:
+        """Hash the contents waiting in the arena in lanes, and empty it.
+
+        A file much longer than the lanes' fair share of the batch would run alone on one lane
+        at the end, slower than hashlib runs it: hashlib hashes such files, the lanes the others.
+        """
+        from twocats.hashes import by_name
+        from twocats.lanes.primitives import DEFAULT_LANES
+
+        assert self._loader is not None
+        stream, name = self._method.batch, self._method.lanes
+        if stream is not None and name in DEFAULT_LANES:
+            view = waiting.arena.view
+            block = by_name(name).block_bytes
+            for place, start, length in waiting.outlasting(DEFAULT_LANES[name], block):
+                outcomes[place] = _hashlib_digest(stream, view[start : start + length])
+        waiting.settle(outcomes, self._loader.hash(waiting.slices()) if waiting.files else [])
+
+    def _whole(self, data: bytes) -> bytes:
         """The digest of a file read whole (a lane mode without a streaming form), hashed before
         the next file is read, so that at most one such file is held."""
         assert self._loader is not None
         return self._loader.hash(Slices(data, (0,), (len(data),)))[0]
 
-    def now(self, view: memoryview) -> bytes | None:
-        """The digest of a short input, hashed at once, where waiting for a batch would cost:
-        while hashlib is in charge, hashlib keeps the GIL for inputs under HASHLIB_GIL_BYTES, so
-        a worker thread would only hold up the reading.  None when it should wait."""
-        if len(view) >= HASHLIB_GIL_BYTES or self.lanes_active():
-            return None
-        assert self._method.batch is not None
-        return _hashlib_batch(self._method.batch, (view,))[0]
-
-    def submit(self, batch: _Batch) -> Future[list[bytes | OSError]]:
-        """Hash the arena's contents of one batch on a worker thread (none if all are settled)."""
-        if not batch.lengths:
-            settled: Future[list[bytes | OSError]] = Future()
-            settled.set_result(batch.settle([]))
-            return settled
-        return self._pool.submit(self._hash, batch, self.lanes_active())
-
-    def _hash(self, batch: _Batch, lanes: bool) -> list[bytes | OSError]:
-        if lanes:
-            assert self._loader is not None
-            return batch.settle(self._loader.hash(batch.slices()))
-        assert self._method.batch is not None
-        return batch.settle(_hashlib_batch(self._method.batch, batch.slices().views()))
-
     def close(self) -> None:
-        """Stop the worker threads (pending batches are abandoned)."""
+        """Stop the worker threads (pending jobs are abandoned)."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -491,47 +580,32 @@ def file_digests(
     """Yield (name, digest or the error that stopped reading it) in the order of `names`.
 
     ``backend`` (given on the command line) sends every batch to the lanes; else hashlib hashes
-    batches until ``loader`` (default: a :class:`LaneLoader`) has loaded the lanes.  Small files
-    are read into reused arenas, one a batch, at most PENDING + 2 of them.
+    batches until ``loader`` (default: a :class:`LaneLoader`) has loaded the lanes.  Jobs of
+    BATCH_FILES consecutive names are read and hashed on THREADS worker threads, at most
+    PENDING of them ahead of the names yielded.  Standard input named more than once, and lane
+    modes that read files whole, take one thread: the first ``-`` gets the input, and one whole
+    file is held at a time.
     """
     method = method_for(algorithm, backend)
-    scheduler = _Scheduler(method, backend, loader)
-    pending: deque[tuple[_Batch, Future[list[bytes | OSError]]]] = deque()
-    free: list[_Arena] = []
-    batch = _Batch(_Arena())
-    bytes_read = 0
+    threads = THREADS if method.stream is not None and names.count("-") <= 1 else 1
+    scheduler = _Scheduler(method, backend, loader, threads)
+    pending: deque[tuple[Sequence[str], Future[tuple[list[bytes | OSError], int]]]] = deque()
+    read = files = 0
+    # The first job is short, so that the files it read soon tell whether the lanes repay.
+    cuts = [0, *range(min(FIRST_FILES, BATCH_FILES), len(names), BATCH_FILES), len(names)]
     try:
-        for index, name in enumerate(names):
-            try:
-                entry = _read_name(name, batch.arena, method)
-            except OSError as exc:
-                entry = _Done(_error(exc, name))
-            if isinstance(entry, _Done):
-                batch.settled(name, entry.outcome)
-            elif isinstance(entry, bytes):
-                batch.settled(name, scheduler.whole(entry))
-            else:
-                bytes_read += entry
-                start = batch.arena.used
-                digest = scheduler.now(batch.arena.view[start : start + entry])
-                if digest is None:
-                    batch.kept(name, entry)
-                else:
-                    batch.settled(name, digest)
-            if batch.arena.used >= BATCH_BYTES or len(batch.names) >= BATCH_FILES:
-                scheduler.consider_lanes(bytes_read, index + 1, len(names))
-                pending.append((batch, scheduler.submit(batch)))
-                # Write out whatever is complete, and wait while too much is in flight.
-                while pending and (pending[0][1].done() or len(pending) > PENDING):
-                    done, future = pending.popleft()
-                    yield from zip(done.names, future.result(), strict=True)
-                    done.arena.used = 0
-                    free.append(done.arena)
-                batch = _Batch(free.pop() if free else _Arena())
-        if batch.names:
-            pending.append((batch, scheduler.submit(batch)))
+        for first, end in itertools.pairwise(cuts):
+            job = names[first:end]
+            pending.append((job, scheduler.submit(job)))
+            # Write out whatever is complete, and wait while too much is in flight.
+            while pending and (pending[0][1].done() or len(pending) > PENDING):
+                done, future = pending.popleft()
+                outcomes, nbytes = future.result()
+                read, files = read + nbytes, files + len(done)
+                scheduler.consider_lanes(read, files, len(names))
+                yield from zip(done, outcomes, strict=True)
         while pending:
             done, future = pending.popleft()
-            yield from zip(done.names, future.result(), strict=True)
+            yield from zip(done, future.result()[0], strict=True)
     finally:
         scheduler.close()

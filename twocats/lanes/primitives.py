@@ -3,7 +3,8 @@
 Every output is the standard digest of its message (equal to ``hashlib``); only the speed differs.
 ``backend`` is "simd" (default, or ``$TWOCATS_BACKEND``), "scalar" (the same kernels compiled with
 the vectorizers off) or "reference" (a pure-Python loop over :mod:`twocats.lanes.reference`).
-``lanes`` is the number of messages in flight (default: two vector registers' worth) and
+``lanes`` is the number of messages in flight (default: the vectors its compression keeps in
+flight, one register's worth for all but SHA-1) and
 ``threads`` the number of threads sharing the batch (default 1; the kernels release the GIL).
 
 The compiled path hands the messages' addresses and lengths to a kernel that schedules messages
@@ -40,9 +41,11 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LANES",
     "FAMILY",
+    "LANE_VECTORS",
     "MAX_LANES",
     "MAX_THREADS",
     "PRIMITIVES",
+    "VECTOR_BITS",
     "buffer_digests",
     "check_slices",
     "digest_list",
@@ -59,8 +62,21 @@ __all__ = [
 #: The primitives, in hash-code order: the lane hashes (:data:`twocats.hashes.LANE_HASHES`).
 PRIMITIVES = tuple(facts.name for facts in LANE_HASHES)
 
-#: Default lane count: two 512-bit registers of 32-bit or 64-bit words.
-DEFAULT_LANES = {facts.name: 2 * 512 // facts.word_bits for facts in LANE_HASHES}
+#: The bits of the vector registers the simd lane kernels are written for (AVX-512).
+VECTOR_BITS = 512
+
+#: The vectors of lanes a primitive's compression keeps in flight at once (one where absent):
+#: SHA-1's rounds wait on the latency of one vector's chain of operations, so its compression
+#: interleaves two vectors; the others are bound by the throughput of the vector units.
+LANE_VECTORS = {"sha1": 2}
+
+#: Default lane count: the vectors a compression keeps in flight, of 32-bit or 64-bit words.
+#: More lanes are not faster (the compression runs that many at a time) and leave more lanes
+#: idle behind a long message at the end of a batch.
+DEFAULT_LANES = {
+    facts.name: LANE_VECTORS.get(facts.name, 1) * VECTOR_BITS // facts.word_bits
+    for facts in LANE_HASHES
+}
 
 #: The largest lane count accepted.
 MAX_LANES = 4096
@@ -246,13 +262,14 @@ def _run(
 
 
 def _longest_first(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """The message indices longest first (ties in index order), or none when all are as long:
-    :func:`longest_first` in numpy, for long lists."""
+    """The message indices longest first, or none when all are as long: the order of
+    :func:`longest_first`, made by numpy for long lists (ties in any order, which the lanes do
+    not mind, sorted a few times faster than in index order)."""
     import numpy as np
 
     if lengths.shape[0] < 2 or lengths.min() == lengths.max():
         return np.empty(0, dtype=np.int64)
-    order: npt.NDArray[np.int64] = np.argsort(-lengths, kind="stable").astype(np.int64)
+    order: npt.NDArray[np.int64] = np.argsort(-lengths).astype(np.int64)
     return order
 
 

@@ -20,9 +20,11 @@ import numpy as np
 from numba.np.numpy_support import carray
 
 from twocats.hashes import LANE_HASHES, HashFacts
+from twocats.lanes._blocks import no_groups, transposed_groups
 from twocats.lanes._generated import blake2s
 from twocats.lanes._words import bswap32, bswap64, pointer
-from twocats.simd._jit import Variants, variants
+from twocats.lanes.primitives import VECTOR_BITS
+from twocats.simd._jit import PerBackend, Variants, variants
 
 __all__ = ["SCHEDULERS"]
 
@@ -51,6 +53,18 @@ PARAM = U32(0x01010020)
 #: The lane compression, and the byte swap of one word.
 lanes = blake2s.blake2s_lanes
 bswap = bswap32
+#: Bound per backend: the lanes one vector holds (1 in the scalar build), and the decode of whole
+#: blocks in groups of that many lanes (none in the scalar build).
+STEP = VECTOR_BITS // 32
+decode_groups = transposed_groups
+
+
+@variants  # type: ignore[call-overload]
+def advance(T: Any, width: Any, step: Any) -> None:
+    """Add ``step`` to T[0..width-1]: in the simd build with whole vectors, which the BLAKE2
+    compressions then load without waiting for the stores to reach the cache."""
+    for lane in range(width):
+        T[lane] = T[lane] + step
 
 
 @variants(vectorize=False)  # type: ignore[arg-type]
@@ -75,28 +89,53 @@ def lanes_many(
     lanes busy to the end.
 
     Free lanes take the next waiting messages; a lane whose message ends is freed by moving the
-    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  Each lane reads
-    its message where it lies (no joined copy).  Decoding, padding and lane starts are spelled
-    out here rather than called, because numba reference-counts every array passed to a function
-    that LLVM has not inlined yet.  This driver's own loops compile without the vectorizers in
-    both builds (vectorized, the decoding loop ran at half speed); the simd build still calls the
-    simd lane kernel.
+    last busy lane into it, so that lanes 0..active-1 are always the busy ones.  The compression
+    runs the busy lanes rounded up to whole vectors (STEP lanes, where the lanes allow): an idle
+    lane in a vector costs nothing, while a lane past the last whole vector runs alone, at about
+    the cost of a whole vector.  Until some lane reaches a block that is not whole or is its
+    last, every step only decodes and compresses; then one step looks at each lane (padding,
+    the final flag) and retires the lanes whose messages ended.  Each lane reads its message where
+    it lies (no joined copy): whole blocks through ``decode_groups`` (the simd build's
+    transposing decode) and the plain loop, the padded last blocks word by word.  Decoding,
+    padding and lane starts are spelled out here rather than called, because numba
+    reference-counts every array passed to a function that LLVM has not inlined yet.  This
+    driver's own loops compile without the vectorizers in both builds (vectorized, the decoding
+    loop ran at half speed); the simd build still calls the simd lane kernel and the vector
+    decode.
 
-    The lanes' state is the caller's (:class:`twocats.lanes.aot.LaneScratch`), so
+    The lanes' state is the caller's (:func:`twocats.lanes.primitives.lane_scratch`), so
     that the compiled code allocates nothing and can be built ahead of time: ``H`` (8, nlanes)
     and ``M`` (16, nlanes) words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and
     ``meta`` (5, nlanes): per lane the message address, length, next block, number of blocks and
-    message index.
+    message index.  Before each step's decode, T[lane] holds where the lane's block starts.
     """
     nlanes = H.shape[1]
     ordered = order.shape[0] > 0
     active = 0
     waiting = 0
+    # The bytes of the messages not yet on a lane.
+    queued = U64(0)
+    for i in range(count):
+        queued += U64(lengths[i])
     while True:
-        # Put waiting messages on the free lanes active..nlanes-1.
-        while active < nlanes and waiting < count:
+        # Refill no more lanes than it takes to finish the rest alongside the longest message on
+        # a lane (in whole vectors): more would only make each step dearer.
+        longest = U64(0)
+        rest = queued // U64(BLOCK) + U64(count - waiting)
+        for lane in range(active):
+            left = meta[3, lane] - meta[2, lane]
+            longest = max(longest, left)
+            rest += left
+        limit = nlanes
+        if longest:
+            wanted = (rest + longest - U64(1)) // longest
+            vectors = int((wanted + U64(STEP - 1)) // U64(STEP))
+            limit = min(nlanes, max(1, vectors) * STEP)
+        # Put waiting messages on the free lanes active..limit-1.
+        while active < limit and waiting < count:
             index = order[waiting] if ordered else waiting
             length = U64(lengths[index])
+            queued -= length
             for i in range(CHAIN):
                 H[i, active] = IV[i]
             H[0, active] = H[0, active] ^ PARAM
@@ -113,65 +152,83 @@ def lanes_many(
             waiting += 1
         if active == 0:
             break
+        width = min(nlanes, (active + STEP - 1) // STEP * STEP)
+        # The run: how many steps every busy lane reads a whole block that is not its last.
+        run = U64(0xFFFFFFFFFFFFFFFF)
         for lane in range(active):
-            length = meta[1, lane]
-            start = meta[2, lane] * U64(BLOCK)
-            first = pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
-            data = carray(first, (max(length, U64(1)),), np.uint8)
-            if start + U64(BLOCK) <= length:
-                # A whole block is read a word at a time (x86 and ARMv8 load unaligned words),
-                # byte-swapped where the hash's words are big-endian.
-                at = pointer(meta[0, lane] + start)
-                block = carray(at, (16,), WORD)
-                for i in range(16):
-                    M[i, lane] = bswap(block[i]) if BIG_ENDIAN else block[i]
+            done = meta[2, lane]
+            T[lane] = done * U64(BLOCK)
+            F[lane] = WORD(0)
+            # SHA-1 and SHA-2 end in at least one padded block, BLAKE2 in its flagged last one.
+            whole = meta[3, lane] - U64(1) if BLAKE2 else meta[1, lane] // U64(BLOCK)
+            run = min(run, max(whole, done) - done)
+        for step in range(run + U64(1)):
+            # Whole blocks a vector of lanes at a time (simd build), the others word by word,
+            # byte-swapped where the hash's words are big-endian (x86 and ARMv8 load unaligned
+            # words).
+            for lane in range(decode_groups(M, meta, T, width, BIG_ENDIAN), width):
+                if T[lane] + U64(BLOCK) <= meta[1, lane]:
+                    at = pointer(meta[0, lane] + T[lane])  # type: ignore[call-arg, var-annotated]
+                    block = carray(at, (16,), WORD)
+                    for i in range(16):
+                        M[i, lane] = bswap(block[i]) if BIG_ENDIAN else block[i]
+            if step < run:
+                # BLAKE2's byte counter after the block; where the next block starts.
+                advance(T, width, U64(BLOCK))
             else:
-                for i in range(16):
-                    p = start + U64(WB * i)
-                    if p + U64(WB) <= length:
-                        q = p
-                        word = (
-                            (U64(data[q]) << U64(SHIFTS[0]))
-                            | (U64(data[q + U64(1)]) << U64(SHIFTS[1]))
-                            | (U64(data[q + U64(2)]) << U64(SHIFTS[2]))
-                            | (U64(data[q + U64(3)]) << U64(SHIFTS[3]))
-                        )
-                        if WB == 8:
-                            word = word | (
-                                (U64(data[q + U64(4)]) << U64(SHIFTS[4]))
-                                | (U64(data[q + U64(5)]) << U64(SHIFTS[5]))
-                                | (U64(data[q + U64(6)]) << U64(SHIFTS[6]))
-                                | (U64(data[q + U64(7)]) << U64(SHIFTS[7]))
-                            )
-                        M[i, lane] = WORD(word)
-                    elif p >= length:
-                        # The word lies wholly past the end of the message; SHA-2's padding
-                        # marker opens the word that starts exactly at the end.
-                        if not BLAKE2 and p == length:
-                            M[i, lane] = WORD(U64(0x80) << U64(8 * (WB - 1)))
-                        else:
-                            M[i, lane] = WORD(0)
-                    else:
-                        word = U64(0)
-                        for k in range(WB):
-                            pos = p + U64(k)
-                            byte = U64(0)
-                            if pos < length:
-                                byte = U64(data[pos])
-                            elif pos == length and not BLAKE2:
-                                byte = U64(0x80)
-                            shift = 8 * (WB - 1 - k) if BIG_ENDIAN else 8 * k
-                            word = word | (byte << U64(shift))
-                        M[i, lane] = WORD(word)
-            last = meta[2, lane] + U64(1) == meta[3, lane]
-            if BLAKE2:
-                T[lane] = min(start + U64(BLOCK), length)
-                F[lane] = ONES if last else WORD(0)
-            elif last:
-                # The message length in bits, big-endian in the last two words.
-                M[14, lane] = WORD(length >> U64(8 * WB - 3))
-                M[15, lane] = WORD(length << U64(3))
-        lanes(H, M, T, F, active)
+                for lane in range(active):
+                    meta[2, lane] = meta[2, lane] + run
+                    length = meta[1, lane]
+                    start = T[lane]
+                    if start + U64(BLOCK) > length:
+                        message = pointer(meta[0, lane])  # type: ignore[call-arg, var-annotated]
+                        data = carray(message, (max(length, U64(1)),), np.uint8)
+                        for i in range(16):
+                            p = start + U64(WB * i)
+                            if p + U64(WB) <= length:
+                                q = p
+                                word = (
+                                    (U64(data[q]) << U64(SHIFTS[0]))
+                                    | (U64(data[q + U64(1)]) << U64(SHIFTS[1]))
+                                    | (U64(data[q + U64(2)]) << U64(SHIFTS[2]))
+                                    | (U64(data[q + U64(3)]) << U64(SHIFTS[3]))
+                                )
+                                if WB == 8:
+                                    word = word | (
+                                        (U64(data[q + U64(4)]) << U64(SHIFTS[4]))
+                                        | (U64(data[q + U64(5)]) << U64(SHIFTS[5]))
+                                        | (U64(data[q + U64(6)]) << U64(SHIFTS[6]))
+                                        | (U64(data[q + U64(7)]) << U64(SHIFTS[7]))
+                                    )
+                                M[i, lane] = WORD(word)
+                            elif p >= length:
+                                # The word lies wholly past the end of the message; SHA-2's padding
+                                # marker opens the word that starts exactly at the end.
+                                if not BLAKE2 and p == length:
+                                    M[i, lane] = WORD(U64(0x80) << U64(8 * (WB - 1)))
+                                else:
+                                    M[i, lane] = WORD(0)
+                            else:
+                                word = U64(0)
+                                for k in range(WB):
+                                    pos = p + U64(k)
+                                    byte = U64(0)
+                                    if pos < length:
+                                        byte = U64(data[pos])
+                                    elif pos == length and not BLAKE2:
+                                        byte = U64(0x80)
+                                    shift = 8 * (WB - 1 - k) if BIG_ENDIAN else 8 * k
+                                    word = word | (byte << U64(shift))
+                                M[i, lane] = WORD(word)
+                    last = meta[2, lane] + U64(1) == meta[3, lane]
+                    if BLAKE2:
+                        T[lane] = min(start + U64(BLOCK), length)
+                        F[lane] = ONES if last else WORD(0)
+                    elif last:
+                        # The message length in bits, big-endian in the last two words.
+                        M[14, lane] = WORD(length >> U64(8 * WB - 3))
+                        M[15, lane] = WORD(length << U64(3))
+            lanes(H, M, T, F, width)
         # Retire finished lanes: store the digest and free the lane by moving the last busy lane
         # into it (that lane has not been advanced yet, so the slot is examined again).
         lane = 0
@@ -217,6 +274,8 @@ def _bind(facts: HashFacts) -> Variants:
         PARAM=word(param),
         lanes=getattr(module, f"{facts.name}_lanes"),
         bswap=bswap32 if facts.word_bits == 32 else bswap64,
+        STEP=PerBackend(simd=VECTOR_BITS // facts.word_bits, scalar=1),
+        decode_groups=PerBackend(simd=transposed_groups, scalar=no_groups),
     )
 
 

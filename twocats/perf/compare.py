@@ -31,8 +31,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from twocats._units import format_size
+from twocats.exceptions import InvalidParametersError
 from twocats.perf.interval import RatioInterval, ratio_interval
 from twocats.perf.peers import (
+    ARGON2_LEAST_KIB_PER_LANE,
     PASSWORD,
     SALT,
     SCRYPT_MAX_MEMORY,
@@ -51,7 +54,7 @@ from twocats.perf.text_table import aligned_table
 
 if TYPE_CHECKING:
     from twocats.params import Params
-    from twocats.perf.tradeoff.attacker import AttackerRow
+    from twocats.perf.tradeoff.attacker import Assumptions, AttackerRow
 
 __all__ = [
     "CALIBRATION_RUNS",
@@ -63,6 +66,7 @@ __all__ = [
     "Rounds",
     "Row",
     "attacker_comparison",
+    "check_comparable",
     "format_equal_time",
     "format_table",
     "run_comparison",
@@ -315,6 +319,17 @@ def run_rounds(
             return times, equal_time
 
 
+def check_comparable(params: Params) -> None:
+    """Refuse `params` whose memory is below argon2id's least at their parallelism."""
+    least = ARGON2_LEAST_KIB_PER_LANE * 1024 * params.parallelism
+    if params.memory_bytes < least:
+        raise InvalidParametersError(
+            f"compare needs at least {format_size(least)} of memory for {params.parallelism} "
+            f"thread(s), argon2id's least at that parallelism; these parameters take "
+            f"{format_size(params.memory_bytes)}"
+        )
+
+
 def run_comparison(
     params: Params,
     backend: str,
@@ -327,6 +342,7 @@ def run_comparison(
     equal-memory comparison is left out above :data:`SCRYPT_MAX_MEMORY`, which hashlib.scrypt
     refuses.
     """
+    check_comparable(params)
     started = time.perf_counter()
     contenders = _contenders(params, backend)
     argon = next(
@@ -364,11 +380,15 @@ def attacker_comparison(
     equal_time: EqualTime,
     seeds: int = 2,
     report: Callable[[str], None] = lambda name: None,
+    *,
+    assumptions: Assumptions | None = None,
+    seconds: float | None = None,
 ) -> list[AttackerRow]:
-    """The attacker's side of the equal-time comparison: trade-off penalties at each memory.
+    """The attacker's side of the equal-time comparison: the best attack at each memory.
 
     TwoCats (hybrid and side-channel-resistant) at ``params`` and argon2id and Argon2i at the
-    memory argon2id fills in TwoCats' time, from the rounds' ratio (see
+    memory argon2id fills in TwoCats' time, from the rounds' ratio; ``assumptions`` about the
+    attacker's hardware, and TwoCats' ``seconds`` for the multiply chain's bound (see
     :mod:`twocats.perf.tradeoff.attacker`).
     """
     from twocats.perf.tradeoff.attacker import attacker_rows
@@ -380,6 +400,8 @@ def attacker_comparison(
         params.parallelism,
         range(seeds),
         report,
+        assumptions=assumptions,
+        seconds=seconds,
     )
 
 

@@ -21,6 +21,7 @@ from twocats._machine import load_average, usable_cpus
 from twocats.perf.samples import Samples
 
 __all__ = [
+    "ARGON2_LEAST_KIB_PER_LANE",
     "PASSWORD",
     "SALT",
     "SCRYPT_MAX_MEMORY",
@@ -35,6 +36,9 @@ __all__ = [
     "time_call",
     "time_calls",
 ]
+
+#: argon2's least memory, in KiB per lane (argon2-cffi refuses less).
+ARGON2_LEAST_KIB_PER_LANE: Final = 8
 
 #: hashlib.scrypt refuses a maxmem of 2**31 - 1 bytes or more (the call allows 1 MiB above N's).
 SCRYPT_MAX_MEMORY: Final = (1 << 31) - (1 << 21)
@@ -144,10 +148,11 @@ def argon2id_at_time(
     """
     kib = memory_bytes // 1024
     if seconds is not None:
-        kib = max(8 * parallelism, int(kib * target / seconds))
+        kib = max(ARGON2_LEAST_KIB_PER_LANE * parallelism, int(kib * target / seconds))
     timing = time_calls(argon2id_call(kib * 1024, parallelism), runs)
     for _ in range(3):
-        scaled = max(8 * parallelism, int(kib * target / timing.on(clock).median))
+        least = ARGON2_LEAST_KIB_PER_LANE * parallelism
+        scaled = max(least, int(kib * target / timing.on(clock).median))
         if abs(scaled - kib) <= kib // 50:
             break
         kib = scaled

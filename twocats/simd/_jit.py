@@ -24,10 +24,18 @@ Every kernel of the project is declared through one of two decorators:
     @variants(vector_width=16)      # force the loop vectorizer's factor in the simd build
     def lanes(H, M, n): ...
 
+    @variants(vector_width=16, interleave=2)    # two vectors in flight per iteration
+    def lanes2(H, M, n): ...
+
     @variants(vectorize=False)      # own loops scalar in both builds; lanes() still simd in simd
     def driver(H, M, n): lanes(H, M, n)
 
     fill.get("simd")(mem, ...)      # or fill.simd / fill.scalar; get() takes "simd" or "scalar"
+
+``PerBackend`` (a global of a ``variants`` kernel that differs between the two builds)::
+
+    STEP = PerBackend(simd=16, scalar=1)                  # a constant numba freezes
+    decode = PerBackend(simd=transposed, scalar=plain)    # code only one build may hold
 
 Rules and facts that matter to kernel authors:
 
@@ -52,6 +60,9 @@ Rules and facts that matter to kernel authors:
   module's globals taken on its first use, so kernels must only use module-level constants and
   functions.  A ``jit`` kernel can call ``jit`` kernels only (a ``variants`` object is not a numba
   function).
+* A global bound to a ``PerBackend`` resolves to its ``simd`` value in the simd build and to its
+  ``scalar`` value in the scalar build (a ``variants`` value to that build of it), so that vector
+  intrinsics stay out of the scalar build and constants such as a vector's lane count differ.
 * Every kernel is ``nopython`` and ``nogil`` and uses numba's "numpy" error model (no Python
   exceptions for division by zero); further numba options are passed through.  One option is
   added: ``noalias=True`` promises that no two array arguments share memory, so that LLVM emits no
@@ -99,6 +110,7 @@ __all__ = [
     "LIGHT_LOAD_NUMBA",
     "LLVM_OPTIONS",
     "Build",
+    "PerBackend",
     "Variants",
     "cache_root",
     "jit",
@@ -131,17 +143,30 @@ class Build:
     slp_vectorize: bool
     #: Vectorization factor forced on the loop vectorizer (0: LLVM's cost model decides).
     vector_width: int = 0
+    #: Vectors forced in flight per iteration of a vectorized loop (0: LLVM's cost model).
+    interleave: int = 0
 
     @property
     def tag(self) -> str:
         """The cache directory of this mode (numba's cache key ignores every field here)."""
-        return self.name if not self.vector_width else f"{self.name}-w{self.vector_width}"
+        width = f"-w{self.vector_width}" if self.vector_width else ""
+        return f"{self.name}{width}{f'-i{self.interleave}' if self.interleave else ''}"
 
     def with_width(self, width: int) -> Build:
         """Return this mode with the loop vectorizer forced to ``width`` lanes (0: cost model)."""
         if width < 0:
             raise ValueError(f"vector_width must be 0 or positive, not {width}")
         return replace(self, vector_width=width) if self.loop_vectorize else self
+
+    def with_interleave(self, count: int) -> Build:
+        """Return this mode with ``count`` vectors in flight per loop iteration (0: cost model).
+
+        A loop of a vector's worth of iterations too few for them all runs vectorized still (a
+        vector epilogue of the forced width), not one iteration at a time.
+        """
+        if count < 0:
+            raise ValueError(f"interleave must be 0 or positive, not {count}")
+        return replace(self, interleave=count) if self.loop_vectorize else self
 
 
 #: The vectorizer modes; the key is also the cache directory and the function-name suffix.
@@ -192,6 +217,12 @@ def _python_function(value: Any) -> types.FunctionType | None:
     return None
 
 
+def _python_functions(value: Any) -> list[types.FunctionType]:
+    """The Python functions behind a kernel global: a kernel's, or both of a ``PerBackend``'s."""
+    values = (value.simd, value.scalar) if isinstance(value, PerBackend) else (value,)
+    return [func for func in map(_python_function, values) if func is not None]
+
+
 def _source_files(func: types.FunctionType) -> set[str]:
     """Collect the source files a kernel's machine code depends on (its own and its callees')."""
     files: set[str] = set()
@@ -206,9 +237,9 @@ def _source_files(func: types.FunctionType) -> set[str]:
         names = set(_code_names(current.__code__))
         for name in names:
             value = current.__globals__.get(name)
-            callee = _python_function(value)
-            if callee is not None:
-                pending.append(callee)
+            callees = _python_functions(value)
+            if callees:
+                pending.extend(callees)
             elif isinstance(value, types.ModuleType) and value.__name__.startswith("twocats."):
                 if getattr(value, "__file__", None):
                     files.add(str(value.__file__))
@@ -501,14 +532,30 @@ def cached_only() -> Iterator[None]:
         _cached_only.active = saved
 
 
-# The value last given to LLVM's -force-vector-width option (LLVM offers no way to read it back).
-_forced_width = [0]
+# The values last given to LLVM's loop vectorizer options (LLVM offers no way to read them back),
+# with their defaults: 0 and 0 let the cost model choose, 1 forces no epilogue width.
+_forced = {
+    "-force-vector-width": 0,
+    "-force-vector-interleave": 0,
+    "-epilogue-vectorization-force-VF": 1,
+}
 
 
-def _force_width(width: int) -> None:
-    if _forced_width[0] != width:
-        llvm.set_option("", f"-force-vector-width={width}")
-        _forced_width[0] = width
+def _force(values: dict[str, int]) -> None:
+    for option, value in values.items():
+        if _forced[option] != value:
+            llvm.set_option("", f"{option}={value}")
+            _forced[option] = value
+
+
+def _forced_by(mode: Build) -> dict[str, int]:
+    """The loop vectorizer options of ``mode``: with vectors interleaved, the iterations left
+    over run in a vector epilogue of the forced width."""
+    return {
+        "-force-vector-width": mode.vector_width,
+        "-force-vector-interleave": mode.interleave,
+        "-epilogue-vectorization-force-VF": mode.vector_width if mode.interleave > 1 else 1,
+    }
 
 
 @contextlib.contextmanager
@@ -518,15 +565,15 @@ def _vectorizers(mode: Build) -> Iterator[None]:
     # changed since it last looked, and it looks while compiling: a pending re-read there would
     # reset these switches, so it happens first.
     config.reload_config()
-    saved = (config.LOOP_VECTORIZE, config.SLP_VECTORIZE, _forced_width[0])
+    saved = (config.LOOP_VECTORIZE, config.SLP_VECTORIZE, dict(_forced))
     config.LOOP_VECTORIZE = int(mode.loop_vectorize)
     config.SLP_VECTORIZE = int(mode.slp_vectorize)
-    _force_width(mode.vector_width)
+    _force(_forced_by(mode))
     try:
         yield
     finally:
         config.LOOP_VECTORIZE, config.SLP_VECTORIZE = saved[:2]
-        _force_width(saved[2])
+        _force(saved[2])
 
 
 class _ModeDispatcher(CPUDispatcher):
@@ -664,18 +711,20 @@ class Variants:
         func: types.FunctionType,
         slp: bool,
         vector_width: int,
+        interleave: int,
         vectorize: bool,
         options: dict[str, Any],
     ) -> None:
         self.py_func = func
         simd = BUILDS["simd+slp" if slp else "simd"].with_width(vector_width)
+        simd = simd.with_interleave(interleave)
         if not vectorize:
             simd = BUILDS["scalar"]
         self._modes = {"simd": simd, "scalar": BUILDS["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
         self._specialised: dict[str, Variants] = {}
-        self._settings = (slp, vector_width, vectorize)
+        self._settings = (slp, vector_width, interleave, vectorize)
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
         self.__module__ = func.__module__
@@ -751,11 +800,29 @@ class Variants:
         # Callees that are themselves variants resolve to the build of the same backend (linked
         # into this one, whose own check covers them).
         for key, value in source.__globals__.items():
+            if isinstance(value, PerBackend):
+                # A per-backend global takes this backend's value (a kernel's, as below).
+                value = namespace[key] = value.get(backend)
             if value is self:
                 namespace[key] = build
             elif isinstance(value, Variants):
                 namespace[key] = value._build_for(backend)
         return build
+
+
+@dataclass(frozen=True)
+class PerBackend:
+    """A global of a ``variants`` kernel with one value in the simd build and another in the
+    scalar build: a kernel (vector intrinsics belong in the simd build only) or a constant."""
+
+    simd: Any
+    scalar: Any
+
+    def get(self, backend: str) -> Any:
+        """The value of ``backend`` ("simd" or "scalar")."""
+        if backend not in ("simd", "scalar"):
+            raise ValueError(f"backend must be 'simd' or 'scalar', not {backend!r}")
+        return self.simd if backend == "simd" else self.scalar
 
 
 @overload
@@ -764,7 +831,12 @@ def variants(func: types.FunctionType, /) -> Variants: ...
 
 @overload
 def variants(
-    *, slp: bool = False, vector_width: int = 0, vectorize: bool = True, **options: Any
+    *,
+    slp: bool = False,
+    vector_width: int = 0,
+    interleave: int = 0,
+    vectorize: bool = True,
+    **options: Any,
 ) -> Callable[[types.FunctionType], Variants]: ...
 
 
@@ -774,20 +846,23 @@ def variants(
     *,
     slp: bool = False,
     vector_width: int = 0,
+    interleave: int = 0,
     vectorize: bool = True,
     **options: Any,
 ) -> Any:
     """Declare a kernel built twice: ``simd`` (with SLP if ``slp``) and ``scalar``.
 
-    ``vector_width`` forces the loop vectorizer's factor in the simd build (0: LLVM's cost model).
-    ``vectorize=False`` compiles the simd build's own loops with the vectorizers off too; its
-    callees still resolve to their simd builds (for drivers whose loops vectorize badly).
+    ``vector_width`` forces the loop vectorizer's factor in the simd build (0: LLVM's cost model),
+    and ``interleave`` the vectors in flight per iteration (for loops bound by the latency of one
+    vector's chain of operations; see :meth:`Build.with_interleave`).  ``vectorize=False``
+    compiles the simd build's own loops with the vectorizers off too; its callees still resolve
+    to their simd builds (for drivers whose loops vectorize badly).
     """
 
     def wrap(inner: types.FunctionType) -> Variants:
         if not isinstance(inner, types.FunctionType):
             raise TypeError("variants decorates plain Python functions")
-        return Variants(inner, slp, vector_width, vectorize, options)
+        return Variants(inner, slp, vector_width, interleave, vectorize, options)
 
     return wrap if func is None else wrap(func)
 

@@ -20,7 +20,16 @@ from dataclasses import dataclass
 from twocats.hashes import HASHES, SCRATCH_WORDS
 from twocats.kdf.geometry import SliceJob
 
-__all__ = ["CHAINS", "LANES", "SCRATCH", "FillArgs", "FillKey", "kernel_name", "module_name"]
+__all__ = [
+    "CHAINS",
+    "DIGEST_AT",
+    "LANES",
+    "SCRATCH",
+    "FillArgs",
+    "FillKey",
+    "kernel_name",
+    "module_name",
+]
 
 #: The lane counts that get a kernel (the powers of two the parameters allow).
 LANES: tuple[int, ...] = (1, 2, 4, 8, 16)
@@ -38,6 +47,11 @@ SCRATCH: dict[str, tuple[tuple[str, str, int], ...]] = {
         ("odd", "uint64", 8),
     ),
 }
+
+
+#: Where in the ``w32`` scratch the state hash leaves the W words of its digest (after the chaining
+#: value and the message block of a 32-bit hash).
+DIGEST_AT = 24
 
 
 def kernel_name(chain: str, lanes: int) -> str:

@@ -65,7 +65,7 @@ def sha1_schedule(w3: Any, w8: Any, w14: Any, w16: Any) -> Any:
     return U32((x << 1) | (x >> 31))
 
 
-@variants(vector_width=16, noalias=True)
+@variants(vector_width=16, interleave=2, noalias=True)
 def sha1_lanes(H: Any, M: Any, T: Any, F: Any, n: Any) -> None:
     """SHA1 compression of lanes 0..n-1 in lock-step.
 

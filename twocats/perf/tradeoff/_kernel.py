@@ -1,8 +1,8 @@
 """The compiled ranking attack: one pass over a graph's nodes for one storage parameter q.
 
 Kernel code only (imports numba through ``twocats.simd._jit``).  The plain-Python truth it must
-equal on every graph is :func:`twocats.perf.tradeoff.ranking.simulate_reference`; that module
-documents the attack.  The top set is a binary min-heap ordered by (cost, node), so that equal
+equal on every graph is ``tests/support/tradeoff_oracles.py``; :mod:`.ranking` documents the
+attack.  The top set is a binary min-heap ordered by (cost, node), so that equal
 costs are ranked by node number in both implementations.
 """
 
@@ -62,49 +62,55 @@ def _sift_down(costs: Any, nodes: Any, size: Any) -> None:
 
 
 @jit
-def simulate_kernel(prev: Any, ref: Any, prev_held: Any, q: Any, top: Any) -> Any:
-    """Return (stored blocks, total forward cost, total forward depth, largest forward depth)."""
+def simulate_kernel(
+    prev: Any, ref: Any, old: Any, prev_held: Any, independent: Any, q: Any, top: Any
+) -> Any:
+    """Return (kept flags, total forward cost, total forward depth)."""
     n = prev.shape[0]
     cost = np.zeros(n, dtype=F64)
     depth = np.zeros(n, dtype=I64)
     in_top = np.zeros(n, dtype=np.bool_)
+    kept = np.zeros(n, dtype=np.bool_)
     heap_costs = np.empty(max(top, I64(1)), dtype=F64)
     heap_nodes = np.empty(max(top, I64(1)), dtype=I64)
     size = I64(0)
-    stored = I64(0)
     total_cost = F64(0.0)
     total_depth = F64(0.0)
-    deepest = I64(0)
     for i in range(n):
         p = prev[i]
         r = ref[i]
+        o = old[i]
         ref_cost = F64(0.0)
         ref_depth = I64(0)
-        if r >= I64(0):
+        if r >= 0:
             ref_cost = cost[r]
             ref_depth = depth[r]
+        old_cost = F64(0.0)
+        old_depth = I64(0)
+        if o >= 0:
+            old_cost = cost[o]
+            old_depth = depth[o]
         prev_cost = F64(0.0)
         prev_depth = I64(0)
-        if p >= I64(0):
+        if p >= 0:
             prev_cost = cost[p]
             prev_depth = depth[p]
-        # The forward pass: the block is computed once, its reference recomputed if dropped.
-        step_cost = F64(1.0) + ref_cost
-        step_depth = ref_depth
+        # The forward pass: the block is computed once, its dropped inputs recomputed.
+        step_cost = F64(1.0) + ref_cost + old_cost
+        step_depth = max(ref_depth, old_depth)
         if not prev_held[i]:
             step_cost += prev_cost
             step_depth = max(step_depth, prev_depth)
         total_cost += step_cost
-        total_depth += F64(1 + step_depth)
-        deepest = max(deepest, I64(1) + step_depth)
-        keep = i % q == I64(0) or (r >= I64(0) and in_top[r])
-        if keep:
-            stored += I64(1)
+        # A data-independent reference is recomputed ahead of time: the step does not wait.
+        total_depth += F64(1) if independent[i] else F64(1 + step_depth)
+        if i % q == I64(0) or (r >= 0 and in_top[r]):
+            kept[i] = True
             continue
-        # A dropped block costs its own call plus recomputing both inputs when needed later.
-        mine = F64(1.0) + prev_cost + ref_cost
+        # A dropped block costs its own call plus recomputing its inputs when needed later.
+        mine = F64(1.0) + prev_cost + ref_cost + old_cost
         cost[i] = mine
-        depth[i] = I64(1) + max(prev_depth, ref_depth)
+        depth[i] = I64(1) + max(prev_depth, ref_depth, old_depth)
         if top <= I64(0):
             continue
         if size < top:
@@ -120,4 +126,4 @@ def simulate_kernel(prev: Any, ref: Any, prev_held: Any, q: Any, top: Any) -> An
             heap_nodes[0] = i
             in_top[i] = True
             _sift_down(heap_costs, heap_nodes, size)
-    return stored, total_cost, total_depth, deepest
+    return kept, total_cost, total_depth

@@ -1,22 +1,23 @@
 """Block dependency graphs of Argon2, TwoCats and a generic power-law design.
 
 A graph lists the blocks a hash computes in an order the hash allows (every block after the blocks
-it reads), as two arrays of node numbers: ``prev[i]``, the block that node ``i`` continues (the
-previous block of its lane or region, -1 for a block made from the initial hash alone), and
-``ref[i]``, the one block it reads from elsewhere in memory (-1 for none).  A block overwritten by a
-later pass is a new node, so a multi-pass hash is one longer graph.  ``prev_held[i]`` tells whether
-the hardware computing the blocks in order still holds ``prev[i]`` when node ``i`` is due (it is
-the node its lane computed just before); only then is ``prev[i]`` free in the forward pass.
+it reads), as arrays of node numbers: ``prev[i]``, the block that node ``i`` continues (the
+previous block of its lane or region, -1 for a block made from the initial hash alone),
+``ref[i]``, the one block it reads from elsewhere in memory (-1 for none), and ``old[i]``, the block
+it overwrites and XORs into its new value (Argon2 version 1.3 after the first pass; -1 otherwise).
+A block overwritten by a later pass is a new node, so a multi-pass hash is one longer graph.
+``prev_held[i]`` tells whether the hardware computing the blocks in order still holds ``prev[i]``
+when node ``i`` is due (it is the node its lane computed just before); only then is ``prev[i]``
+free in the forward pass.  ``independent[i]`` tells whether the address of ``ref[i]`` is known
+before the hash runs (data-independent addressing), and ``dies[i]`` is the step at which the
+defender's memory slot of node ``i`` is overwritten (the number of nodes when it never is), so
+that the defender holds node ``i`` after steps ``i`` to ``dies[i] - 1``.
 
 Data-independent reference indices are the real ones: Argon2i's come from its address blocks, made
 with Argon2's compression function G in counter mode (RFC 9106 section 3.4.1.2), and TwoCats'
 from its sliding bit-reversal (:func:`twocats.kdf.reference.sliding_reverse`).  Data-dependent
 ones depend on block contents that only the password decides; they are drawn from a seeded
 pseudo-random source, which gives one graph of the family per seed.
-
-Argon2 version 1.3 also XORs the block a later pass overwrites into its new value; that third input
-is not an edge here, so the penalties computed for multi-pass Argon2 are lower bounds of the real
-graph's (the attacker is favoured).
 """
 
 from __future__ import annotations
@@ -30,12 +31,16 @@ import numpy.typing as npt
 
 from twocats.exceptions import InvalidParametersError
 from twocats.kdf import geometry
+from twocats.kdf.geometry import LevelPlan
 from twocats.kdf.reference import sliding_reverse
 from twocats.params import Params
+from twocats.perf.tradeoff.model import Core, argon2_core, twocats_core
 
 __all__ = [
     "ARGON2_KINDS",
+    "ARGON2_VERSIONS",
     "MAX_NODES",
+    "BlockLayout",
     "Graph",
     "argon2",
     "argon2_address_words",
@@ -49,33 +54,93 @@ __all__ = [
 #: The Argon2 types by name, with the type number hashed into Argon2i's address blocks.
 ARGON2_KINDS: Final = {"argon2d": 0, "argon2i": 1, "argon2id": 2}
 
-#: The most nodes a graph may have.  The graph and the attack on it take about 50 bytes a node,
-#: so this bounds the simulator's memory to about 420 MiB (one graph is held at a time).
+#: Argon2's versions by name: 1.3 XORs the block a later pass overwrites into the new one, 1.2.1
+#: replaced it (the specification's "Memory optimization attack" contrasts the two).
+ARGON2_VERSIONS: Final = {"1.3": 0x13, "1.2.1": 0x10}
+
+#: The most nodes a graph may have.  A graph takes 19 bytes a node and an attack on it up to
+#: about 40 more, so this bounds the simulator's memory to about 500 MiB (one graph is held at a
+#: time).
 MAX_NODES: Final = 1 << 23
 
 #: Addresses (64-bit words) in one Argon2 address block.
 _ADDRESSES_PER_BLOCK: Final = 128
 
+#: Bytes of an Argon2 block.
+ARGON2_BLOCK_BYTES: Final = 1024
+
 _MASK32: Final = np.uint64(0xFFFFFFFF)
 _ALL64: Final = np.iinfo(np.uint64).max
 
-Nodes = npt.NDArray[np.int64]
+Nodes = npt.NDArray[np.int32]
+Flags = npt.NDArray[np.bool_]
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockLayout:
+    """TwoCats' block hash over the nodes ``[first, end)`` of one level (twocats.md section 9).
+
+    A block is ``steps`` rows of ``lanes`` words, each row one step of the lane states: row ``j``
+    of the new block is made from row ``j - 1`` (through the states), row ``j`` of the reference
+    block and one row of the previous block.  In the password-dependent slices the previous block
+    is read in ``sub_blocks`` sub-blocks, each chosen by the first word of the reference block's
+    sub-block at the same place; the data-independent slices read it in order.  ``chain`` is the
+    number of multiplications in one row of the multiply chain, which runs beside the rows from
+    the block's start state and meets the state only at the block's end; ``repeats`` is how many
+    times the March 2014 version hashes each block over (1 otherwise).
+    """
+
+    first: int
+    end: int
+    steps: int
+    sub_blocks: int
+    chain: int
+    repeats: int = 1
 
 
 @dataclasses.dataclass(frozen=True)
 class Graph:
-    """One block dependency graph: ``prev``, ``ref`` and ``prev_held`` per node, in order."""
+    """One block dependency graph: the inputs and flags of each node, in order (module text).
+
+    ``memory_blocks`` is the defender's memory in blocks (its peak: the largest level or the
+    lanes' blocks), ``block_bytes`` the size of its blocks, ``core`` the compression core an
+    attacker replicates (:mod:`.model`), ``state_bytes`` the small state that
+    recomputing a TwoCats block needs besides its inputs (0 for Argon2), ``outputs`` the nodes the
+    hash's output reads after the last step, and ``layouts`` the TwoCats block hash of each
+    level (empty for Argon2 and the power graphs, whose compression is not iterative).
+    """
 
     name: str
     prev: Nodes
     ref: Nodes
-    prev_held: npt.NDArray[np.bool_]
+    old: Nodes
+    prev_held: Flags
+    independent: Flags
+    dies: Nodes
+    outputs: Nodes
     memory_blocks: int
+    block_bytes: int
+    core: Core
+    state_bytes: int = 0
+    layouts: tuple[BlockLayout, ...] = ()
 
     @property
     def nodes(self) -> int:
         """The number of block computations in the graph."""
         return int(self.prev.shape[0])
+
+    @property
+    def memory_bytes(self) -> int:
+        """The defender's memory in bytes."""
+        return self.memory_blocks * self.block_bytes
+
+    @property
+    def addressing(self) -> str:
+        """How the nodes find their references: "independent", "dependent" or "hybrid"."""
+        known = int(np.count_nonzero(self.independent))
+        if known == self.nodes:
+            return "independent"
+        return "dependent" if known == 0 else "hybrid"
 
 
 def _checked_nodes(count: int) -> int:
@@ -160,7 +225,7 @@ def argon2_reference_columns(
     words: npt.NDArray[np.uint64],
     lanes: int,
     lane_length: int,
-) -> tuple[Nodes, Nodes]:
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The lanes and columns that blocks ``index`` of one segment read (RFC 9106 3.4.1.1-3.4.2).
 
     ``words`` holds each block's pseudo-random 64-bit value: J1 is its low half, J2 its high half.
@@ -189,15 +254,21 @@ def argon2_reference_columns(
     return ref_lane, (start + relative) % lane_length
 
 
-def argon2(kind: str, blocks: int, passes: int, lanes: int, seed: int) -> Graph:
+def argon2(
+    kind: str, blocks: int, passes: int, lanes: int, seed: int, version: str = "1.3"
+) -> Graph:
     """The graph of Argon2d, Argon2i or Argon2id over ``blocks`` KiB blocks (RFC 9106).
 
     ``blocks`` is rounded down to a multiple of ``4 * lanes`` as Argon2 does.  Nodes are ordered
     pass by pass, slice by slice, lane by lane.  Argon2id addresses data-independently in the first
-    two slices of the first pass.
+    two slices of the first pass.  ``version`` "1.3" (RFC 9106) XORs the overwritten block into
+    the new one after the first pass; "1.2.1" replaced it, so that block is no input.
     """
     if kind not in ARGON2_KINDS:
         raise InvalidParametersError(f"kind must be one of {', '.join(ARGON2_KINDS)}; got {kind!r}")
+    if version not in ARGON2_VERSIONS:
+        names = ", ".join(ARGON2_VERSIONS)
+        raise InvalidParametersError(f"the Argon2 version must be one of {names}; got {version!r}")
     if not 1 <= passes <= 16:
         raise InvalidParametersError(f"t (passes) must be from 1 to 16; got {passes}")
     if not 1 <= lanes <= 64:
@@ -211,16 +282,20 @@ def argon2(kind: str, blocks: int, passes: int, lanes: int, seed: int) -> Graph:
     segment = lane_length // 4
     total = _checked_nodes(passes * memory)
     rng = np.random.default_rng(seed)
-    prev = np.empty(total, dtype=np.int64)
-    ref = np.empty(total, dtype=np.int64)
+    prev = np.empty(total, dtype=np.int32)
+    ref = np.empty(total, dtype=np.int32)
+    old = np.full(total, -1, dtype=np.int32)
+    dies = np.full(total, total, dtype=np.int32)
+    independent = np.zeros(total, dtype=np.bool_)
     position = np.full((lanes, lane_length), -1, dtype=np.int64)
     index = np.arange(segment, dtype=np.int64)
+    xor = version == "1.3"
     base = 0
     for pass_ in range(passes):
         for slice_ in range(4):
-            independent = kind == "argon2i" or (kind == "argon2id" and pass_ == 0 and slice_ < 2)
+            known = kind == "argon2i" or (kind == "argon2id" and pass_ == 0 and slice_ < 2)
             for lane in range(lanes):
-                if independent:
+                if known:
                     words = argon2_address_words(
                         pass_, lane, slice_, memory, passes, ARGON2_KINDS[kind], segment
                     )
@@ -231,18 +306,36 @@ def argon2(kind: str, blocks: int, passes: int, lanes: int, seed: int) -> Graph:
                 here = slice(base, base + segment)
                 prev[here] = ids - 1
                 prev[base] = position[lane, (columns[0] - 1) % lane_length]
+                overwritten = position[lane, columns]
+                if pass_:
+                    dies[overwritten] = ids
+                    if xor:
+                        old[here] = overwritten
                 position[lane, columns] = ids
                 ref_lane, ref_column = argon2_reference_columns(
                     pass_, slice_, lane, index, words, lanes, lane_length
                 )
                 ref[here] = position[ref_lane, ref_column]
+                independent[here] = known
                 if pass_ == 0 and slice_ == 0:
                     # The first two blocks of each lane come from the initial hash alone.
                     prev[base : base + 2] = -1
                     ref[base : base + 2] = -1
                 base += segment
-    name = f"{kind}:t={passes},lanes={lanes}"
-    return Graph(name, prev, ref, np.ones(total, dtype=np.bool_), memory)
+    suffix = "" if xor else ",v=1.2.1"
+    return Graph(
+        f"{kind}:t={passes},lanes={lanes}{suffix}",
+        prev,
+        ref,
+        old,
+        np.ones(total, dtype=np.bool_),
+        independent,
+        dies,
+        position[:, lane_length - 1].astype(np.int32),
+        memory,
+        ARGON2_BLOCK_BYTES,
+        argon2_core(),
+    )
 
 
 # -- the generic power-law graph -------------------------------------------------------------------
@@ -254,6 +347,7 @@ def power(gamma: float, blocks: int, seed: int) -> Graph:
     ``U`` is uniform on [0, 1): the distance back from the previous block is distributed as
     ``U**gamma`` of the blocks before it (gamma 2 is Argon2's indexing, 3 the shape of TwoCats'
     cubic distance, 1 uniform).  Block 0 comes from the initial hash, block 1 from block 0 alone.
+    The references stand for data-dependent ones (drawn per seed, unknown in advance).
     """
     if not (math.isfinite(gamma) and 0.25 <= gamma <= 16):
         raise InvalidParametersError(f"GAMMA must be a number from 0.25 to 16; got {gamma}")
@@ -263,26 +357,51 @@ def power(gamma: float, blocks: int, seed: int) -> Graph:
     rng = np.random.default_rng(seed)
     i = np.arange(total, dtype=np.int64)
     back = np.floor(np.maximum(i - 1, 0) * rng.random(total) ** gamma).astype(np.int64)
-    ref = i - 2 - back
-    prev = i - 1
+    ref = (i - 2 - back).astype(np.int32)
+    prev = (i - 1).astype(np.int32)
     ref[:2] = -1
-    return Graph(f"power:{gamma:g}", prev, ref, np.ones(total, dtype=np.bool_), total)
+    return Graph(
+        f"power:{gamma:g}",
+        prev,
+        ref,
+        np.full(total, -1, dtype=np.int32),
+        np.ones(total, dtype=np.bool_),
+        np.zeros(total, dtype=np.bool_),
+        np.full(total, total, dtype=np.int32),
+        np.array([total - 1], dtype=np.int32),
+        total,
+        ARGON2_BLOCK_BYTES,
+        argon2_core(),
+    )
 
 
 # -- TwoCats ---------------------------------------------------------------------------------------
 
 
-def _cubic_back(v: npt.NDArray[np.uint64], i: Nodes) -> Nodes:
+def _cubic_back(v: npt.NDArray[np.uint64], i: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """TwoCats' password-dependent reference block of block ``i`` from state word ``v`` (§8)."""
     v2 = (v * v) >> np.uint64(32)
     v3 = (v * v2) >> np.uint64(32)
     d = ((i - 1).astype(np.uint64) * v3) >> np.uint64(32)
-    target: Nodes = i - 1 - d.astype(np.int64)
+    target: npt.NDArray[np.int64] = i - 1 - d.astype(np.int64)
     return target
 
 
 def _words32(rng: np.random.Generator, count: int) -> npt.NDArray[np.uint64]:
     return rng.integers(0, 1 << 32, size=count, dtype=np.uint64)
+
+
+def _layout(params: Params, plan: LevelPlan, first: int, end: int) -> BlockLayout:
+    """The block hash of one level: rows, sub-blocks and multiplications per row."""
+    march = params.variant == "2014-03"
+    return BlockLayout(
+        first,
+        end,
+        steps=max(1, plan.blocklen // params.lanes),
+        sub_blocks=max(1, plan.blocklen // plan.sub_blocklen),
+        chain=params.multiplies * (1 if march else 2),
+        repeats=1 << (params.time_cost or 0) if march else 1,
+    )
 
 
 def twocats(params: Params, seed: int) -> Graph:
@@ -293,7 +412,8 @@ def twocats(params: Params, seed: int) -> Graph:
     the region state; the 2014 version runs the last slice of a main level ``2**time_cost`` times.
     The March 2014 version's repetition of every block hash adds work per block, not edges, and is
     not a graph property.  A level starts from the small key the previous level left, not from its
-    memory, so each level's first blocks have no ``prev``.
+    memory, so each level's first blocks have no ``prev``, and its blocks die when the next level
+    starts.
     """
     plans = [plan for plan in geometry.plan(params) if plan.fills]
     repeat = 1 << (params.time_cost or 0) if params.variant == "2014" else 1
@@ -303,14 +423,19 @@ def twocats(params: Params, seed: int) -> Graph:
         total += plan.parallelism * plan.per_slice * slices
     _checked_nodes(total)
     rng = np.random.default_rng(seed)
-    prev = np.empty(total, dtype=np.int64)
-    ref = np.empty(total, dtype=np.int64)
+    prev = np.empty(total, dtype=np.int32)
+    ref = np.empty(total, dtype=np.int32)
     held = np.ones(total, dtype=np.bool_)
-    memory = 0
+    independent = np.ones(total, dtype=np.bool_)
+    dies = np.full(total, total, dtype=np.int32)
+    layouts = []
+    memory, block_bytes = 0, 0
     base = 0
     for plan in plans:
         regions, bpt, per = plan.parallelism, plan.blocks_per_region, plan.per_slice
-        memory = max(memory, regions * bpt)
+        if regions * bpt > memory:
+            memory, block_bytes = regions * bpt, 4 * plan.blocklen
+        first = base
         position = np.full((regions, bpt), -1, dtype=np.int64)
         reversed_targets = np.array(
             [0] + [sliding_reverse(i) for i in range(1, bpt)], dtype=np.int64
@@ -336,16 +461,35 @@ def twocats(params: Params, seed: int) -> Graph:
                         target = reversed_targets[i]
                         chosen = i % regions
                     source = np.where(target < done, chosen, region)
+                    if run:
+                        dies[position[region, i]] = ids
                     position[region, i] = ids
                     ref[here] = position[source, target]
+                    independent[here] = not dependent
                     if done == 0:
                         # Block 0 is expanded from the region state alone.
                         prev[base] = -1
                         ref[base] = -1
                     base += per
+        dies[first:base] = np.minimum(dies[first:base], base)
+        layouts.append(_layout(params, plan, first, base))
     if base == 0:
         raise InvalidParametersError("these TwoCats parameters fill no memory: no graph to analyse")
-    return Graph(twocats_name(params), prev, ref, held, memory)
+    return Graph(
+        twocats_name(params),
+        prev,
+        ref,
+        np.full(total, -1, dtype=np.int32),
+        held,
+        independent,
+        dies,
+        np.empty(0, dtype=np.int32),
+        memory,
+        block_bytes,
+        twocats_core(params.hash_type),
+        state_bytes=4 * params.lanes,
+        layouts=tuple(layouts),
+    )
 
 
 def twocats_name(params: Params) -> str:

@@ -8,48 +8,55 @@ parameter q the attacker
 
 1. keeps every q-th block (node ``i`` with ``i mod q == 0``);
 2. knows every block's reference and *access complexity*: the number of compression calls that
-   recomputing it takes, ``1 + cost(prev) + cost(ref)`` for a dropped block and 0 for a kept one
-   (a recomputation tree, so a block needed twice is counted twice);
+   recomputing it takes, one plus the cost of its inputs (previous block, reference, and the block
+   it overwrites in Argon2 1.3) for a dropped block and 0 for a kept one (a recomputation tree,
+   so a block needed twice is counted twice);
 3. ranks the dropped blocks seen so far and tracks the ``nodes // q`` of highest access complexity
    (ties go to the newer block);
 4. keeps block ``i`` as well when its reference is one of those top-ranked blocks, so that the
    expensive block is recomputed once, for ``i``, and never again through ``i``.
 
-The memory fraction ``alpha`` is the share of blocks kept, which follows from q only through the
-graph (step 4): it is measured, not chosen.  Each block is computed once in the forward pass, at a
-cost of one call plus the recomputation of its reference (and of its previous block where the
-hardware no longer holds it).  The computational penalty ``C`` is the mean of that cost over all
-blocks; the depth penalty ``D`` is the mean length of the forward step measured in sequential
-calls, one plus the depth of the recomputation tree, ``depth = 1 + max(depth(prev), depth(ref))``
-for a dropped block, because an attacker with enough cores recomputes the branches of a tree in
-parallel.  ``alpha * D`` is then the attacker's time-area product relative to the defender's,
-and ``E = max 1 / (alpha * D)`` its best gain (the specification's E_max).
+Each block is computed once in the forward pass, at a cost of one call plus the recomputation of
+its dropped inputs (and of its previous block where the hardware no longer holds it).  The
+computational penalty ``C`` is the mean of that cost over all blocks.  The depth penalty ``D`` is
+the mean length of the forward step in sequential calls: one plus the depth of the recomputation
+tree (``1 + max`` over the inputs, an attacker with enough cores recomputing the branches in
+parallel) where the reference is data-dependent, and one where it is data-independent, whose
+recomputation the attacker starts ahead of time (:mod:`.model`).
+
+The memory fraction ``alpha`` is the attacker's peak memory over the defender's
+(:mod:`.liveness`): a kept block is held until its last read where only data-independent
+references read it, and until it is overwritten otherwise.  It follows from q only through the
+graph: it is measured, not chosen.  The gain is the specification's ``E`` (:mod:`.model`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import heapq
 import itertools
 import math
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 
 from twocats.exceptions import InvalidParametersError
+from twocats.perf.tradeoff import liveness
 from twocats.perf.tradeoff.graphs import Graph
+from twocats.perf.tradeoff.model import Result, Row, mean_rows, result_of
 
 __all__ = [
     "COST_LIMIT",
-    "Attack",
+    "Forward",
     "Point",
-    "Row",
     "at_alpha",
     "attack",
+    "forward",
+    "point",
     "q_values",
-    "simulate",
-    "simulate_reference",
+    "seeded_sweeps",
+    "sweep",
 ]
 
 #: A graph's sweep stops at the first q whose computational penalty exceeds this many calls per
@@ -58,80 +65,68 @@ COST_LIMIT: Final = float(1 << 40)
 
 
 @dataclasses.dataclass(frozen=True)
+class Forward:
+    """The forward pass with one q: which nodes are kept, and the totals of cost and depth."""
+
+    kept: npt.NDArray[np.bool_]
+    total_cost: float
+    total_depth: float
+
+
+@dataclasses.dataclass(frozen=True)
 class Point:
-    """The attack with one q on one graph: blocks kept, and the totals over the forward pass."""
+    """The attack with one q on one graph: its peak memory and the forward pass's totals."""
 
     q: int
     nodes: int
+    memory_blocks: int
     stored: int
+    peak: float
     total_cost: float
     total_depth: float
-    deepest: int
 
     @property
-    def alpha(self) -> float:
-        """The memory fraction: blocks kept over blocks computed."""
-        return self.stored / self.nodes
-
-    @property
-    def computation(self) -> float:
-        """C: compression calls per block, relative to the defender's one."""
-        return self.total_cost / self.nodes
-
-    @property
-    def depth(self) -> float:
-        """D: sequential calls per block, relative to the defender's one."""
-        return self.total_depth / self.nodes
+    def row(self) -> Row:
+        """alpha (peak over the defender's memory), C and D per block, q and the share stored."""
+        return Row(
+            self.peak / self.memory_blocks,
+            self.total_cost / self.nodes,
+            self.total_depth / self.nodes,
+            {"q": self.q, "stored": self.stored / self.nodes},
+        )
 
 
-def simulate_reference(graph: Graph, q: int) -> Point:
-    """The attack with storage parameter ``q``, written plainly: the truth for :func:`simulate`."""
-    n = graph.nodes
-    prev, ref, held = graph.prev.tolist(), graph.ref.tolist(), graph.prev_held.tolist()
-    top = n // q
-    cost = [0.0] * n
-    depth = [0] * n
-    ranked: list[tuple[float, int]] = []
-    in_top: set[int] = set()
-    stored, total_cost, total_depth, deepest = 0, 0.0, 0.0, 0
-    for i in range(n):
-        p, r = prev[i], ref[i]
-        ref_cost, ref_depth = (cost[r], depth[r]) if r >= 0 else (0.0, 0)
-        prev_cost, prev_depth = (cost[p], depth[p]) if p >= 0 else (0.0, 0)
-        step_cost, step_depth = 1.0 + ref_cost, ref_depth
-        if not held[i]:
-            step_cost += prev_cost
-            step_depth = max(step_depth, prev_depth)
-        total_cost += step_cost
-        total_depth += float(1 + step_depth)
-        deepest = max(deepest, 1 + step_depth)
-        if i % q == 0 or (r >= 0 and r in in_top):
-            stored += 1
-            continue
-        cost[i] = 1.0 + prev_cost + ref_cost
-        depth[i] = 1 + max(prev_depth, ref_depth)
-        if top <= 0:
-            continue
-        entry = (cost[i], i)
-        if len(ranked) < top:
-            heapq.heappush(ranked, entry)
-            in_top.add(i)
-        elif entry > ranked[0]:
-            in_top.discard(heapq.heapreplace(ranked, entry)[1])
-            in_top.add(i)
-    return Point(q, n, stored, total_cost, total_depth, deepest)
-
-
-def simulate(graph: Graph, q: int) -> Point:
-    """The attack with storage parameter ``q`` on ``graph``, compiled (see the module text)."""
+def forward(graph: Graph, q: int) -> Forward:
+    """The forward pass with storage parameter ``q`` on ``graph``, compiled (module text)."""
     from twocats.perf.tradeoff._kernel import simulate_kernel
 
     if q < 1:
         raise InvalidParametersError(f"q must be at least 1; got {q}")
-    stored, total_cost, total_depth, deepest = simulate_kernel(
-        graph.prev, graph.ref, graph.prev_held, np.int64(q), np.int64(graph.nodes // q)
+    kept, total_cost, total_depth = simulate_kernel(
+        graph.prev,
+        graph.ref,
+        graph.old,
+        graph.prev_held,
+        graph.independent,
+        np.int64(q),
+        np.int64(graph.nodes // q),
     )
-    return Point(q, graph.nodes, int(stored), float(total_cost), float(total_depth), int(deepest))
+    return Forward(kept, float(total_cost), float(total_depth))
+
+
+def point(graph: Graph, q: int, run: Forward | None = None) -> Point:
+    """The attack with storage parameter ``q``: the forward pass and the memory it holds."""
+    done = forward(graph, q) if run is None else run
+    memory = liveness.attacker_memory(graph, done.kept)
+    return Point(
+        q,
+        graph.nodes,
+        graph.memory_blocks,
+        int(np.count_nonzero(done.kept)),
+        memory.peak,
+        done.total_cost,
+        done.total_depth,
+    )
 
 
 def q_values(nodes: int) -> list[int]:
@@ -145,87 +140,46 @@ def q_values(nodes: int) -> list[int]:
     return [value for value in values if value <= max(1, nodes // 4)]
 
 
-@dataclasses.dataclass(frozen=True)
-class Row:
-    """One storage parameter, every figure the mean over the seeds."""
-
-    q: int
-    alpha: float
-    C: float
-    D: float
-    alpha_d: float
-
-    def document(self) -> dict[str, Any]:
-        """The row as a JSON-ready dict (``alpha_D`` is alpha * D)."""
-        return {"q": self.q, "alpha": self.alpha, "C": self.C, "D": self.D, "alpha_D": self.alpha_d}
+#: How a sweep turns one forward pass into a row: (graph, its seed, q, the pass) -> row.
+Measure = Callable[[Graph, int, int, Forward], Row]
 
 
-@dataclasses.dataclass(frozen=True)
-class Attack:
-    """The attack on one graph family: rows ordered by alpha, and the best gain E."""
-
-    graph: str
-    blocks: int
-    nodes: int
-    seeds: int
-    rows: tuple[Row, ...]
-
-    @property
-    def E(self) -> float:
-        """The largest time-area gain ``1 / (alpha * D)`` over the rows (at least 1: q = 1)."""
-        return max(1.0 / row.alpha_d for row in self.rows)
-
-    @property
-    def best(self) -> Row:
-        """The row of the smallest time-area product."""
-        return min(self.rows, key=lambda row: row.alpha_d)
-
-    def document(self) -> dict[str, Any]:
-        """The attack as a JSON-ready dict (the ``twocats tradeoff --json`` document)."""
-        return {
-            "graph": self.graph,
-            "blocks": self.blocks,
-            "seeds": self.seeds,
-            "rows": [row.document() for row in self.rows],
-            "E": self.E,
-        }
-
-
-def _mean(values: Iterable[float]) -> float:
-    items = list(values)
-    return sum(items) / len(items)
-
-
-def _sweep(graph: Graph, values: Sequence[int], step: Callable[[], None]) -> list[Point]:
-    """The attack on one graph for each q of ``values``, up to the first over the cost limit."""
-    points = []
+def sweep(
+    graph: Graph,
+    seed: int,
+    values: Sequence[int],
+    measure: Measure,
+    step: Callable[[], None] = lambda: None,
+) -> list[Row]:
+    """``measure`` each q of ``values`` on one graph, up to the first over the cost limit."""
+    rows = []
     for q in values:
-        point = simulate(graph, q)
+        run = forward(graph, q)
         step()
-        if not math.isfinite(point.computation):
+        computation = run.total_cost / graph.nodes
+        if not math.isfinite(computation):
             break
-        points.append(point)
-        if point.computation > COST_LIMIT:
+        rows.append(measure(graph, seed, q, run))
+        if computation > COST_LIMIT:
             break
-    return points
+    return rows
 
 
-def attack(
+def seeded_sweeps(
     build: Callable[[int], Graph],
     seeds: Sequence[int],
-    report: Callable[[int, int], None] = lambda done, total: None,
-) -> Attack:
-    """Run the attack on the graph ``build(seed)`` of each seed, for every q of :func:`q_values`.
+    measure: Measure,
+    report: Callable[[int, int], None],
+) -> tuple[Graph, list[list[Row]]]:
+    """Sweep the graph of each seed; return the first graph (its facts) and every seed's rows.
 
-    The graphs are built and attacked one at a time, so memory holds one graph.  Each graph's
-    sweep over q stops after the first q whose computational penalty exceeds :data:`COST_LIMIT`
-    (or becomes infinite in floating point); a row is reported for each q every graph reached.
+    The graphs are built and attacked one at a time, so memory holds one graph at a time.
     ``report(done, total)`` is called after each (seed, q) step, for a progress bar.
     """
     if not seeds:
         raise InvalidParametersError("seeds must name at least one seed")
-    sweeps: list[list[Point]] = []
-    name, blocks, nodes = "", 0, 0
+    runs: list[list[Row]] = []
+    first: Graph | None = None
     values: list[int] = []
     done = 0
 
@@ -236,29 +190,34 @@ def attack(
 
     for index, seed in enumerate(seeds):
         graph = build(seed)
-        if index == 0:
-            name, blocks, nodes = graph.name, graph.memory_blocks, graph.nodes
-            values = q_values(nodes)
-        sweeps.append(_sweep(graph, values, step))
+        if first is None:
+            values = q_values(graph.nodes)
+        runs.append(sweep(graph, seed, values, measure, step))
         # A sweep that stopped early skips its remaining steps in the progress count.
         done = (index + 1) * len(values)
         report(done, len(values) * len(seeds))
+        first = graph if first is None else first
         del graph
-    reached = min(len(points) for points in sweeps)
-    rows = []
-    for column in range(reached):
-        points = [sweep[column] for sweep in sweeps]
-        rows.append(
-            Row(
-                points[0].q,
-                _mean(p.alpha for p in points),
-                _mean(p.computation for p in points),
-                _mean(p.depth for p in points),
-                _mean(p.alpha * p.depth for p in points),
-            )
-        )
-    ordered = tuple(sorted(rows, key=lambda row: (row.alpha, row.q)))
-    return Attack(name, blocks, nodes, len(sweeps), ordered)
+    assert first is not None
+    return first, runs
+
+
+def attack(
+    build: Callable[[int], Graph],
+    seeds: Sequence[int],
+    report: Callable[[int, int], None] = lambda done, total: None,
+    memory_bytes: int | None = None,
+) -> Result:
+    """Run the attack on the graph ``build(seed)`` of each seed, for every q of :func:`q_values`.
+
+    Each graph's sweep over q stops after the first q whose computational penalty exceeds
+    :data:`COST_LIMIT` (or becomes infinite in floating point); a row is reported for each q every
+    graph reached, each figure the mean over the seeds, ordered by alpha.  beta prices the
+    graph's core at ``memory_bytes`` (default: the graph's own memory).
+    """
+    graph, runs = seeded_sweeps(build, seeds, lambda g, _, q, run: point(g, q, run).row, report)
+    rows = sorted(mean_rows(runs), key=lambda row: (row.alpha, row.extra["q"]))
+    return result_of("ranking", graph, len(runs), rows, memory_bytes)
 
 
 def at_alpha(rows: Sequence[Row], alpha: float, field: str) -> float | None:

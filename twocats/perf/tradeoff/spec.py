@@ -1,6 +1,7 @@
 """Graph names as the command line writes them, and the builder each one stands for.
 
-* ``argon2d``, ``argon2i``, ``argon2id``, optionally with ``:t=T,lanes=L`` (default 1 pass, 1 lane);
+* ``argon2d``, ``argon2i``, ``argon2id``, optionally with ``:t=T,lanes=L,v=V`` (default 1 pass,
+  1 lane, version 1.3; ``v=1.2.1`` replaces the overwritten block instead of XORing it in);
 * ``twocats``, optionally with ``:PROFILE`` (a name of :data:`twocats.profiles.PROFILES`, default
   ``moderate``) or ``:$twocats$...`` (a PHC parameter string); a PHC string alone works too;
 * ``power:GAMMA``, the generic one-pass graph with reference distance ``U**GAMMA``.
@@ -32,8 +33,8 @@ DEFAULT_BLOCKS: Final = 1 << 16
 
 #: The forms a graph name takes, for messages.
 GRAPH_FORMS: Final = (
-    "argon2d, argon2i or argon2id (optionally :t=T,lanes=L), twocats (optionally :PROFILE or "
-    ":$twocats$... parameters) or power:GAMMA"
+    "argon2d, argon2i or argon2id (optionally :t=T,lanes=L,v=1.3|1.2.1), twocats (optionally "
+    ":PROFILE or :$twocats$... parameters) or power:GAMMA"
 )
 
 
@@ -49,19 +50,25 @@ def _refuse(text: str, why: str) -> InvalidParametersError:
     return InvalidParametersError(f"GRAPH {text!r}: {why}; GRAPH is one of {GRAPH_FORMS}")
 
 
-def _argon2_options(text: str, options: str) -> tuple[int, int]:
-    """Read ``t=T,lanes=L`` (either may be left out)."""
+def _argon2_options(text: str, options: str) -> tuple[int, int, str]:
+    """Read ``t=T,lanes=L,v=V`` (any may be left out)."""
     values = {"t": 1, "lanes": 1}
+    version = "1.3"
     for item in filter(None, options.split(",")):
         key, _, value = item.partition("=")
+        if key == "v":
+            if value not in graphs.ARGON2_VERSIONS:
+                raise _refuse(text, f"v must be one of {', '.join(graphs.ARGON2_VERSIONS)}")
+            version = value
+            continue
         if key not in values or not value.isdigit():
-            raise _refuse(text, f"{item!r} is not t=T or lanes=L")
+            raise _refuse(text, f"{item!r} is not t=T, lanes=L or v=V")
         values[key] = int(value)
     if not 1 <= values["t"] <= 16:
         raise _refuse(text, f"t must be from 1 to 16; got {values['t']}")
     if not 1 <= values["lanes"] <= 64:
         raise _refuse(text, f"lanes must be from 1 to 64; got {values['lanes']}")
-    return values["t"], values["lanes"]
+    return values["t"], values["lanes"], version
 
 
 def twocats_params(text: str, blocks: int | None) -> Params:
@@ -109,14 +116,15 @@ def parse_graph(text: str, blocks: int | None = None) -> GraphSpec:
     size = DEFAULT_BLOCKS if blocks is None else blocks
     head, _, options = text.partition(":")
     if head in graphs.ARGON2_KINDS:
-        passes, lanes = _argon2_options(text, options)
+        passes, lanes, version = _argon2_options(text, options)
         if size < 8 * lanes:
             raise InvalidParametersError(
                 f"--blocks must be at least 8 per lane ({8 * lanes}) for {text}; got {size}"
             )
+        suffix = "" if version == "1.3" else f",v={version}"
         return GraphSpec(
-            f"{head}:t={passes},lanes={lanes}",
-            functools.partial(graphs.argon2, head, size, passes, lanes),
+            f"{head}:t={passes},lanes={lanes}{suffix}",
+            functools.partial(graphs.argon2, head, size, passes, lanes, version=version),
         )
     if head == "power":
         try:
