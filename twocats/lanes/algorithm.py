@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Algorithm", "ManyFunction", "each"]
 
@@ -30,6 +31,9 @@ class Algorithm:
     legacy: bool = False
     #: True for the lane primitives, whose lane count and threads the caller may choose.
     primitive: bool = False
+    #: Where hashlib has no such function: ``stream(backend=...)`` is a new streaming hasher
+    #: (``update``, ``digest``) for inputs too long to hold; None: they are read whole.
+    stream: Callable[..., Any] | None = None
 
 
 def each(func: Callable[..., bytes], **fixed: object) -> ManyFunction:

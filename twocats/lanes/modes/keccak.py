@@ -19,6 +19,7 @@ KangarooTwelve's chunks and ParallelHash's blocks are exactly such equal-length 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -423,7 +424,25 @@ def keccak_p1600_x8(
     _permute(states, 8, rounds, backend)
 
 
-#: The registry's rows (:mod:`twocats.lanes.registry`).
+class ShakeStream:
+    """hashlib's SHAKE of a fixed output length, as a stream of ``twocats sum`` (the backend is
+    hashlib's own)."""
+
+    def __init__(self, security: int, length: int, *, backend: str | None = None) -> None:
+        self._hasher = hashlib.shake_128() if security == 128 else hashlib.shake_256()
+        self._length = length
+
+    def update(self, data: bytes) -> None:
+        """Hash more input."""
+        self._hasher.update(data)
+
+    def digest(self) -> bytes:
+        """Return the output."""
+        return bytes(self._hasher.digest(self._length))
+
+
+#: The registry's rows (:mod:`twocats.lanes.registry`); KangarooTwelve and ParallelHash, which
+#: stream, are :mod:`twocats.lanes.modes.keccak_stream`'s.
 ALGORITHMS = (
     Algorithm(
         "sha3-224",
@@ -459,6 +478,7 @@ ALGORITHMS = (
         partial(shake128_many, length=32),
         None,
         "SHAKE128 with a 32-byte output",
+        stream=partial(ShakeStream, 128, 32),
     ),
     Algorithm(
         "shake256",
@@ -466,6 +486,7 @@ ALGORITHMS = (
         partial(shake256_many, length=64),
         None,
         "SHAKE256 with a 64-byte output",
+        stream=partial(ShakeStream, 256, 64),
     ),
     Algorithm(
         "turboshake128",
@@ -480,34 +501,6 @@ ALGORITHMS = (
         each(turboshake256, length=64),
         None,
         "TurboSHAKE256 (D = 0x1F), 64 bytes",
-    ),
-    Algorithm(
-        "kt128",
-        32,
-        each(kt128, length=32),
-        None,
-        "KangarooTwelve KT128, 32 bytes, 8 KiB chunks in lanes",
-    ),
-    Algorithm(
-        "kt256",
-        64,
-        each(kt256, length=64),
-        None,
-        "KT256, 64 bytes, 8 KiB chunks in lanes",
-    ),
-    Algorithm(
-        "parallelhash128",
-        32,
-        each(parallelhash128, block_size=8192, length=32),
-        None,
-        "ParallelHash128, B = 8192, 256-bit output",
-    ),
-    Algorithm(
-        "parallelhash256",
-        64,
-        each(parallelhash256, block_size=8192, length=64),
-        None,
-        "ParallelHash256, B = 8192, 512-bit output",
     ),
 )
 
