@@ -17,9 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
 
-from twocats._signature import parameters_of
 from twocats._units import format_size
 from twocats.exceptions import HashingError
 from twocats.kdf import core, limits, words
@@ -167,17 +165,28 @@ class Engine:
         params, fill, memory = self._prepare(params, max_memory, max_work)
         return core.client_output(params, password, salt, data, fill, memory)
 
-    @parameters_of(client)
-    def derive(self, password: bytes, salt: bytes, params: Params, **options: Any) -> bytes:
+    def derive(
+        self,
+        password: bytes,
+        salt: bytes,
+        params: Params,
+        *,
+        data: bytes = b"",
+        max_memory: int | None = None,
+        max_work: int | None = None,
+    ) -> bytes:
         """Derive the final output (``params.output_size`` bytes) from a password and salt.
 
         ``max_memory`` lowers the engine's memory limit for this call; ``max_work`` (work units
         of :func:`twocats.kdf.limits.estimated_work`) refuses costlier parameters with
         :class:`~twocats.exceptions.HashLimitError`, as a hasher refuses a stored hash: pass
-        it whenever the parameters come from storage or a file.  The parameters are those of
-        :meth:`client`, whose output this finishes with :meth:`server`.
+        it whenever the parameters come from storage or a file.  The output is :meth:`client`'s
+        finished by :meth:`server`, computed here without their calls between the caller and
+        the fill.
         """
-        return self.server(self.client(password, salt, params, **options), params)
+        params, fill, memory = self._prepare(params, max_memory, max_work)
+        half = core.client_output(params, password, salt, data, fill, memory)
+        return core.server_output(params, half)
 
     def server(self, client_output: bytes, params: Params) -> bytes:
         """Finish a client output with the server half of server relief (no work memory)."""

@@ -32,6 +32,7 @@ from twocats.hashes import LANE_HASHES, by_name
 from twocats.lanes import reference
 from twocats.params import check_int
 from twocats.simd.family import Family, KernelKey, ready
+from twocats.simd.isa import VECTOR_BITS
 from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ __all__ = [
     "MAX_LANES",
     "MAX_THREADS",
     "PRIMITIVES",
-    "VECTOR_BITS",
     "buffer_digests",
     "check_slices",
     "digest_list",
@@ -61,9 +61,6 @@ __all__ = [
 
 #: The primitives, in hash-code order: the lane hashes (:data:`twocats.hashes.LANE_HASHES`).
 PRIMITIVES = tuple(facts.name for facts in LANE_HASHES)
-
-#: The bits of the vector registers the simd lane kernels are written for (AVX-512).
-VECTOR_BITS = 512
 
 #: The vectors of lanes a primitive's compression keeps in flight at once (one where absent):
 #: SHA-1's rounds wait on the latency of one vector's chain of operations, so its compression
@@ -94,7 +91,7 @@ def _check_lanes(lanes: int | None, algorithm: str) -> int:
     return check_int("lanes", lanes, 1, MAX_LANES)
 
 
-def _scheduler(key: KernelKey) -> Any:
+def _numba_scheduler(key: KernelKey) -> Any:
     from twocats.lanes.scheduler import SCHEDULERS
 
     return SCHEDULERS[key.kernel.removeprefix("lanes_")].get(key.backend)
@@ -125,11 +122,11 @@ def _keys(backend: str, params: object) -> list[KernelKey]:
 #: The schedulers of :mod:`twocats.lanes.scheduler`, one per primitive (``lanes_<name>``), as
 #: :func:`twocats.simd.family.ready` knows them.
 FAMILY: Family[KernelKey] = Family(
-    "lanes", _scheduler, _signature, _passes, _keys, (__file__, hashes.__file__)
+    "lanes", _numba_scheduler, _signature, _passes, _keys, (__file__, hashes.__file__)
 )
 
 
-def _kernel(algorithm: str, backend: str) -> Any:
+def _checked_scheduler(algorithm: str, backend: str) -> Any:
     """The checked scheduler of ``algorithm`` on ``backend``: its artefact where one loads (no
     numba is imported then), otherwise numba's build."""
     return ready(FAMILY, KernelKey(f"lanes_{algorithm}", backend))
@@ -228,7 +225,7 @@ def _run(
     facts = by_name(algorithm)
     bits = facts.word_bits
     words = np.empty((count, 8), dtype=np.uint32 if bits == 32 else np.uint64)
-    kernel = _kernel(algorithm, backend)
+    kernel = _checked_scheduler(algorithm, backend)
     parts = min(threads, count)
     if parts <= 1:
         kernel(
@@ -421,4 +418,4 @@ def slice_digests(
     if not starts:
         return []
     writable = buffer if isinstance(buffer, bytearray) else bytearray(buffer)
-    return buffer_digests(_kernel(name, chosen), name, writable, starts, lengths, width)
+    return buffer_digests(_checked_scheduler(name, chosen), name, writable, starts, lengths, width)

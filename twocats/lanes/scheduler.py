@@ -23,8 +23,8 @@ from twocats.hashes import LANE_HASHES, HashFacts
 from twocats.lanes._blocks import no_groups, transposed_groups
 from twocats.lanes._generated import blake2s
 from twocats.lanes._words import bswap32, bswap64, pointer
-from twocats.lanes.primitives import VECTOR_BITS
 from twocats.simd._jit import PerBackend, Variants, variants
+from twocats.simd.isa import VECTOR_BITS
 
 __all__ = ["SCHEDULERS"]
 

@@ -47,15 +47,12 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from twocats.exceptions import BackendError
 from twocats.simd import cache
 from twocats.simd.cache import AOT_ENV, RefusedError, cache_root
 from twocats.simd.isa import X86_64_LEVELS
-
-if TYPE_CHECKING:
-    from twocats.simd.family import Family
 
 __all__ = [
     "AOT_DIR_ENV",
@@ -64,6 +61,7 @@ __all__ = [
     "PREBUILT_DIR",
     "SHARED",
     "Argument",
+    "Declared",
     "Entry",
     "adopt",
     "aot_dir",
@@ -76,6 +74,22 @@ __all__ = [
     "load",
     "store",
 ]
+
+
+class Declared(Protocol):
+    """What an artefact needs of its kernel's family (:class:`twocats.simd.family.Family`): the
+    kernel's arguments in numba's spelling, its known-answer check, and the files beyond the
+    kernel's own source that its machine code depends on."""
+
+    @property
+    def signature(self) -> Callable[[Any], str]: ...
+
+    @property
+    def check(self) -> Callable[[Callable[..., None], Any], bool]: ...
+
+    @property
+    def sources(self) -> tuple[str, ...]: ...
+
 
 #: Moves the artefacts out of the kernel cache root.
 AOT_DIR_ENV = "TWOCATS_AOT_DIR"
@@ -359,7 +373,7 @@ def _load_shared_fd(fd: int, path: Path) -> tuple[int, object]:
         raise RefusedError(f"{path} cannot be loaded ({error})") from None
 
 
-def _open_entry(family: Family[Any], folder: cache.Folder, entry: Any, key: Any) -> Entry | None:
+def _open_entry(family: Declared, folder: cache.Folder, entry: Any, key: Any) -> Entry | None:
     """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
     if not isinstance(entry, dict):
         return None
@@ -387,7 +401,7 @@ def _open_entry(family: Family[Any], folder: cache.Folder, entry: Any, key: Any)
     return kernel
 
 
-def _load_built(family: Family[Any], key: Any) -> Entry | None:
+def _load_built(family: Declared, key: Any) -> Entry | None:
     """Load the artefact built here for this CPU and numba (the user's cache)."""
     cpu, versions = cpu_key(), _versions()
     if cpu is None or versions is None:
@@ -401,7 +415,7 @@ def _load_built(family: Family[Any], key: Any) -> Entry | None:
         return _open_entry(family, folder, entry, key)
 
 
-def _load_prebuilt(family: Family[Any], key: Any) -> Entry | None:
+def _load_prebuilt(family: Declared, key: Any) -> Entry | None:
     """Load the artefact the installed package carries for the best level this CPU runs.
 
     The package's kernels pass the same trust rule as the cache's (owned by this user or root,
@@ -441,7 +455,7 @@ def warn_once(message: str, using: str = "numba's build") -> None:
     cache.warn_once(f"twocats: {message}; using {using}", stacklevel=5)
 
 
-def load(family: Family[Any], key: Any) -> Entry | None:
+def load(family: Declared, key: Any) -> Entry | None:
     """Return the checked artefact of ``key``, or None to use numba's build.
 
     The artefact built on this machine comes first, then the one of the best x86-64 level a
@@ -464,7 +478,7 @@ def load(family: Family[Any], key: Any) -> Entry | None:
     return prebuilt
 
 
-def adopt(family: Family[Any], key: Any, folder: Path) -> Entry | None:
+def adopt(family: Declared, key: Any, folder: Path) -> Entry | None:
     """Load the artefact of ``key`` that a child process built into ``folder``, or None.
 
     ``folder`` is this user's private folder (``$TWOCATS_AOT_DIR`` of the child that built the
@@ -554,7 +568,7 @@ def compiler() -> str | None:
 
 
 def build(
-    family: Family[Any],
+    family: Declared,
     key: Any,
     kernel: Any,
     level: str | None = None,
