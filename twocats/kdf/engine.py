@@ -17,7 +17,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
+from twocats._signature import parameters_of
 from twocats._units import format_size
 from twocats.exceptions import HashingError
 from twocats.kdf import core, limits, words
@@ -151,20 +153,6 @@ class Engine:
 
     # -- derivations -------------------------------------------------------------------------------
 
-    def client(
-        self,
-        password: bytes,
-        salt: bytes,
-        params: Params,
-        *,
-        data: bytes = b"",
-        max_memory: int | None = None,
-        max_work: int | None = None,
-    ) -> bytes:
-        """Derive the client half of server relief (everything except the final hash)."""
-        params, fill, memory = self._prepare(params, max_memory, max_work)
-        return core.client_output(params, password, salt, data, fill, memory)
-
     def derive(
         self,
         password: bytes,
@@ -187,6 +175,13 @@ class Engine:
         params, fill, memory = self._prepare(params, max_memory, max_work)
         half = core.client_output(params, password, salt, data, fill, memory)
         return core.server_output(params, half)
+
+    @parameters_of(derive)
+    def client(self, password: bytes, salt: bytes, params: Params, **options: Any) -> bytes:
+        """Derive the client half of server relief (everything except the final hash), with
+        :meth:`derive`'s parameters."""
+        params, fill, memory = self._prepare(params, options["max_memory"], options["max_work"])
+        return core.client_output(params, password, salt, options["data"], fill, memory)
 
     def server(self, client_output: bytes, params: Params) -> bytes:
         """Finish a client output with the server half of server relief (no work memory)."""
