@@ -1,10 +1,10 @@
 """Build hook: a wheel that carries prebuilt kernels is tagged for its platform.
 
-``python -m twocats.prebuild`` writes the ahead-of-time kernels of the built-in profiles
-into ``twocats/simd/_prebuilt``; a wheel built from the tree afterwards (``python -m build
---wheel``) carries them and is tagged ``py3-none-<platform>``.  The sdist never carries them
-(MANIFEST.in), so a wheel built from it, like a tree without them, stays pure Python and compiles
-with numba.
+``twocats warmup --wheel`` writes the ahead-of-time kernels of the built-in profiles and the
+lane primitives into ``twocats/simd/_prebuilt``; a wheel built from the tree afterwards
+(``python -m build --wheel``) carries them and is tagged ``py3-none-<platform>``.  The sdist never
+carries them (MANIFEST.in), so a wheel built from it, like a tree without them, stays pure Python
+and compiles with numba.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def _login(profile: str, runs: int) -> dict[str, Any]:
     """Time verifications of `profile` and argon2-cffi's at its memory, taking turns."""
     import argon2
 
-    from twocats.hasher import PasswordHasher
+    from twocats.password import PasswordHasher
     from twocats.perf.peers import time_calls
     from twocats.profiles import PROFILES
 
@@ -93,8 +93,8 @@ def _login(profile: str, runs: int) -> dict[str, Any]:
 
 def _fill(mem_cost: int, runs: int) -> dict[str, Any]:
     """Time the headline fill and argon2id at the same memory on one thread, taking turns."""
-    from twocats.hasher import PasswordHasher
     from twocats.params import Params
+    from twocats.password import PasswordHasher
     from twocats.perf.peers import PASSWORD as PEER_PASSWORD
     from twocats.perf.peers import argon2id_call, time_calls
 

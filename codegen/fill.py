@@ -4,7 +4,7 @@ One module is emitted per lane count in :data:`LANES`.  Each holds two kernels, 
 ``fill_final_l<L>`` (the final and 2014 versions, spec twocats.md §6-§9) and ``fill_march_l<L>``
 (March 2014, twocats-2014-03.md §8-§11).  They are declared with ``twocats.simd._jit.variants`` so
 that the same source compiles twice: with the vectorizers on (backend ``simd``, SLP included) and
-with them off (backend ``scalar``), and :mod:`twocats.kdf.fill.kernels` specialises each per hash
+with them off (backend ``scalar``), and :mod:`twocats.kdf.fill.family` specialises each per hash
 type, so that a kernel links only its own state hash.  A kernel fills one slice of the regions
 ``p_first, p_first + p_step, ...``; addressing (:mod:`twocats.kdf.fill.addressing`) and the state
 hash (:mod:`twocats.kdf.fill.statehash`) are ordinary kernel source, only the lane rows are
@@ -55,7 +55,7 @@ _PREFETCH_PER_ROW_LANES = 8
 
 _DOC = """TwoCats slice fill for {lanes} lane{plural} (from codegen.fill).
 
-Each kernel is specialised per hash type by twocats.kdf.fill.kernels, which binds its globals
+Each kernel is specialised per hash type by twocats.kdf.fill.family, which binds its globals
 ``state_hash`` (twocats.kdf.fill.statehash) and ``N_WORDS`` (the state words W)."""
 
 _IMPORTS = """

@@ -17,7 +17,8 @@ from codegen.emit import HEADER
 from codegen.emit import Emitter as BaseEmitter
 from twocats.hashes import LANE_HASHES, HashFacts
 from twocats.hashes import SIGMA as _SIGMA
-from twocats.lanes.primitives import LANE_VECTORS, VECTOR_BITS
+from twocats.lanes.primitives import LANE_VECTORS
+from twocats.simd.isa import VECTOR_BITS
 
 __all__ = ["GENERATED", "HASHES", "SIGMA", "generate_all"]
 

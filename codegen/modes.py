@@ -49,11 +49,15 @@ from twocats.simd._jit import variants
 def _header(doc: str, *imports: str, helpers: bool = False) -> str:
     """The header and imports of a generated mode module.
 
-    ``imports`` are further ``from twocats...`` lines; ``helpers`` says the module defines jit
-    helpers.
+    ``imports`` are further ``from numba...`` and ``from twocats...`` lines; ``helpers`` says
+    the module defines jit helpers.
     """
     jit = "from twocats.simd._jit import jit, variants" if helpers else IMPORTS.splitlines()[-1]
-    return HEADER.format(doc=doc) + "\n".join([*IMPORTS.splitlines()[:-1], *imports, jit]) + "\n"
+    numba = [line for line in imports if line.startswith("from numba")]
+    ours = [line for line in imports if line not in numba]
+    head = IMPORTS.splitlines()[:-1]
+    lines = [*head[:-1], *numba, head[-1], *ours, jit]
+    return HEADER.format(doc=doc) + "\n".join(lines) + "\n"
 
 
 def _rotl64(name: str, amount: int) -> str:
@@ -322,8 +326,9 @@ def sha256_narrow_kernel(width: int) -> list[str]:
         f"    M (16, {width}) holds the decoded block words.  T, F and n are not read: the",
         "    arguments match the project's general lane kernel, and every lane is computed.",
         '    """',
-        f"    HF = H.reshape({8 * width})",
-        f"    MF = M.reshape({16 * width})",
+        "    # Flat views of the rows, made without numba's runtime (an artefact has none).",
+        f"    HF = carray(pointer(U64(H.ctypes.data)), ({8 * width},), U32)",
+        f"    MF = carray(pointer(U64(M.ctypes.data)), ({16 * width},), U32)",
         f"    for k in range({width}):",
         *e.lines,
     ]
@@ -334,9 +339,12 @@ def sha256tree_module() -> str:
     lines = [
         _header(
             "SHA-2 tree modes: SHA-256 over 8 lanes (j-lanes and j-pointers).",
+            "from numba.np.numpy_support import carray",
             "from twocats.lanes._generated.sha256 import sha256_round, sha256_schedule",
+            "from twocats.lanes._words import pointer",
         ),
         "U32 = np.uint32",
+        "U64 = np.uint64",
         *hash_codegen.constants(_FACTS["sha256"]),
         "",
         "",

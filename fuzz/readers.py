@@ -15,9 +15,9 @@ from fuzz.workspace import CHECK_NAMES, workspace_folder, workspace_open
 from twocats import phc
 from twocats.cli.checksum import escape_name, parse_check_line
 from twocats.exceptions import InvalidParametersError
-from twocats.hasher import PasswordHasher
 from twocats.kdf.vectors import Vector, VectorFormatError, load_vectors, read_vectors
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 

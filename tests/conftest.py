@@ -36,18 +36,18 @@ settings.register_profile("twocats-ci", deadline=None, derandomize=True, databas
 settings.load_profile("twocats-ci" if in_ci() else "twocats")
 
 #: The core selection (``pytest --core``), by module path below ``tests/`` without ``.py``: the
-#: TwoCats vectors on every backend, the password API and its PHC strings, the lanes' known
-#: answers and the password commands.  CI runs it on every Python the package claims but the
-#: one that runs every test (``.ci/pythons``).  Only modules that need nothing beyond the test
-#: extra belong here.
+#: TwoCats vectors on every backend, the password API and its PHC strings, the lanes' registry
+#: with every lane kernel's check, and the password commands.  CI runs it on every Python the
+#: package claims but the one that runs every test (``.ci/pythons``).  Only modules that need
+#: nothing beyond the test extra belong here.
 CORE_MODULES: Final = frozenset(
     {
         "kdf/test_vectors",
         "kdf/test_api",
-        "core/test_hasher",
+        "password/test_hasher",
         "core/test_phc",
         "core/test_params",
-        "lanes/test_known_answers",
+        "lanes/test_registry",
         "cli/test_passwords",
     }
 )

@@ -25,15 +25,15 @@ from twocats.exceptions import (
 
 if TYPE_CHECKING:
     from twocats import profiles
-    from twocats.hasher import PasswordHasher
     from twocats.params import Params
+    from twocats.password import PasswordHasher
 
 __version__ = "0.1.0"
 
 # Public name -> module that defines it; a module maps to itself when the name is a submodule.
 _LAZY = {
     "Params": "twocats.params",
-    "PasswordHasher": "twocats.hasher",
+    "PasswordHasher": "twocats.password",
     "profiles": "twocats.profiles",
 }
 

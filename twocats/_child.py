@@ -103,10 +103,11 @@ def run(
     """Run ``code`` in an isolated child (see the module) and wait for it, at most ``timeout``.
 
     ``settings`` are added to the child's environment; ``options`` go to :func:`subprocess.run`
-    (its standard input is empty unless they say otherwise).  Raises
+    (its standard input is empty unless they give one or its ``input``).  Raises
     :class:`subprocess.TimeoutExpired` after killing a child that ran too long.
     """
-    options.setdefault("stdin", subprocess.DEVNULL)
+    if "input" not in options:
+        options.setdefault("stdin", subprocess.DEVNULL)
     return subprocess.run(
         python(code),
         env=environment(settings),

@@ -1,4 +1,5 @@
-"""The one probe of this machine: its memory, the CPUs this process may use, and its load.
+"""The one probe of this machine (its memory, the CPUs this process may use, its load) and the
+process's one pool of kernel threads.
 
 Everything in twocats that sizes itself to the machine asks here: the hasher's memory budget and
 concurrency, the fill thread pool, warm-up, the bulk workers, tuning and the benchmarks.  They
@@ -7,19 +8,27 @@ cgroup CPU quota and the memory is the physical memory lowered by the cgroup mem
 address-space limit (``ulimit -v``).
 
 Each cgroup reader takes the cgroup folder as a parameter (None: :data:`CGROUP`, read at the
-call), so a test can hand it a folder of its own.  This module imports neither numpy nor numba.
+call), so a test can hand it a folder of its own.  The compiled kernels release the GIL, so the
+fill's regions and the lanes' runs share :func:`kernel_threads`.  This module imports neither
+numpy nor numba.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = [
     "CGROUP",
     "affinity_cpus",
     "cpu_quota",
+    "kernel_threads",
     "load_average",
     "load_averages",
     "machine_memory",
@@ -133,3 +142,40 @@ def load_average() -> float | None:
     """Return the one-minute load average, or None where the platform has none."""
     averages = load_averages()
     return None if averages is None else averages[0]
+
+
+_pool_lock = threading.Lock()
+# The shared pool and its size.
+_pool: list[tuple[ThreadPoolExecutor, int]] = []
+
+
+def kernel_threads(count: int) -> ThreadPoolExecutor:
+    """Return the process's pool of kernel threads, grown to at least ``count`` threads.
+
+    It lives until exit; a forked child, in which its threads do not exist, starts a fresh one.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _pool_lock:
+        if not _pool or _pool[0][1] < count:
+            # A smaller pool is dropped, not shut down: a concurrent call may still be about to
+            # submit to it.  Its idle threads exit once the last reference to it is gone.
+            _pool[:] = [(ThreadPoolExecutor(count, thread_name_prefix="twocats"), count)]
+        return _pool[0][0]
+
+
+@atexit.register
+def _shutdown_pool() -> None:
+    with _pool_lock:
+        for pool, _size in _pool:
+            pool.shutdown(wait=True)
+
+
+def _forget_pool_after_fork() -> None:
+    global _pool_lock
+    _pool.clear()
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)

@@ -212,7 +212,7 @@ def _gpu_argon2id(memory_kib: int, parallelism: int, repeats: int, most: int) ->
 
 def _defender(params: Any, runs: int) -> tuple[float, int]:
     """The defender's seconds per verification, and the argon2id memory taking that time."""
-    from twocats.hasher import PasswordHasher
+    from twocats.password import PasswordHasher
     from twocats.perf.peers import PASSWORD, argon2id_at_time, time_calls
 
     hasher = PasswordHasher.from_params(params, max_memory=params.memory_bytes)

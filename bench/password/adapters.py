@@ -36,11 +36,11 @@ from bench.harness import (
 )
 from bench.password.django_settings import configure
 from twocats.exceptions import TwoCatsError
-from twocats.hasher import DEFAULT_SALT_LEN
 from twocats.integrations._common import shared_hasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.integrations.passlib import TwoCatsHandler
 from twocats.integrations.pwdlib import TwoCatsHasher
+from twocats.password import DEFAULT_SALT_LEN
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST, INTERACTIVE
 

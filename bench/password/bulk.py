@@ -47,8 +47,8 @@ from tests.support.pgserver import PostgresServer, find_bin_dir
 from twocats._machine import usable_cpus
 from twocats.bulk import upgrade_table
 from twocats.bulk.table import database_url
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.perf.samples import Samples
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST

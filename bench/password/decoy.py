@@ -19,9 +19,9 @@ from django.test import override_settings
 
 from bench.harness import Report, load_average, load_note, measure_group, plain_smoke, plain_suite
 from bench.password.django_settings import configure
-from twocats.hasher import PasswordHasher
 from twocats.integrations.django import TwoCatsPasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST, DEFAULT
 
 __all__ = ["main", "run", "smoke"]

@@ -61,7 +61,7 @@ RESERVE = 4 << 30
 def _verifier(library: str, smoke: bool) -> tuple[Callable[[], object], Any, str]:
     """Return (verify once, the hasher, the stored hash) for ``library``."""
     if library == "twocats":
-        from twocats.hasher import PasswordHasher
+        from twocats.password import PasswordHasher
         from twocats.profiles import CHEAPEST, MODERATE
 
         hasher = PasswordHasher.from_params(CHEAPEST if smoke else MODERATE)

@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from bench.harness import Report, load_average, load_note, measure_group, plain_smoke, plain_suite
-from twocats.hasher import PasswordHasher
 from twocats.kdf import Engine
 from twocats.kdf.fill.threads import THREADS_ENV
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST, MODERATE
 
 __all__ = ["GOAL", "main", "run", "smoke"]

@@ -21,9 +21,9 @@ from typing import Any
 from bench.harness import load_average, machine, markdown_head, suite_parser, write_document
 from twocats import phc
 from twocats.exceptions import HashLimitError
-from twocats.hasher import PasswordHasher
 from twocats.kdf import limits
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST, MODERATE
 
 __all__ = ["GOAL", "main", "smoke"]

@@ -15,8 +15,8 @@ from django_login.settings import *  # noqa: F403
 from django_login.settings import DATABASES
 
 from bench.service.config import argon2_settings, server_config, twocats_params
-from twocats.hasher import verify_limits_for
 from twocats.integrations.django import TwoCatsPasswordHasher
+from twocats.password import verify_limits_for
 
 _SERVER = server_config()
 _SIZE = _SERVER.size

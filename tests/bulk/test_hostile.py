@@ -38,7 +38,7 @@ from twocats.bulk import JobAbortedError, upgrade_table
 from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, database_url, open_table
 from twocats.bulk.values import MAX_VALUE_LENGTH, Unreadable
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.phc import decode, encode_params
 
 #: A latin-1 value of a legacy system: not UTF-8.

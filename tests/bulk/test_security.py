@@ -38,7 +38,7 @@ from tests.bulk.test_upgrade import (
 from twocats.bulk import JobAbortedError, credentials, upgrade_table
 from twocats.bulk.credentials import job_security
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.phc import decode, encode_params
 
 #: Tries to use the cluster at argv[1], in plain TCP and in TLS with credentials of its own.

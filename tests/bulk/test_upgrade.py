@@ -30,11 +30,10 @@ from twocats.bulk import upgrade_table
 from twocats.bulk.table import database_url
 from twocats.bulk.workers import UpgradePlugin
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher, Target
 from twocats.phc import decode, encode_params
 from twocats.profiles import CHEAPEST
-from twocats.target import Target
 
 #: Cheap parameters: stored hashes at 8 KiB, upgraded to 64 KiB.
 OLD = dataclasses.replace(CHEAPEST, mem_cost=3, start_mem_cost=3)

@@ -19,10 +19,8 @@ from twocats.bulk.values import (
     other_kind,
     split_twocats,
 )
-from twocats.hasher import PasswordHasher
+from twocats.password import Difference, PasswordHasher, Target, Upgraders
 from twocats.profiles import CHEAPEST
-from twocats.target import Difference, Target
-from twocats.upgraders import Upgraders
 
 OLD = dataclasses.replace(CHEAPEST, mem_cost=3, start_mem_cost=3)
 TARGET = PasswordHasher.from_params(dataclasses.replace(OLD, mem_cost=6))

@@ -20,7 +20,7 @@ from pathlib import Path
 from tests.bulk.test_upgrade import KILL_TARGET, OLD, _contents, _count_upgraded, _create
 from tests.support import dask_probes
 from tests.support.dask_probes import HEARTBEAT_ERROR
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.phc import encode_params
 
 REPO = Path(__file__).resolve().parents[2]

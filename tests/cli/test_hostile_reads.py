@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from twocats import _bounded_io
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 #: The address-space limit of each run: enough for Python, numpy and numba, far from 2 GiB.

@@ -26,7 +26,6 @@ from twocats import phc
 from twocats.cli import main
 from twocats.cli._limits import verify_limits, verify_options
 from twocats.exceptions import HashLimitError
-from twocats.hasher import PasswordHasher, verify_limits_for
 from twocats.kdf.limits import (
     MEMORY_RATIO,
     WORK_RATIO,
@@ -36,6 +35,7 @@ from twocats.kdf.limits import (
 )
 from twocats.kdf.vectors import load_vectors
 from twocats.params import Params
+from twocats.password import PasswordHasher, verify_limits_for
 from twocats.profiles import CHEAPEST, DEFAULT, SENSITIVE
 
 TINY = ["--profile", "cheapest", "--insecure"]

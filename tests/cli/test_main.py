@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST
 

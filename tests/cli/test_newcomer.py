@@ -15,8 +15,8 @@ from click.testing import CliRunner, Result
 from twocats import phc
 from twocats._extras import install_hint
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.perf import compare as perf_compare
 from twocats.perf.tune import Trial, final_check, fitted_choice, search
 from twocats.profiles import CHEAPEST

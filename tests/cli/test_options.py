@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from twocats import kdf, phc
 from twocats.cli import main
 from twocats.cli._options import DURATION, SIZE
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 #: Every parameter option at a value other than the cheapest profile's.

@@ -16,8 +16,8 @@ from click.testing import CliRunner, Result
 
 from twocats import __version__, kdf, phc
 from twocats.cli import _secrets, main
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 TINY = ["--profile", "cheapest", "--insecure"]

@@ -56,7 +56,7 @@ def run(*args: str, stdin: bytes | None = None) -> Result:
 
 def hashlib_digest(algorithm: str, data: bytes) -> str:
     """Return the hex digest hashlib computes for `algorithm`."""
-    hasher = COREUTILS[algorithm][1]()
+    hasher = COREUTILS[algorithm].new()
     hasher.update(data)
     return str(hasher.hexdigest())
 

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from twocats.cli import main
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.phc import encode_params
 from twocats.profiles import CHEAPEST
 

@@ -15,13 +15,13 @@ from twocats.cli import main
 from twocats.cli.warmup import artefacts_line
 from twocats.hashes import HASHES
 from twocats.kdf.fill.args import FillKey
-from twocats.kdf.fill.warmup import Kernel, all_kernels, kernels_for
-from twocats.lanes.aot import LaneKey
-from twocats.lanes.warmup import LaneKernel, lane_kernels
+from twocats.kdf.fill.family import FILL
+from twocats.lanes import primitives
+from twocats.lanes.registry import FAMILIES
 from twocats.params import Params
 from twocats.profiles import PROFILES
 from twocats.simd import _jit
-from twocats.simd.warmup import compile_kernels
+from twocats.simd.family import Job, KernelKey, warm
 
 compiled_only = pytest.mark.skipif(
     bool(_jit.config.DISABLE_JIT), reason="needs compiled kernels (NUMBA_DISABLE_JIT is set)"
@@ -32,35 +32,38 @@ compiled_only = pytest.mark.skipif(
 _CHILD = """
 from twocats import kdf
 from twocats.params import Params
-from twocats.kdf.fill.kernels import fill_kernel
+from twocats.kdf.fill.family import fill_variants
 kdf.derive(b"pw", b"salt", Params(mem_cost=8, parallelism=1, multiplies=2))
-kernel = fill_kernel(8, "simd", 0, 0)
+kernel = fill_variants(8).get("simd")
 print(sum(kernel._cache_hits.values()), sum(kernel._cache_misses.values()))
 """
 
 
-def test_kernels_for_names_the_fill_of_the_parameters() -> None:
-    """A parameter set needs exactly its own fill: lanes, hash type and block hash."""
-    assert kernels_for(Params(hash_type="blake2b", lanes=16), "simd") == [
-        Kernel(FillKey(16, "simd", 1, 0))
-    ]
+def test_a_parameter_set_needs_the_fill_of_its_parameters() -> None:
+    """A parameter set needs exactly its own fill: lanes, hash type and block hash; no lanes."""
+    assert FILL.keys("simd", Params(hash_type="blake2b", lanes=16)) == [FillKey(16, "simd", 1, 0)]
     march = Params(variant="2014-03", lanes=4, mem_cost=12)
-    assert kernels_for(march, "scalar") == [Kernel(FillKey(4, "scalar", 0, 1))]
+    assert FILL.keys("scalar", march) == [FillKey(4, "scalar", 0, 1)]
+    assert all(family.keys("simd", march) == [] for family in FAMILIES)
 
 
-def test_all_kernels_cover_every_valid_fill_and_lane_hash_once() -> None:
-    """--all lists each (hash, lanes <= W, block hash) fill and each lane hash exactly once."""
-    kernels = all_kernels("simd")
+def test_everything_covers_every_valid_fill_and_lane_kernel_once() -> None:
+    """--all lists each (hash, lanes <= W, block hash) fill and each lane kernel exactly once."""
+    kernels = FILL.keys("simd", None)
     assert len(kernels) == len(set(kernels))
-    fills = {(k.key.hash_type, k.key.lanes, k.key.variant) for k in kernels}
+    fills = {(k.hash_type, k.lanes, k.variant) for k in kernels}
     for facts in HASHES:
         for lanes in (1, 2, 4, 8, 16):
             for variant in (0, 1):
                 assert ((facts.code, lanes, variant) in fills) == (lanes <= facts.state_words)
     names = ("blake2s", "blake2b", "sha256", "sha512", "sha1")
-    assert lane_kernels("simd") == [LaneKernel(LaneKey(name, "simd")) for name in names]
+    assert primitives.FAMILY.keys("simd", None) == [
+        KernelKey(f"lanes_{name}", "simd") for name in names
+    ]
+    lanes = [key.name for family in FAMILIES for key in family.keys("simd", None)]
+    assert len(lanes) == len(set(lanes))
     for profile in PROFILES.values():
-        assert set(kernels_for(profile, "simd")) <= set(kernels)
+        assert set(FILL.keys("simd", profile)) <= set(kernels)
 
 
 def test_reference_backend_is_refused_with_exit_status_2() -> None:
@@ -106,11 +109,11 @@ def test_warmup_fills_the_cache_that_a_later_process_loads(tmp_path: Path) -> No
 def test_kernels_compiled_on_two_processes_land_in_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """compile_kernels with two jobs reports every kernel once and caches each of them."""
+    """warm with two processes reports every kernel once and caches each of them."""
     monkeypatch.setenv("TWOCATS_CACHE_DIR", str(tmp_path))
-    kernels = [Kernel(FillKey(2, "simd", 0, 0)), Kernel(FillKey(4, "simd", 2, 0))]
-    done = dict(compile_kernels(kernels, jobs=2))
-    assert sorted(done, key=kernels.index) == kernels
+    jobs = [Job(FILL, FillKey(2, "simd", 0, 0)), Job(FILL, FillKey(4, "simd", 2, 0))]
+    done = {job: seconds for job, seconds, _artefact in warm(jobs, 2)}
+    assert sorted(done, key=jobs.index) == jobs
     assert all(seconds > 0 for seconds in done.values())
     assert list(tmp_path.rglob("*fill_final_l2_blake2s__simd*.nbi"))
     assert list(tmp_path.rglob("*fill_final_l4_sha256__simd*.nbi"))
@@ -122,13 +125,13 @@ def test_kernels_compiled_on_two_processes_land_in_the_cache(
         (
             36,
             36,
-            "36 of 36 fill kernels have an ahead-of-time artefact, which hashes load without numba",
+            "36 of 36 kernels have an ahead-of-time artefact, which hashes load without numba",
         ),
-        (1, 1, "1 of 1 fill kernel has an ahead-of-time artefact, which hashes load without numba"),
+        (1, 1, "1 of 1 kernel has an ahead-of-time artefact, which hashes load without numba"),
         (
             0,
             2,
-            "0 of 2 fill kernels have an ahead-of-time artefact, which hashes load without numba",
+            "0 of 2 kernels have an ahead-of-time artefact, which hashes load without numba",
         ),
     ],
 )

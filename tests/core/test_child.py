@@ -24,8 +24,8 @@ import pytest
 from tests.support.users import SERVICE, need_root
 from twocats import _child
 from twocats.kdf.fill.args import FillKey
-from twocats.kdf.fill.warmup import Kernel
-from twocats.simd.warmup import compile_kernels
+from twocats.kdf.fill.family import FILL
+from twocats.simd.family import Job, warm
 
 #: A module that leaves a mark where it is imported, and then fails the import.
 _PLANTED = """
@@ -89,7 +89,7 @@ def test_a_child_gets_no_secret_no_planted_folder_and_works_in_the_root_folder(
 def test_warmup_workers_import_nothing_planted(
     planted: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``compile_kernels`` on two processes, started from the planted working directory with the
+    """``warm`` on two processes, started from the planted working directory with the
     planted folder on PYTHONPATH, compiles both kernels and runs neither planted module."""
     from twocats.simd import _jit
 
@@ -98,9 +98,9 @@ def test_warmup_workers_import_nothing_planted(
     work, everyone, mark = planted
     monkeypatch.chdir(work)
     monkeypatch.setenv("PYTHONPATH", str(everyone))
-    kernels = [Kernel(FillKey(1, "scalar", 0, 0)), Kernel(FillKey(2, "scalar", 0, 0))]
-    done = dict(compile_kernels(kernels, jobs=2))
-    assert set(done) == set(kernels)
+    jobs = [Job(FILL, FillKey(1, "scalar", 0, 0)), Job(FILL, FillKey(2, "scalar", 0, 0))]
+    done = [job for job, _seconds, _artefact in warm(jobs, 2)]
+    assert set(done) == set(jobs)
     assert not mark.exists()
 
 

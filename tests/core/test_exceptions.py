@@ -10,7 +10,7 @@ import pytest
 
 from twocats import kdf, phc
 from twocats.exceptions import InvalidHashError, InvalidParametersError, TwoCatsError
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 #: A password that UTF-8 cannot encode (a lone surrogate), as in issue 10.

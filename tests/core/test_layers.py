@@ -12,8 +12,15 @@ PACKAGE = Path(__file__).resolve().parents[2] / "twocats"
 #: What each part of the package may not import: the floors above it.
 ABOVE = {
     "simd": ("twocats.kdf", "twocats.lanes", "twocats.params", "twocats.hashes", "twocats.phc"),
-    "kdf": ("twocats.lanes", "twocats.hasher", "twocats.cli", "twocats.perf", "twocats.bulk"),
-    "lanes": ("twocats.kdf", "twocats.hasher", "twocats.cli", "twocats.perf", "twocats.bulk"),
+    "kdf": ("twocats.lanes", "twocats.password", "twocats.cli", "twocats.perf", "twocats.bulk"),
+    "lanes": ("twocats.kdf", "twocats.password", "twocats.cli", "twocats.perf", "twocats.bulk"),
+    "password": (
+        "twocats.cli",
+        "twocats.integrations",
+        "twocats.bulk",
+        "twocats.perf",
+        "twocats.gpu",
+    ),
     "perf": ("twocats.cli", "twocats.integrations", "twocats.bulk"),
     "gpu": ("twocats.cli", "twocats.integrations", "twocats.bulk", "twocats.perf"),
     "bulk": ("twocats.cli", "twocats.integrations"),

@@ -9,9 +9,9 @@ import pytest
 
 from twocats import _machine
 from twocats.bulk import workers
+from twocats.cli import warmup
 from twocats.kdf import limits
 from twocats.kdf.fill import threads as fill
-from twocats.simd import warmup
 
 
 def _cgroup(folder: Path, files: dict[str, str]) -> Path:
@@ -82,7 +82,7 @@ def test_the_fill_pool_and_the_hasher_agree_under_a_quota(
     monkeypatch.setattr(_machine, "CGROUP", _cgroup(tmp_path, {"cpu.max": "150000 100000"}))
     assert fill.default_threads() == 1
     assert limits.usable_cpus() == 1
-    assert warmup.default_jobs() == 1
+    assert warmup.usable_cpus() == 1
     assert workers.usable_cpus() == 1
 
 
@@ -106,3 +106,13 @@ def test_the_load_averages_are_the_platform_figures_or_none(
     monkeypatch.setattr(os, "getloadavg", unavailable)
     assert _machine.load_averages() is None
     assert _machine.load_average() is None
+
+
+def test_the_kernel_threads_are_one_pool_that_grows() -> None:
+    """The fill and the lanes share one pool of kernel threads, grown to the largest need."""
+    small = _machine.kernel_threads(1)
+    assert _machine.kernel_threads(1) is small
+    large = _machine.kernel_threads(65)
+    assert large is not small
+    assert _machine.kernel_threads(2) is large
+    assert large.submit(lambda: 7).result() == 7

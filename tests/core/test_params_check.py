@@ -8,8 +8,8 @@ from twocats import PasswordHasher
 from twocats.exceptions import InvalidParametersError
 from twocats.kdf.limits import StoredLimits
 from twocats.params import Params, check_int, refuse
+from twocats.password import Target
 from twocats.profiles import CHEAPEST
-from twocats.target import Target
 
 
 def test_check_int_returns_a_value_in_range() -> None:

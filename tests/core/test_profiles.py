@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import twocats
 from twocats import phc, profiles
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 
 
 def test_profiles_by_name() -> None:

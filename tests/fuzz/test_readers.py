@@ -22,8 +22,8 @@ import fuzz
 from twocats import phc
 from twocats.cli.checksum import CheckLine, escape_name, parse_check_line
 from twocats.exceptions import InvalidHashError, InvalidParametersError, VerifyMismatchError
-from twocats.hasher import PasswordHasher
 from twocats.kdf.vectors import VectorFormatError, read_vectors
+from twocats.password import PasswordHasher
 from twocats.profiles import CHEAPEST
 
 #: Modest sizes: the whole file runs in well under a minute.

@@ -254,7 +254,7 @@ def test_django_example_answers_hostile_bodies_with_4xx(tmp_path: Path) -> None:
 def test_foreign_limits_follow_the_hasher(stored: str, refused: bool) -> None:
     """Argon2 and bcrypt costs are checked against the default hasher's limits."""
     from twocats.exceptions import HashLimitError
-    from twocats.hasher import PasswordHasher
+    from twocats.password import PasswordHasher
 
     hasher = PasswordHasher(max_total_memory=512 * 2**20)
     if refused:

@@ -15,6 +15,7 @@ import pytest
 
 from twocats.lanes import file_digests as engine
 from twocats.lanes.file_digests import LaneLoader, Slices, _outlasting, file_digests, method_for
+from twocats.lanes.registry import ALGORITHMS
 
 
 def test_outlasting_hands_over_only_what_holds_the_lanes_up() -> None:
@@ -43,9 +44,7 @@ class CountingLoader(LaneLoader):
 
 
 @pytest.mark.parametrize("algorithm", ["sha1", "blake2b"])
-def test_a_long_file_goes_to_hashlib_the_rest_to_the_lanes(
-    tmp_path: Path, algorithm: str
-) -> None:
+def test_a_long_file_goes_to_hashlib_the_rest_to_the_lanes(tmp_path: Path, algorithm: str) -> None:
     """With the lanes in charge, a file that would outlast every other lane is hashed by
     hashlib; the digests are all hashlib's, in the order of the names."""
     names = []
@@ -119,3 +118,19 @@ def test_an_input_that_arrives_in_pieces_is_read_to_its_end(tmp_path: Path) -> N
     finally:
         writer.join()
     assert got == [(str(fifo), hashlib.sha256(b"".join(pieces)).digest())]
+
+
+STREAMED = sorted(name for name, row in ALGORITHMS.items() if row.stream is not None)
+
+
+@pytest.mark.parametrize("algorithm", STREAMED)
+def test_each_long_file_gets_a_stream_of_its_own(tmp_path: Path, algorithm: str) -> None:
+    """Files past SMALL_FILE of a mode that streams each get their own digest (a stream is never
+    shared between files)."""
+    names = []
+    for seed in range(3):
+        path = tmp_path / f"long{seed}"
+        path.write_bytes(bytes([seed]) * (engine.SMALL_FILE + 1000 * seed + 1))
+        names.append(str(path))
+    expected = [ALGORITHMS[algorithm].many([Path(name).read_bytes()])[0] for name in names]
+    assert [digest for _, digest in file_digests(names, algorithm)] == expected

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes import PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
-from twocats.lanes.aot import longest_first
 from twocats.lanes.many import hash_slices
+from twocats.lanes.primitives import longest_first
 
 
 def expected(messages: list[bytes], algorithm: str) -> list[bytes]:

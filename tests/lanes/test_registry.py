@@ -10,6 +10,8 @@ import pytest
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import LANE_HASHES
 from twocats.lanes import ALGORITHMS, PRIMITIVES, hash_many, hash_many_array, hash_many_fixed
+from twocats.lanes.registry import FAMILIES
+from twocats.simd.family import KernelKey, ready
 
 MESSAGES = [b"", b"abc", bytes(range(200))]
 
@@ -55,3 +57,25 @@ def test_unknown_name_lists_every_algorithm() -> None:
     """An unknown name raises, listing primitives and modes alike."""
     with pytest.raises(InvalidParametersError, match=r"blake2s, .*sha3-256.*, not 'md5'"):
         hash_many([b""], "md5")
+
+
+def test_every_lane_family_is_in_the_registry() -> None:
+    """The registry gathers the primitives' family and one family per lane mode module."""
+    assert [family.name for family in FAMILIES] == [
+        "lanes",
+        "blake2tree",
+        "keccak",
+        "lsh",
+        "sha256tree",
+    ]
+
+
+@pytest.mark.parametrize(
+    "key", [key for family in FAMILIES for key in family.keys("scalar", None)], ids=str
+)
+def test_every_lane_kernel_passes_its_check_and_a_wrong_one_does_not(key: KernelKey) -> None:
+    """Each lane kernel's compiled build passes its family's check (the reference's answers),
+    and a kernel that leaves its output alone fails it."""
+    family = next(family for family in FAMILIES if key in family.keys("scalar", None))
+    assert family.check(ready(family, key), key)
+    assert not family.check(lambda *args: None, key)

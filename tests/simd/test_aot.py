@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 
 from tests.support.aot_artefacts import artefacts_in, reset
+from twocats.exceptions import BackendError
 from twocats.kdf.engine import Engine
-from twocats.kdf.fill import aot as fill_aot
 from twocats.kdf.fill.args import FillKey
+from twocats.kdf.fill.family import FILL
 from twocats.params import Params
-from twocats.simd import aot, cache
+from twocats.simd import aot, cache, family
 
 #: The default profile's kernel: the only artefact these tests build.
 KEY = FillKey(8, "simd", 0, 0)
@@ -87,7 +88,7 @@ def _derive_twice_counting_warnings() -> tuple[bytes, int]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         first = Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
-        aot.forget(KEY)
+        family._ready.pop(KEY.name, None)
         second = Engine("simd").derive(b"pw", b"saltsaltsalt", PARAMS)
     assert first == second
     return first, sum(issubclass(w.category, RuntimeWarning) for w in caught)
@@ -99,7 +100,7 @@ def test_intact_artefact_loads_without_warning(spoiled: Path) -> None:
     output, warned = _derive_twice_counting_warnings()
     assert output == expected
     assert warned == 0
-    assert fill_aot.load_fill(KEY) is not None
+    assert aot.load(FILL, KEY) is not None
 
 
 def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoiled: Path) -> None:
@@ -113,15 +114,14 @@ def test_changed_byte_is_refused_with_one_warning_and_the_result_is_right(spoile
     artefact.write_bytes(bytes(data))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert fill_aot.load_fill(KEY) is None
+        assert aot.load(FILL, KEY) is None
     assert len(caught) == 1
-    aot.forget(KEY)
     output, warned = _derive_twice_counting_warnings()
     assert output == expected
     assert warned == 0
     (rebuilt,) = _artefacts(spoiled)
     assert rebuilt.read_bytes() == intact or rebuilt.suffix != artefact.suffix
-    assert fill_aot.load_fill(KEY) is not None
+    assert aot.load(FILL, KEY) is not None
 
 
 @pytest.mark.parametrize("mode", [0o770, 0o707])
@@ -163,7 +163,7 @@ def test_artefact_of_other_sources_is_a_silent_miss(spoiled: Path) -> None:
     index_path.write_text(json.dumps(index))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert fill_aot.load_fill(KEY) is None
+        assert aot.load(FILL, KEY) is None
     assert not caught
 
 
@@ -227,7 +227,7 @@ def test_hash_and_verify_commands_import_no_numba_with_artefacts(built: Path) ->
         ["-m", "twocats.cli", "hash", "--password-stdin", *_SMALL], "pw\n", built
     )
     assert stored.startswith("$twocats$")
-    assert {"twocats.simd.aot", "twocats.kdf.fill.aot"} <= set(modules.split())
+    assert {"twocats.simd.aot", "twocats.kdf.fill.family"} <= set(modules.split())
     assert not {"numba", "llvmlite", "numpy", "codegen"} & set(modules.split())
     _output, modules = _imports_of(
         ["-m", "twocats.cli", "verify", "--password-stdin", stored.strip()], "pw\n", built
@@ -302,8 +302,7 @@ def test_first_numba_build_writes_the_artefact(
             engine = Engine("simd")
             assert engine.derive(b"pw", b"saltsaltsalt", PARAMS) == expected
         assert not caught
-        loaded = engine.fill_slice()._kernels  # type: ignore[attr-defined]
-        assert not hasattr(loaded[(KEY.lanes, KEY.hash_type, KEY.variant)], "py_func")
+        assert isinstance(family._ready[KEY.name], aot.Entry)
         (entry,) = json.loads((folder / "index.json").read_text()).values()
         assert (folder / entry["file"]).is_file()
     finally:
@@ -330,18 +329,30 @@ def test_malformed_index_entry_is_refused_with_one_warning(
     assert warned == 1
 
 
-def test_missing_artefact_is_claimed_for_building_once(
+def test_missing_artefact_is_built_once_even_if_that_fails(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A missing artefact is built at most once per process, even if that build fails."""
+    if cache.jit_disabled():
+        pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
     monkeypatch.setenv(aot.AOT_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(cache.AOT_ENV, "1")
+    builds: list[object] = []
+
+    def failing(*args: object) -> None:
+        builds.append(args)
+        raise BackendError("no build here")
+
+    monkeypatch.setattr(aot, "build", failing)
     reset()
     try:
-        assert fill_aot.load_fill(KEY) is None
-        assert aot.claim_build(KEY)
-        assert not aot.claim_build(KEY)
-        assert fill_aot.load_fill(KEY) is None
-        assert not aot.claim_build(KEY)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                family._ready.pop(KEY.name, None)
+                assert family.ready(FILL, KEY) is not None
+        assert len(builds) == 1
+        assert ["could not build the compiled kernel" in str(w.message) for w in caught] == [True]
     finally:
         reset()
 

@@ -58,7 +58,7 @@ def _warm(cache: Path, extra_env: dict[str, str] | None = None) -> None:
 def warm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A kernel cache warmed for the cheapest profile (numba's cache and a shared object)."""
     from twocats.simd import _jit
-    from twocats.simd.aotcompile import compiler
+    from twocats.simd.aot import compiler
 
     if _jit.config.DISABLE_JIT:
         pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
@@ -269,9 +269,11 @@ def test_artefact_builds_are_reproducible(warm: Path, tmp_path: Path) -> None:
     script = (
         "import numba\n"
         "numba.njit(lambda x: x + 1)(1)\n"
-        "from twocats.kdf.fill.aot import build_fill\n"
         "from twocats.kdf.fill.args import FillKey\n"
-        "print(build_fill(FillKey(8, 'simd', 0, 0)).name)\n"
+        "from twocats.kdf.fill.family import FILL\n"
+        "from twocats.simd import aot, family\n"
+        "key = FillKey(8, 'simd', 0, 0)\n"
+        "print(aot.build(FILL, key, family._numba(FILL, key).build).name)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("TWOCATS_")}
     env |= {"TWOCATS_CACHE_DIR": str(tmp_path / "cache"), "TWOCATS_AOT": "1"}

@@ -30,7 +30,7 @@ USER, GROUP = SERVICE, SERVICE_GROUP
 def shared_cache() -> Iterator[Path]:
     """A cache that root warmed with ``--shared``, in a folder every user may enter."""
     from twocats.simd import _jit
-    from twocats.simd.aotcompile import compiler
+    from twocats.simd.aot import compiler
 
     if _jit.config.DISABLE_JIT:
         pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")

@@ -261,3 +261,26 @@ def test_simd_isa_follows_numba_cpu_overrides(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
     monkeypatch.delenv("NUMBA_CPU_FEATURES")
     assert registry.simd_isa() == "baseline of generic"
+
+
+def test_a_kernel_compiles_in_a_new_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel that no cache holds compiles in a thread that did not import the machinery (and
+    cannot see another thread's ``cached_only``)."""
+    import threading
+
+    from twocats.simd import _jit, cache
+
+    if _jit.config.DISABLE_JIT:
+        pytest.skip("needs compiled kernels (NUMBA_DISABLE_JIT is set)")
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+
+    @_jit.jit
+    def triple(x: int) -> int:
+        return 3 * x
+
+    found: list[object] = []
+    thread = threading.Thread(target=lambda: found.append(triple(5)))
+    with _jit.cached_only():
+        thread.start()
+        thread.join()
+    assert found == [15]

@@ -1,6 +1,6 @@
 """Malformed argon2 and bcrypt rows, as a planted or damaged database holds them.
 
-:data:`MALFORMED` are refused by :func:`twocats.foreign.check_foreign` before any library sees
+:data:`MALFORMED` are refused by :func:`twocats.password.check_foreign` before any library sees
 them; :data:`LIBRARY_REFUSES` pass that check and are refused by the library that verifies them
 (base64 whose unused bits are set, a bcrypt salt bcrypt will not read).  The framework adapters
 must answer all of them as a malformed hash.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 
-from twocats.foreign import MAX_FOREIGN_LENGTH
+from twocats.password import MAX_FOREIGN_LENGTH
 
 __all__ = ["LIBRARY_REFUSES", "MALFORMED", "OUTPUT", "SALT"]
 

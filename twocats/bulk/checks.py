@@ -17,7 +17,7 @@ from typing import Final, TypeGuard
 
 from twocats import phc
 from twocats.exceptions import InvalidHashError, TwoCatsError
-from twocats.hasher import PasswordHasher
+from twocats.password import PasswordHasher
 
 __all__ = ["RECOMPUTED_PER_BATCH", "is_upgrade_of", "recomputed_equal"]
 

@@ -3,8 +3,8 @@
 The job reads the table twice, both times in key order with keyset pages:
 
 1. The survey counts the rows by kind (see :mod:`twocats.bulk.rows`; the target is read as
-   :mod:`twocats.target` says).  A dry run then starts the workers as the run would, times a few
-   upgrades on them, and estimates the run's duration with these fixed costs included.
+   :class:`twocats.password.Target` says).  A dry run then starts the workers as the run would,
+   times a few upgrades on them, and estimates the run's duration with these fixed costs included.
 2. The run judges each page again (rows may have changed since the survey), sends the rows to
    upgrade to the workers in batches of a few seconds of their work (:mod:`twocats.bulk.pace`),
    each batch as a few tasks per worker, and writes each batch's results back in one transaction
@@ -51,13 +51,12 @@ from twocats.bulk.table import AmbiguousKeyError, StoredHashTable, open_table
 from twocats.bulk.workers import UpgradePlugin, Workers, open_workers, upgrade_chunk
 from twocats.exceptions import DatabaseError, InvalidParametersError, TwoCatsError
 from twocats.params import Params
-from twocats.target import Difference, Target, count_differences
-from twocats.upgraders import MAX_HASHERS, Upgraders
+from twocats.password import MAX_HASHERS, Difference, Target, Upgraders, count_differences
 
 if TYPE_CHECKING:
     from distributed import Client, Future, Security
 
-    from twocats.hasher import PasswordHasher
+    from twocats.password import PasswordHasher
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -90,7 +89,7 @@ class BulkReport:
 
     ``current`` counts the rows at or above the target; ``needs_password`` the rows that differ
     from a full target in other parameters, and ``needs_password_by`` the same rows by their
-    differences (see :func:`twocats.target.count_differences`);
+    differences (see :func:`twocats.password.count_differences`);
     ``other`` counts the untouched values by kind (argon2, bcrypt, pbkdf2, scrypt, empty,
     malformed); ``failed`` counts the rows that could not be upgraded, by reason (the keys of
     :data:`twocats.bulk.reasons.FAILURE_REASONS`).  ``no_key`` counts the rows whose key is NULL,
@@ -573,7 +572,7 @@ def upgrade_table(
     Give the target as `mem_cost` alone (each stored hash's own parameters at that memory cost:
     every hash below it is raised) or as `target`, a full parameter set (hashes that differ from
     it in other parameters than the memory cost need the password and are only counted, by
-    parameter); see :mod:`twocats.target`.  Rows at or above the target's memory cost are
+    parameter); see :class:`twocats.password.Target`.  Rows at or above the target's memory cost are
     counted as current.
 
     :param url: an SQLAlchemy database URL (``sqlite:///users.db``; ``postgresql://`` uses

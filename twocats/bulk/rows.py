@@ -1,6 +1,6 @@
 """How a bulk upgrade treats one stored value, judged against the target.
 
-A TwoCats value is decoded once and placed by :meth:`twocats.target.Target.standing`:
+A TwoCats value is decoded once and placed by :meth:`twocats.password.Target.standing`:
 
 * ``upgrade``: below the target's memory cost, otherwise at the target, so
   :meth:`~twocats.PasswordHasher.upgrade` can raise it without the password;
@@ -30,8 +30,7 @@ from twocats.exceptions import (
     InvalidHashError,
     InvalidParametersError,
 )
-from twocats.target import CURRENT, NEEDS_PASSWORD, UPGRADE, Difference
-from twocats.upgraders import Upgraders
+from twocats.password import CURRENT, NEEDS_PASSWORD, UPGRADE, Difference, Upgraders
 
 if TYPE_CHECKING:
     from twocats.params import Params

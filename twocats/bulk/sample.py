@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from twocats.exceptions import InvalidParametersError
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher
 
 __all__ = ["warm_up"]
 

@@ -1,8 +1,8 @@
 """The Dask side of a bulk upgrade: a worker plugin that holds the hashers, and the task it runs.
 
 Each worker builds the hasher of each family of parameters to upgrade to (one for a full target;
-one per kind of stored hash for a memory cost alone, see :mod:`twocats.target`) and loads its
-kernels (:func:`twocats.bulk.sample.warm_up`): those the survey found when the plugin is
+one per kind of stored hash for a memory cost alone, see :class:`twocats.password.Target`) and
+loads its kernels (:func:`twocats.bulk.sample.warm_up`): those the survey found when the plugin is
 registered, so no task pays for compilation, any other on first use.  Upgrades running at
 once on one worker are bounded by a semaphore: at most one per worker thread, and no more than
 the worker's memory limit holds at the target's memory cost.
@@ -46,8 +46,7 @@ from twocats.bulk.sample import warm_up
 from twocats.exceptions import InvalidParametersError, TwoCatsError
 from twocats.kdf.fill.threads import THREADS_ENV
 from twocats.params import Params
-from twocats.target import Target
-from twocats.upgraders import Upgraders
+from twocats.password import Target, Upgraders
 
 __all__ = [
     "SECRET_VARIABLES",

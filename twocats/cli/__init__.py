@@ -99,6 +99,7 @@ _LAZY_COMMANDS: Final = {
 # loaded, that teardown costs about 0.2 s of CPU).
 _QUICK_EXIT: Final = frozenset({"derive", "hash", "needs-rehash", "upgrade", "verify"})
 
+
 def __getattr__(name: str) -> Any:
     """``main``, the click group, loaded with click on first use."""
     if name == "main":

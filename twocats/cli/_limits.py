@@ -30,11 +30,11 @@ def verify_limits(max_memory: int | None, max_work: int | None = None) -> Stored
 def verify_options(params: Params) -> list[str]:
     """Return the options ``twocats verify`` needs for hashes of `params` ([] if none).
 
-    The options come from :func:`twocats.hasher.verify_limits_for`, rounded up to what the
+    The options come from :func:`twocats.password.verify_limits_for`, rounded up to what the
     options accept; ``--max-work`` is named only where ``--max-memory`` alone is not enough.
     """
     from twocats.exceptions import HashLimitError, HashMemoryLimitError
-    from twocats.hasher import verify_limits_for
+    from twocats.password import verify_limits_for
 
     memory, work = verify_limits_for(params)
     options: list[str] = []

@@ -21,7 +21,7 @@ from twocats.hashes import HASH_TYPES
 from twocats.params import BOUNDS, VARIANTS, Params
 
 if TYPE_CHECKING:
-    from twocats.target import Target
+    from twocats.password import Target
 
     # click.ParamType is generic only from click 8.2 on; subscript it for the type checker only.
     _IntParam = click.ParamType[int]
@@ -247,9 +247,9 @@ def build_target(options: dict[str, Any]) -> Target:
     """Build the target of an upgrade from the options of :func:`params_options`.
 
     ``--mem-cost`` alone is a memory cost target, anything else the exact set
-    :func:`build_params` builds (see :mod:`twocats.target`).  The options are removed.
+    :func:`build_params` builds (see :class:`twocats.password.Target`).  The options are removed.
     """
-    from twocats.target import Target
+    from twocats.password import Target
 
     given = [name for name in _PARAM_NAMES if options.get(name) is not None]
     by_name = options.get("profile") is not None or options.get("phc_params") is not None

@@ -116,13 +116,9 @@ def _short_cluster_wants_value(arg: str, valued: set[str]) -> bool:
     return False
 
 
-#: The name a ``--tag`` line starts with, where it is not the algorithm's name in capitals.
-_TAGS: Final = {"blake2b": "BLAKE2b", "blake2b-256": "BLAKE2b-256", "blake2s": "BLAKE2s"}
-
-
 def _tag(algorithm: str) -> str:
     """The BSD tag of an algorithm: what ``sha256sum --tag`` (``b2sum``, ...) writes."""
-    return _TAGS.get(algorithm, algorithm.upper())
+    return method_for(algorithm).tag
 
 
 def _type_name(algorithm: str) -> str:

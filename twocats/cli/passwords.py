@@ -42,11 +42,10 @@ from twocats.cli._secrets import (
 )
 
 if TYPE_CHECKING:
-    from twocats.hasher import PasswordHasher
     from twocats.kdf.limits import StoredLimits
     from twocats.params import Params
+    from twocats.password import Difference, PasswordHasher
     from twocats.phc import PHCHash
-    from twocats.target import Difference
 
 _PEPPER_HELP = (
     "File holding a secret pepper (TwoCats' data input). Every byte of the file is the pepper, "
@@ -96,7 +95,7 @@ def _upgrade_limits(target: Params, max_memory: int | None, max_work: int | None
     The target is the user's own choice, refused for its memory only where the machine cannot
     give it; its work is held to verify's work limit at that memory.
     """
-    from twocats.hasher import verify_limits_for
+    from twocats.password import verify_limits_for
 
     memory = verify_limits(max_memory).max_memory
     return verify_limits(max(memory, verify_limits_for(target)[0]), max_work)
@@ -140,7 +139,7 @@ def hash_command(
     If 'twocats verify' would refuse the hash with its default limits, a note on standard error
     (and "verify_options" with --json) names the options it needs.
     """
-    from twocats.hasher import PasswordHasher
+    from twocats.password import PasswordHasher
     from twocats.profiles import CHEAPEST
 
     params = build_params(options)
@@ -219,7 +218,7 @@ def _verify_hasher(
 ) -> PasswordHasher:
     """Return the hasher of 'twocats verify': the default profile's, with the given limits."""
     from twocats.exceptions import InvalidParametersError
-    from twocats.hasher import PasswordHasher
+    from twocats.password import PasswordHasher
     from twocats.profiles import DEFAULT
 
     try:
@@ -277,8 +276,7 @@ def upgrade_command(
     Exit status 0 if the hash is at the target (upgraded or already there), 1 if it differs in
     other parameters (it needs the password), 2 for bad input.
     """
-    from twocats.hasher import PasswordHasher
-    from twocats.target import NEEDS_PASSWORD, UPGRADE
+    from twocats.password import NEEDS_PASSWORD, UPGRADE, PasswordHasher
 
     if not target_given(options):
         raise UsageFailure(_NO_TARGET)
@@ -317,7 +315,7 @@ def upgrade_command(
 
 def _needs_password_message(differences: tuple[Difference, ...]) -> str:
     """Say that a hash differing in `differences` needs the password, and what else can be done."""
-    from twocats.target import describe_differences
+    from twocats.password import describe_differences
 
     return (
         f"the hash differs in {describe_differences(differences)}: it needs the password; it "
@@ -350,8 +348,7 @@ def needs_rehash_command(
     options it needs.  A HASH that 'twocats verify' would refuse with the same limits is refused
     here too; it may carry a framework's prefix (Django's twocats$twocats$...).
     """
-    from twocats.hasher import needs_rehash_for
-    from twocats.target import NEEDS_PASSWORD, UPGRADE
+    from twocats.password import NEEDS_PASSWORD, UPGRADE, needs_rehash_for
 
     _, stored = _decode_argument(hash_string)
     verify_limits(max_memory, max_work).check(stored.params)

@@ -382,13 +382,14 @@ def _prepare_kernel(backend: str, params: Params) -> None:
     """
     import time
 
-    from twocats.hasher_kernels import compile_in_child, loads_without_compiling
+    from twocats.password import Kernels
 
-    if loads_without_compiling(backend, params):
+    kernels = Kernels(backend, ())
+    if kernels.ready(params):
         return
     info("loading the fill kernel (numba compiles it once for this machine, then caches it)")
     started = time.perf_counter()
-    compile_in_child(backend, params)
+    kernels.prepare(params, None)
     info(f"fill kernel ready in {time.perf_counter() - started:.1f} s")
 
 

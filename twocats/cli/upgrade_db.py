@@ -1,8 +1,8 @@
 """``twocats upgrade-db``: raise the cost of every TwoCats hash in a database table, on Dask.
 
 A thin skin over :func:`twocats.bulk.upgrade_table`; the target is given as for ``twocats
-upgrade`` and read as :mod:`twocats.target` says (``--mem-cost N`` alone, or an exact set).  The
-module imports SQLAlchemy and Dask only when the command runs.
+upgrade`` and read as :class:`twocats.password.Target` says (``--mem-cost N`` alone, or an exact
+set).  The module imports SQLAlchemy and Dask only when the command runs.
 """
 
 from __future__ import annotations
@@ -327,7 +327,7 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
 def _print_report(report: BulkReport) -> None:
     """Write the report as lines of text on standard output."""
     from twocats.bulk import FAILURE_REASONS
-    from twocats.target import describe_differences
+    from twocats.password import describe_differences
 
     lines = [f"target: {report.target}", f"rows: {report.rows}"]
     if report.dry_run:

@@ -13,8 +13,8 @@ from twocats.exceptions import (
     InvalidParametersError,
     VerificationError,
 )
-from twocats.hasher import PasswordHasher
 from twocats.params import Params
+from twocats.password import PasswordHasher
 
 __all__ = [
     "LOGGER",

@@ -56,9 +56,9 @@ from twocats.exceptions import (
     InvalidParametersError,
     VerificationError,
 )
-from twocats.hasher import DEFAULT_SALT_LEN, PasswordHasher
 from twocats.integrations._common import has_twocats_prefix, report_refused, shared_hasher
 from twocats.params import Params
+from twocats.password import DEFAULT_SALT_LEN, PasswordHasher
 from twocats.profiles import DEFAULT, PROFILES
 
 __all__ = ["TwoCatsHandler", "admitted"]

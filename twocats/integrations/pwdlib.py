@@ -33,9 +33,9 @@ from twocats.exceptions import (
     InvalidParametersError,
     VerificationError,
 )
-from twocats.hasher import PasswordHasher
 from twocats.integrations._common import has_twocats_prefix, report_refused, verify_quietly
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import DEFAULT
 
 __all__ = ["AdmittedHasher", "TwoCatsHasher"]

@@ -153,7 +153,7 @@ class Engine:
 
     # -- derivations -------------------------------------------------------------------------------
 
-    def client(
+    def derive(
         self,
         password: bytes,
         salt: bytes,
@@ -163,21 +163,25 @@ class Engine:
         max_memory: int | None = None,
         max_work: int | None = None,
     ) -> bytes:
-        """Derive the client half of server relief (everything except the final hash)."""
-        params, fill, memory = self._prepare(params, max_memory, max_work)
-        return core.client_output(params, password, salt, data, fill, memory)
-
-    @parameters_of(client)
-    def derive(self, password: bytes, salt: bytes, params: Params, **options: Any) -> bytes:
         """Derive the final output (``params.output_size`` bytes) from a password and salt.
 
         ``max_memory`` lowers the engine's memory limit for this call; ``max_work`` (work units
         of :func:`twocats.kdf.limits.estimated_work`) refuses costlier parameters with
         :class:`~twocats.exceptions.HashLimitError`, as a hasher refuses a stored hash: pass
-        it whenever the parameters come from storage or a file.  The parameters are those of
-        :meth:`client`, whose output this finishes with :meth:`server`.
+        it whenever the parameters come from storage or a file.  The output is :meth:`client`'s
+        finished by :meth:`server`, computed here without their calls between the caller and
+        the fill.
         """
-        return self.server(self.client(password, salt, params, **options), params)
+        params, fill, memory = self._prepare(params, max_memory, max_work)
+        half = core.client_output(params, password, salt, data, fill, memory)
+        return core.server_output(params, half)
+
+    @parameters_of(derive)
+    def client(self, password: bytes, salt: bytes, params: Params, **options: Any) -> bytes:
+        """Derive the client half of server relief (everything except the final hash), with
+        :meth:`derive`'s parameters."""
+        params, fill, memory = self._prepare(params, options["max_memory"], options["max_work"])
+        return core.client_output(params, password, salt, options["data"], fill, memory)
 
     def server(self, client_output: bytes, params: Params) -> bytes:
         """Finish a client output with the server half of server relief (no work memory)."""

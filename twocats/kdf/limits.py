@@ -15,9 +15,9 @@ SHA-2 hash types.  :func:`work_units` therefore counts, from the level plan alon
 derivation does at the seam (``fill_slice`` calls, blocks, sub-blocks, lane rows and multiply
 steps), and :func:`estimated_work` weighs those counts by their measured CPU cost: the result is
 in *work units*, one nanosecond of CPU time of one core of the project machine on the compiled
-``simd`` backend.  ``tests/core/test_hasher_limits.py`` checks the counts against a seam that counts
-what the orchestration really asks of it, for every variant, hash type and block shape, and
-``python -m bench work`` measures the estimate against CPU time.
+``simd`` backend.  ``tests/password/test_hasher_limits.py`` checks the counts against a seam that
+counts what the orchestration really asks of it, for every variant, hash type and block shape,
+and ``python -m bench work`` measures the estimate against CPU time.
 
 :class:`StoredLimits` is the one place that decides whether stored or file-supplied parameters
 may run: :func:`check_stored_params` is what :class:`~twocats.PasswordHasher`, the command line

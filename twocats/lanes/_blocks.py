@@ -19,8 +19,8 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from twocats.lanes.primitives import VECTOR_BITS
 from twocats.simd._jit import jit
+from twocats.simd.isa import VECTOR_BITS
 
 __all__ = ["no_groups", "transposed_groups"]
 

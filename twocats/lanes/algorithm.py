@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Algorithm", "ManyFunction", "each"]
 
@@ -26,14 +27,13 @@ class Algorithm:
     #: The ``hashlib.new`` name of the same function, for streaming large inputs, or None.
     hashlib_name: str | None
     summary: str
-    #: The SHA-256 (hex) of the reference's digests of
-    #: :data:`twocats.lanes.known_answers.SAMPLE`, joined: a compiled build answers only when it
-    #: gives the same (``tests/lanes`` recomputes every row's value from the reference).
-    known_answer: str
     #: True for SHA-1: integrity checks of old data only, never for passwords or new designs.
     legacy: bool = False
     #: True for the lane primitives, whose lane count and threads the caller may choose.
     primitive: bool = False
+    #: Where hashlib has no such function: ``stream(backend=...)`` is a new streaming hasher
+    #: (``update``, ``digest``) for inputs too long to hold; None: they are read whole.
+    stream: Callable[..., Any] | None = None
 
 
 def each(func: Callable[..., bytes], **fixed: object) -> ManyFunction:

@@ -3,15 +3,15 @@
 Files are read with a cap checked while reading (never a size from ``stat``): a file that ends
 within :data:`SMALL_FILE` bytes is read straight into an arena, a reused buffer, where hashlib or
 the lane kernels read it (no copy, no object per file); a longer one is streamed through hashlib
-in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless FIFO runs in constant memory.
-KangarooTwelve and ParallelHash stream through :mod:`twocats.lanes.modes.keccak_stream` (their
-leaves hashed in lanes as they are read); a lane mode with no streaming form reads a file whole,
-up to :data:`WHOLE_FILE_LIMIT` and refusing more, and hashes it before the next file is read, so
-that one such file is in memory at a time.  Jobs of :data:`BATCH_FILES` consecutive files are read
-and hashed on :data:`THREADS` worker threads (the reads, hashlib and the lane kernels release the
-GIL, so the threads share the cores), each job in an arena of its own, with at most
-:data:`PENDING` jobs ahead of the outcomes handed out.  File data in memory therefore stays under
-THREADS arenas of BATCH_BYTES + SMALL_FILE bytes, 18 MiB, whatever the inputs.
+in :data:`CHUNK` pieces, so ``/dev/zero`` or an endless FIFO runs in constant memory.  A lane
+mode that hashlib lacks streams through its registry row's stream (KangarooTwelve and
+ParallelHash hash their leaves in lanes as they are read); one with no streaming form reads a
+file whole, up to :data:`WHOLE_FILE_LIMIT` and refusing more, and hashes it before the next file
+is read, so that one such file is in memory at a time.  Jobs of :data:`BATCH_FILES` consecutive
+files are read and hashed on :data:`THREADS` worker threads (the reads, hashlib and the lane
+kernels release the GIL, so the threads share the cores), each job in an arena of its own, with
+at most :data:`PENDING` jobs ahead of the outcomes handed out.  File data in memory therefore
+stays under THREADS arenas of BATCH_BYTES + SMALL_FILE bytes, 18 MiB, whatever the inputs.
 
 A job is hashed by hashlib (OpenSSL's SHA-NI code, nothing to load) until the lane kernels are
 loaded.  They are loaded on a background thread only when the work looks large enough to repay
@@ -42,6 +42,7 @@ __all__ = [
     "LANES_PAY_BYTES_BUILT",
     "SMALL_FILE",
     "WHOLE_FILE_LIMIT",
+    "Coreutils",
     "LaneLoader",
     "Method",
     "Slices",
@@ -50,18 +51,37 @@ __all__ = [
     "stdin_reader",
 ]
 
-#: Algorithm name -> (multi-buffer algorithm or None, hashlib constructor, the coreutils tool).
-COREUTILS: Final[dict[str, tuple[str | None, Callable[[], Any], str]]] = {
-    "sha256": ("sha256", hashlib.sha256, "sha256sum"),
-    "sha512": ("sha512", hashlib.sha512, "sha512sum"),
-    "blake2b": ("blake2b", hashlib.blake2b, "b2sum"),
+
+@dataclass(frozen=True)
+class Coreutils:
+    """A name ``twocats sum`` shares with a coreutils tool: its lane algorithm (None: hashlib
+    only), its hashlib constructor, the tool, and the tag of its ``--tag`` lines."""
+
+    lanes: str | None
+    new: Callable[[], Any]
+    tool: str
+    tag: str
+
+
+def _blake2b_256() -> Any:
+    return hashlib.blake2b(digest_size=32)
+
+
+#: The names of the coreutils tools, resolved without the lane registry; every other name of
+#: ``twocats sum`` is a row of :data:`twocats.lanes.registry.ALGORITHMS` (:func:`method_for`).
+COREUTILS: Final = {
+    "sha256": Coreutils("sha256", hashlib.sha256, "sha256sum", "SHA256"),
+    "sha512": Coreutils("sha512", hashlib.sha512, "sha512sum", "SHA512"),
+    "blake2b": Coreutils("blake2b", hashlib.blake2b, "b2sum", "BLAKE2b"),
     # SHA-1 for old checksum files only (legacy); named here, its start-up skips the lane registry.
-    "sha1": ("sha1", hashlib.sha1, "sha1sum"),
+    "sha1": Coreutils("sha1", hashlib.sha1, "sha1sum", "SHA1"),
     # BLAKE2b with a 32-byte digest is a different function from BLAKE2b-512 cut short (the digest
     # length is hashed in); the lane kernels produce standard lengths only, so hashlib computes it.
-    "blake2b-256": (None, lambda: hashlib.blake2b(digest_size=32), "b2sum -l 256"),
+    "blake2b-256": Coreutils(None, _blake2b_256, "b2sum -l 256", "BLAKE2b-256"),
     # BLAKE2s has no coreutils tool; the BLAKE2 reference b2sum checks it with -a blake2s.
-    "blake2s": ("blake2s", hashlib.blake2s, "b2sum -a blake2s (BLAKE2 reference tool)"),
+    "blake2s": Coreutils(
+        "blake2s", hashlib.blake2s, "b2sum -a blake2s (BLAKE2 reference tool)", "BLAKE2s"
+    ),
 }
 
 #: Files that end within this many bytes are batched; longer ones are streamed.
@@ -104,7 +124,7 @@ LANES_PAY_BYTES: Final = {
     "sha1": 1408 << 20,
 }
 
-#: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.lanes.aot`):
+#: The same where the primitive's scheduler was built ahead of time (:mod:`twocats.simd.family`):
 #: loading it imports neither numba nor numpy and costs about 11 ms of CPU (the artefact's checks
 #: and its known-answer sample included; on a background thread).  In memory, one thread, on the
 #: lognormal files' contents (``python -m bench sum``, 2-vCPU AMD EPYC with AVX-512 and SHA-NI), a
@@ -132,46 +152,27 @@ class Method:
     digest_size: int
     #: A new hashlib hasher for batches of short inputs, or None (they go to the lanes).
     batch: Callable[[], Any] | None = None
-
-
-class _FixedLength:
-    """A hashlib SHAKE hasher whose ``digest()`` has a fixed length."""
-
-    def __init__(self, hasher: Any, length: int) -> None:
-        self._hasher = hasher
-        self._length = length
-
-    def update(self, data: bytes) -> None:
-        self._hasher.update(data)
-
-    def digest(self) -> bytes:
-        return bytes(self._hasher.digest(self._length))
+    #: What its ``--tag`` lines start with.
+    tag: str = ""
 
 
 def method_for(algorithm: str, backend: str | None = None) -> Method:
-    """Resolve a coreutils-style name or a name of the lane registry (``twocats.lanes``)."""
-    if algorithm in COREUTILS:
-        lanes, stream, _ = COREUTILS[algorithm]
-        return Method(algorithm, lanes, stream, stream().digest_size, stream)
+    """Resolve a name of :data:`COREUTILS` or of the lane registry (``twocats.lanes``), the
+    names ``twocats sum`` takes.  A registry row streams a long input through hashlib where
+    hashlib has it, else through the row's own stream, else reads it whole."""
+    coreutils = COREUTILS.get(algorithm)
+    if coreutils is not None:
+        new = coreutils.new
+        return Method(algorithm, coreutils.lanes, new, new().digest_size, new, coreutils.tag)
     from twocats.lanes.registry import ALGORITHMS
 
     mode = ALGORITHMS[algorithm]
-    name = mode.hashlib_name
-    if name is not None:
-        hashlib_stream = partial(hashlib.new, name)
-        return Method(mode.name, mode.name, hashlib_stream, mode.digest_size, hashlib_stream)
-    return Method(mode.name, mode.name, _lane_stream(mode.name, backend), mode.digest_size)
-
-
-def _lane_stream(name: str, backend: str | None) -> Callable[[], Any] | None:
-    """A streaming hasher of a lane mode that hashlib lacks, or None if it has no such form."""
-    if name in ("shake128", "shake256"):
-        shake = hashlib.shake_128 if name == "shake128" else hashlib.shake_256
-        return partial(_FixedLength, shake(), 32 if name == "shake128" else 64)
-    from twocats.lanes.modes.keccak_stream import STREAMS
-
-    factory = STREAMS.get(name)
-    return None if factory is None else partial(factory, backend)
+    tag = mode.name.upper()
+    if mode.hashlib_name is not None:
+        new = partial(hashlib.new, mode.hashlib_name)
+        return Method(mode.name, mode.name, new, mode.digest_size, new, tag)
+    stream = None if mode.stream is None else partial(mode.stream, backend=backend)
+    return Method(mode.name, mode.name, stream, mode.digest_size, None, tag)
 
 
 @dataclass(frozen=True)
@@ -219,15 +220,15 @@ class LaneLoader:
 
     def built(self) -> bool:
         """Whether the lanes load from an ahead-of-time artefact (no numba import to repay)."""
-        from twocats.lanes.aot import LANES, LaneKey
-        from twocats.simd import aot
+        from twocats.lanes.primitives import FAMILY
+        from twocats.simd.family import KernelKey, ready_now
         from twocats.simd.registry import resolve_backend
 
         name = self._method.lanes
         backend = resolve_backend(self._backend)
         if name is None or backend == "reference":
             return False
-        return aot.load(LANES, LaneKey(name, backend)) is not None
+        return ready_now(FAMILY, KernelKey(f"lanes_{name}", backend))
 
     def hash(self, messages: Slices) -> list[bytes]:
         """Hash a batch in lanes (loading the kernels on first use)."""
@@ -449,7 +450,7 @@ def _error(exc: OSError, name: str) -> OSError:
     return exc.with_traceback(None)
 
 
-class _Scheduler:
+class _JobHasher:
     """Reads and hashes jobs of consecutive files on the worker threads, each job in an arena of
     its own, and chooses hashlib or the lanes for each job."""
 
@@ -588,7 +589,7 @@ def file_digests(
     """
     method = method_for(algorithm, backend)
     threads = THREADS if method.stream is not None and names.count("-") <= 1 else 1
-    scheduler = _Scheduler(method, backend, loader, threads)
+    scheduler = _JobHasher(method, backend, loader, threads)
     pending: deque[tuple[Sequence[str], Future[tuple[list[bytes | OSError], int]]]] = deque()
     read = files = 0
     # The first job is short, so that the files it read soon tell whether the lanes repay.

@@ -17,18 +17,22 @@ kernels are imported on the first call.
 
 from __future__ import annotations
 
-import functools
+import array
+import ctypes
 import hashlib
-import os
-import threading
+import itertools
+import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from twocats import hashes
+from twocats._machine import kernel_threads
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import LANE_HASHES, by_name
 from twocats.lanes import reference
 from twocats.params import check_int
+from twocats.simd.family import Family, KernelKey, ready
+from twocats.simd.isa import VECTOR_BITS
 from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
@@ -37,27 +41,26 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LANES",
+    "FAMILY",
     "LANE_VECTORS",
     "MAX_LANES",
     "MAX_THREADS",
     "PRIMITIVES",
-    "VECTOR_BITS",
+    "buffer_digests",
     "check_slices",
     "digest_list",
     "digest_rows",
     "digests_of",
     "fixed_rows",
-    "joined_digests",
-    "known_answer",
+    "joined",
+    "lane_scratch",
+    "longest_first",
     "rows_of",
     "slice_digests",
 ]
 
 #: The primitives, in hash-code order: the lane hashes (:data:`twocats.hashes.LANE_HASHES`).
 PRIMITIVES = tuple(facts.name for facts in LANE_HASHES)
-
-#: The bits of the vector registers the simd lane kernels are written for (AVX-512).
-VECTOR_BITS = 512
 
 #: The vectors of lanes a primitive's compression keeps in flight at once (one where absent):
 #: SHA-1's rounds wait on the latency of one vector's chain of operations, so its compression
@@ -82,74 +85,122 @@ MAX_THREADS = 64
 Batch = Sequence[bytes | bytearray | memoryview]
 
 
-@functools.cache
-def known_answer(name: str) -> str:
-    """A primitive's known answer (:mod:`twocats.lanes.known_answers`), from hashlib, the
-    primitives' reference."""
-    from twocats.lanes.known_answers import SAMPLE
-
-    digests = b"".join(hashlib.new(name, message).digest() for message in SAMPLE)
-    return hashlib.sha256(digests).hexdigest()
-
-
 def _check_lanes(lanes: int | None, algorithm: str) -> int:
     if lanes is None:
         return DEFAULT_LANES[algorithm]
     return check_int("lanes", lanes, 1, MAX_LANES)
 
 
-def _kernel(algorithm: str, backend: str) -> Any:
-    """Return the compiled scheduler of ``algorithm`` for the "scalar" or "simd" backend.
+def _numba_scheduler(key: KernelKey) -> Any:
+    from twocats.lanes.scheduler import SCHEDULERS
 
-    Its checked ahead-of-time artefact where there is one (no numba is imported then); otherwise
-    numba's build, and an artefact is built for the next process where one can be.
-    """
-    from twocats.lanes import aot as lane_artefacts
-    from twocats.simd import aot
+    return SCHEDULERS[key.kernel.removeprefix("lanes_")].get(key.backend)
 
-    key = lane_artefacts.LaneKey(algorithm, backend)
-    kernel = aot.load(lane_artefacts.LANES, key)
-    if kernel is not None:
-        return kernel
-    from twocats.simd import _jit, aotcompile
 
-    compiled = lane_artefacts.numba_kernel(key)
-    built = (
-        not _jit.config.DISABLE_JIT
-        and aot.claim_build(key)
-        and aotcompile.try_build(lane_artefacts.LANES, key) is not None
+def _signature(key: KernelKey) -> str:
+    word = f"uint{by_name(key.kernel.removeprefix('lanes_')).word_bits}"
+    return (
+        f"uint64[:], int64[:], int64[:], int64, {word}[:, :], {word}[:, :], {word}[:, :], "
+        f"uint64[:], {word}[:], uint64[:, :]"
     )
-    if built:
-        aot.forget(key)
-        kernel = aot.load(lane_artefacts.LANES, key)
-    return compiled if kernel is None else kernel
+
+
+def _passes(kernel: Any, key: KernelKey) -> bool:
+    """Whether ``kernel`` gives hashlib's digests of messages of every padding case and of more
+    than two 8 KiB chunks."""
+    algorithm = key.kernel.removeprefix("lanes_")
+    messages = reference.painted(0, 1, 64, 65, 200, 1000, 16391)
+    digests = buffer_digests(kernel, algorithm, *joined(messages), 8)
+    return digests == [hashlib.new(algorithm, message).digest() for message in messages]
+
+
+def _keys(backend: str, params: object) -> list[KernelKey]:
+    # No parameter set of the password hash needs a lane kernel.
+    return [] if params is not None else [KernelKey(f"lanes_{n}", backend) for n in PRIMITIVES]
+
+
+#: The schedulers of :mod:`twocats.lanes.scheduler`, one per primitive (``lanes_<name>``), as
+#: :func:`twocats.simd.family.ready` knows them.
+FAMILY: Family[KernelKey] = Family(
+    "lanes", _numba_scheduler, _signature, _passes, _keys, (__file__, hashes.__file__)
+)
+
+
+def _checked_scheduler(algorithm: str, backend: str) -> Any:
+    """The checked scheduler of ``algorithm`` on ``backend``: its artefact where one loads (no
+    numba is imported then), otherwise numba's build."""
+    return ready(FAMILY, KernelKey(f"lanes_{algorithm}", backend))
+
+
+def lane_scratch(word_bits: int, nlanes: int) -> list[memoryview]:
+    """The lanes' state a scheduler works in, zeroed: ``H`` (8 x nlanes) and ``M`` (16 x nlanes)
+    words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and ``meta`` (5 x nlanes)
+    lane records."""
+    word = word_bits // 8
+
+    def zeroed(size: int, *shape: int) -> memoryview:
+        view = memoryview(bytearray(size * math.prod(shape)))
+        return view.cast("I", shape) if size == 4 else view.cast("Q", shape)
+
+    return [
+        zeroed(word, 8, nlanes),
+        zeroed(word, 16, nlanes),
+        zeroed(8, nlanes),
+        zeroed(word, nlanes),
+        zeroed(8, 5, nlanes),
+    ]
+
+
+def _address(buffer: bytearray) -> int:
+    """The address of a writable buffer's first byte (0 for an empty one)."""
+    if not buffer:
+        return 0
+    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+
+
+def longest_first(lengths: Sequence[int]) -> array.array[int]:
+    """The message indices longest first (ties in index order), or none when all are as long."""
+    if len(lengths) < 2 or min(lengths) == max(lengths):
+        return array.array("q")
+    return array.array("q", sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True))
+
+
+def buffer_digests(
+    kernel: Any,
+    algorithm: str,
+    buffer: bytearray,
+    starts: Sequence[int],
+    lengths: Sequence[int],
+    nlanes: int,
+) -> list[bytes]:
+    """The ``algorithm`` digests, by ``kernel``, of ``buffer[starts[i]:starts[i] + lengths[i]]``
+    (at least one slice, each checked by the caller), computed where they lie with no numpy."""
+    facts = by_name(algorithm)
+    count = len(starts)
+    base = _address(buffer)
+    addresses = array.array("Q", [base + start for start in starts])
+    sizes = array.array("q", lengths)
+    # Each digest's row holds eight words of the hash.
+    row = 8 * (facts.word_bits // 8)
+    out = bytearray(count * row)
+    rows = memoryview(out).cast("I" if facts.word_bits == 32 else "Q", (count, 8))
+    kernel(
+        addresses, sizes, longest_first(sizes), count, rows, *lane_scratch(facts.word_bits, nlanes)
+    )
+    view = memoryview(out)
+    size = facts.digest_size
+    return [view[at : at + size].tobytes() for at in range(0, count * row, row)]
+
+
+def joined(messages: Sequence[bytes]) -> tuple[bytearray, list[int], list[int]]:
+    """The messages joined in one buffer, with the start and length of each."""
+    lengths = [len(message) for message in messages]
+    starts = list(itertools.accumulate(lengths[:-1], initial=0)) if lengths else []
+    return bytearray(b"".join(messages)), starts, lengths
 
 
 def _check_threads(threads: int) -> int:
     return check_int("threads", threads, 1, MAX_THREADS)
-
-
-_pool: list[ThreadPoolExecutor] = []
-_pool_lock = threading.Lock()
-
-
-def _executor() -> ThreadPoolExecutor:
-    """The shared worker threads (the kernels release the GIL), created on first use."""
-    with _pool_lock:
-        if not _pool:
-            _pool.append(ThreadPoolExecutor(max_workers=MAX_THREADS, thread_name_prefix="twocats"))
-        return _pool[0]
-
-
-def _forget_pool_after_fork() -> None:
-    """In a forked child the pool's threads do not exist; start a fresh pool on first use."""
-    global _pool_lock
-    _pool.clear()
-    _pool_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
 def _run(
@@ -170,17 +221,15 @@ def _run(
     """
     import numpy as np
 
-    from twocats.lanes.aot import LaneScratch
-
     count = addresses.shape[0]
     facts = by_name(algorithm)
     bits = facts.word_bits
     words = np.empty((count, 8), dtype=np.uint32 if bits == 32 else np.uint64)
-    kernel = _kernel(algorithm, backend)
+    kernel = _checked_scheduler(algorithm, backend)
     parts = min(threads, count)
     if parts <= 1:
         kernel(
-            addresses, lengths, _longest_first(lengths), count, words, LaneScratch.new(bits, lanes)
+            addresses, lengths, _longest_first(lengths), count, words, *lane_scratch(bits, lanes)
         )
         return _digests(words, facts.digest_size)
     cumulative = np.concatenate(([0], np.cumsum(lengths)))
@@ -194,14 +243,14 @@ def _run(
             continue
         part = lengths[first:last]
         futures.append(
-            _executor().submit(
+            kernel_threads(parts).submit(
                 kernel,
                 addresses[first:last],
                 part,
                 _longest_first(part),
                 last - first,
                 words[first:last],
-                LaneScratch.new(bits, lanes),
+                *lane_scratch(bits, lanes),
             )
         )
     for future in futures:
@@ -211,8 +260,8 @@ def _run(
 
 def _longest_first(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """The message indices longest first, or none when all are as long: the order of
-    :func:`twocats.lanes.aot.longest_first`, made by numpy for long lists (ties in any order,
-    which the lanes do not mind, sorted a few times faster than in index order)."""
+    :func:`longest_first`, made by numpy for long lists (ties in any order, which the lanes do
+    not mind, sorted a few times faster than in index order)."""
     import numpy as np
 
     if lengths.shape[0] < 2 or lengths.min() == lengths.max():
@@ -337,13 +386,6 @@ def fixed_rows(
     return _run(name, chosen, addresses, lengths, width, workers)
 
 
-def joined_digests(name: str, batch: Sequence[bytes], *, backend: str | None = None) -> list[bytes]:
-    """The digests of ``batch`` through :func:`slice_digests`, the messages joined in one buffer."""
-    from twocats.lanes.aot import joined
-
-    return slice_digests(name, *joined(batch), backend=backend)
-
-
 def check_slices(buffer: bytes | bytearray, starts: Sequence[int], lengths: Sequence[int]) -> None:
     """Raise unless ``starts`` and ``lengths`` give one slice of ``buffer`` per message."""
     if len(starts) != len(lengths):
@@ -368,8 +410,6 @@ def slice_digests(
     """The digests of the slices ``buffer[starts[i]:starts[i] + lengths[i]]`` (which
     :func:`check_slices` accepts), hashed where they lie (a read-only buffer is copied once).
     With the scheduler's artefact this imports no numpy (``twocats sum`` starts faster)."""
-    from twocats.lanes.aot import buffer_digests
-
     chosen, width, _ = _settings(name, backend, lanes, 1)
     if chosen == "reference":
         view = memoryview(buffer)
@@ -378,4 +418,4 @@ def slice_digests(
     if not starts:
         return []
     writable = buffer if isinstance(buffer, bytearray) else bytearray(buffer)
-    return buffer_digests(_kernel(name, chosen), name, writable, starts, lengths, width)
+    return buffer_digests(_checked_scheduler(name, chosen), name, writable, starts, lengths, width)

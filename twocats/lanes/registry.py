@@ -30,14 +30,17 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import partial
+from types import ModuleType
+from typing import Any
 
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import by_name
 from twocats.lanes import modes, primitives
 from twocats.lanes.algorithm import Algorithm
 from twocats.lanes.primitives import PRIMITIVES
+from twocats.simd.family import Family
 
-__all__ = ["ALGORITHMS", "PRIMITIVES", "Algorithm", "algorithm_named"]
+__all__ = ["ALGORITHMS", "FAMILIES", "PRIMITIVES", "Algorithm", "algorithm_named"]
 
 
 def _primitives() -> list[Algorithm]:
@@ -53,7 +56,6 @@ def _primitives() -> list[Algorithm]:
                 partial(primitives.digest_list, name),
                 name,
                 f"{name}, {primitives.DEFAULT_LANES[name]} messages in lanes by default{legacy}",
-                primitives.known_answer(name),
                 legacy=facts.legacy,
                 primitive=True,
             )
@@ -61,18 +63,32 @@ def _primitives() -> list[Algorithm]:
     return rows
 
 
-def _modes() -> list[Algorithm]:
-    """The rows of every family module of :mod:`twocats.lanes.modes`, in module-name order."""
-    rows: list[Algorithm] = []
-    for info in sorted(pkgutil.iter_modules(modes.__path__), key=lambda info: info.name):
-        if not info.ispkg and not info.name.startswith("_"):
-            module = importlib.import_module(f"{modes.__name__}.{info.name}")
-            rows.extend(getattr(module, "ALGORITHMS", ()))
-    return rows
+def _mode_modules() -> list[ModuleType]:
+    """Every family module of :mod:`twocats.lanes.modes`, in module-name order."""
+    return [
+        importlib.import_module(f"{modes.__name__}.{info.name}")
+        for info in sorted(pkgutil.iter_modules(modes.__path__), key=lambda info: info.name)
+        if not info.ispkg and not info.name.startswith("_")
+    ]
 
+
+_MODES = _mode_modules()
 
 #: Algorithm name -> :class:`Algorithm`: the primitives, then the lane modes.
-ALGORITHMS: dict[str, Algorithm] = {entry.name: entry for entry in [*_primitives(), *_modes()]}
+ALGORITHMS: dict[str, Algorithm] = {
+    entry.name: entry
+    for entry in [
+        *_primitives(),
+        *(row for module in _MODES for row in getattr(module, "ALGORITHMS", ())),
+    ]
+}
+
+#: The kernel families of the lanes (:mod:`twocats.simd.family`): the primitives' scheduler, then
+#: each lane mode's kernels.
+FAMILIES: tuple[Family[Any], ...] = (
+    primitives.FAMILY,
+    *(module.FAMILY for module in _MODES if hasattr(module, "FAMILY")),
+)
 
 
 def algorithm_named(name: str) -> Algorithm:

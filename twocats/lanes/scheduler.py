@@ -23,8 +23,8 @@ from twocats.hashes import LANE_HASHES, HashFacts
 from twocats.lanes._blocks import no_groups, transposed_groups
 from twocats.lanes._generated import blake2s
 from twocats.lanes._words import bswap32, bswap64, pointer
-from twocats.lanes.primitives import VECTOR_BITS
 from twocats.simd._jit import PerBackend, Variants, variants
+from twocats.simd.isa import VECTOR_BITS
 
 __all__ = ["SCHEDULERS"]
 
@@ -103,7 +103,7 @@ def lanes_many(
     loop ran at half speed); the simd build still calls the simd lane kernel and the vector
     decode.
 
-    The lanes' state is the caller's (:class:`twocats.lanes.aot.LaneScratch`), so
+    The lanes' state is the caller's (:func:`twocats.lanes.primitives.lane_scratch`), so
     that the compiled code allocates nothing and can be built ahead of time: ``H`` (8, nlanes)
     and ``M`` (16, nlanes) words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and
     ``meta`` (5, nlanes): per lane the message address, length, next block, number of blocks and

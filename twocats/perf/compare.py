@@ -189,8 +189,8 @@ def _label(params: Params) -> str:
 
 def _contenders(params: Params, backend: str) -> list[_Contender]:
     """TwoCats at `params` (reused and fresh memory), and the peers, calibrated to its time."""
-    from twocats.hasher import PasswordHasher
     from twocats.kdf import Engine
+    from twocats.password import PasswordHasher
 
     hasher = PasswordHasher.from_params(params, max_memory=params.memory_bytes, backend=backend)
     encoded = hasher.hash(PASSWORD)

@@ -251,7 +251,7 @@ class _Worker:
         """Compile the fill kernel of every lane count and disassemble them."""
         from numba.core.registry import cpu_target
 
-        from twocats.kdf.fill.kernels import fill_kernel
+        from twocats.kdf.fill.family import fill_variants
 
         self.backend = backend
         self.engine = self._engine_class(backend)
@@ -266,7 +266,7 @@ class _Worker:
             params = _compile_params(lanes, "2015")
             self.engine.derive(BENCH_PASSWORD, BENCH_SALT, params)
             compile_s[str(lanes)] = time.perf_counter() - started
-            kernel = fill_kernel(lanes, backend, params.hash_code)
+            kernel = fill_variants(lanes, params.hash_code).get(backend)
             if sum(kernel._cache_misses.values()):
                 compiled.append(lanes)
             asm, method = dispatcher_asm(kernel)

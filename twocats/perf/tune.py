@@ -233,8 +233,8 @@ def measure_under_load(
     one ends, so that every timed verification ran with `concurrent` at once.  The CPU time per
     verification counts every verification the window saw, the untimed ones included.
     """
-    from twocats.hasher import PasswordHasher
     from twocats.kdf.geometry import work_memory
+    from twocats.password import PasswordHasher
 
     hasher = PasswordHasher.from_params(
         params,

@@ -67,10 +67,9 @@ Rules and facts that matter to kernel authors:
   exceptions for division by zero); further numba options are passed through.  One option is
   added: ``noalias=True`` promises that no two array arguments share memory, so that LLVM emits no
   runtime overlap checks (for a lane loop over 26 rows they cost about as much as a short call).
-* A ``variants`` kernel that gives a digest declares its known-answer check with
-  ``checked_by`` (kept by the copies ``specialise`` makes): ``get`` returns a build only once it
-  passed the check in this process, and a build that fails compiles afresh with every kernel it
-  calls, none loaded from the cache again (:func:`afresh`), so the plain-Python reference decides.
+* A build that fails its family's known-answer check (:func:`twocats.simd.family.ready`) is
+  compiled afresh with every kernel it calls, none loaded from the cache again (:func:`afresh`),
+  so the plain-Python reference decides.
 * With ``NUMBA_DISABLE_JIT=1`` both decorators hand back plain Python functions (coverage runs).
 """
 
@@ -87,7 +86,6 @@ import pickle
 import sys
 import threading
 import types
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -117,7 +115,6 @@ __all__ = [
     "cache_root",
     "jit",
     "kernel_asm",
-    "recompile_package",
     "variants",
 ]
 
@@ -596,23 +593,6 @@ def _set_noalias(flags: Any) -> Any:
     return flags
 
 
-#: Every dispatcher made by :func:`jit` and :class:`Variants`, for :func:`recompile_package`.
-_DISPATCHERS: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
-def recompile_package(package: str) -> None:
-    """Compile afresh every kernel of ``package`` built so far, and what they call (see
-    :func:`afresh`).
-
-    A known-answer check that a cached build fails calls this before checking again.
-    """
-    prefix = package + "."
-    for disp in list(_DISPATCHERS):
-        module = disp.py_func.__module__
-        if (module == package or module.startswith(prefix)) and disp.overloads:
-            afresh(disp)
-
-
 def _reached(build: Any) -> list[Any]:
     """The project kernels ``build``'s code calls, directly or not, callees first, then it."""
     order: list[Any] = []
@@ -666,7 +646,6 @@ def _dispatcher(func: types.FunctionType, mode: Build, options: dict[str, Any]) 
         # numba has this compiler flag but no decorator option for it; it marks every array
         # argument's data pointer noalias, so the vectorizer needs no runtime overlap checks.
         disp._compiler._customize_flags = _set_noalias
-    _DISPATCHERS.add(disp)
     return disp
 
 
@@ -724,16 +703,6 @@ def _renamed_copy(
     return clone
 
 
-def _verify(build: Any, check: Callable[[], bool], name: str) -> None:
-    """Make sure ``build`` passes ``check``, compiling it afresh once if it does not."""
-    if check():
-        return
-    cache.warn_once(f"twocats: the kernel {name} fails its known-answer check; it compiles afresh")
-    afresh(build)
-    if not check():
-        raise BackendError(f"the compiled kernel {name} fails its known-answer check")
-
-
 class Variants:
     """One kernel source compiled as a ``simd`` and a ``scalar`` build, each built on first use."""
 
@@ -754,10 +723,6 @@ class Variants:
         self._modes = {"simd": simd, "scalar": BUILDS["scalar"]}
         self._options = options
         self._builds: dict[str, Any] = {}
-        # The builds that passed the known-answer check (all of them, where there is none).
-        self._ready: dict[str, Any] = {}
-        self._check: Callable[[str], bool] | None = None
-        self._checking: set[str] = set()
         self._specialised: dict[str, Variants] = {}
         self._settings = (slp, vector_width, interleave, vectorize)
         self.__name__ = func.__name__
@@ -787,43 +752,8 @@ class Variants:
         return self.get("scalar")
 
     def get(self, backend: str) -> Any:
-        """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed.
-
-        A kernel with a known-answer check (:meth:`checked_by`) returns a build only once it
-        passed the check in this process.
-        """
-        build = self._ready.get(backend)
-        if build is not None:
-            return build
-        with global_compiler_lock:
-            build = self._ready.get(backend)
-            if build is not None:
-                return build
-            build = self._build_for(backend)
-            if backend in self._checking:
-                # The check itself, in this thread, calls the build it is checking.
-                return build
-            if self._check is not None and not config.DISABLE_JIT:
-                self._checking.add(backend)
-                try:
-                    check = functools.partial(self._check, backend)
-                    _verify(build, check, f"{self.__qualname__} ({backend})")
-                finally:
-                    self._checking.discard(backend)
-            self._ready[backend] = build
-        return build
-
-    def checked_by(self, check: Callable[[str], bool]) -> Variants:
-        """Give the kernel (and the copies :meth:`specialise` makes after) its known-answer check.
-
-        ``check(backend)`` runs known input through the code that calls the kernel, whose
-        :meth:`get` then returns the build being checked, and tells whether the output is the
-        reference's.  A build that fails is compiled afresh with everything it calls
-        (:func:`afresh`, one warning); one that still fails raises
-        :class:`~twocats.exceptions.BackendError`, so no wrong digest is ever returned.
-        """
-        self._check = check
-        return self
+        """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed."""
+        return self._build_for(backend)
 
     def _build_for(self, backend: str) -> Any:
         """The build for ``backend``, made if needed, whether or not it was checked."""
@@ -858,9 +788,7 @@ class Variants:
     def _specialise(self, tag: str, bindings: dict[str, Any]) -> Variants:
         source = self.py_func
         clone = _renamed_copy(source, f"_{tag}", {**source.__globals__, **bindings})
-        copy = Variants(clone, *self._settings, self._options)
-        copy._check = self._check
-        return copy
+        return Variants(clone, *self._settings, self._options)
 
     def _build(self, backend: str, mode: Build) -> Any:
         source = self.py_func

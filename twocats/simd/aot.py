@@ -1,37 +1,33 @@
-"""Ahead-of-time kernels of any registered set: find, check and load them without numba or numpy.
+"""Ahead-of-time artefacts: a kernel's machine code built once, checked, and loaded without numba.
 
-Usage::
+Usage (through :func:`twocats.simd.family.ready`, which decides when)::
 
-    from twocats.simd import aot
+    kernel = aot.load(FAMILY, key)                  # None: no usable artefact, use numba's build
+    aot.build(FAMILY, key, numba_build)             # imports numba; stores the artefact
 
-    kernel = aot.load(KERNELS, key)     # None: no usable artefact, use numba's build
+An artefact holds one kernel behind a C entry point that :func:`build` makes from the family's
+signature (each array a pointer and its dimensions, then the integers), under the kernel's own
+vectorizer mode: a shared object (``.so``) where a C compiler links one, loaded by the dynamic
+loader, and otherwise a relocatable object (``.o``) that llvmlite's MCJIT loads from the checked
+bytes (this imports llvmlite, never numba).  A loaded artefact is an :class:`Entry`, called like
+numba's build.  Scratch arrays are arguments, so the code calls nothing of numba's runtime; a
+module that would still need any symbol but a few of the C library's is refused.  The build reads
+private attributes of numba, so it runs only on the releases in :data:`BUILD_NUMBA`.
 
-A set of kernels registers as a :class:`KernelSet`: its name, the C symbol of its entry point, how
-a loaded entry becomes a callable and how that callable checks itself against the set's reference
-(the password hash's fill registers in :mod:`twocats.kdf.fill.aot`).  An artefact is built by
-:mod:`twocats.simd.aotcompile` with that single entry point: a shared object (``.so``) where a C
-compiler links one, loaded by the dynamic loader, and otherwise a relocatable object (``.o``) that
-llvmlite's MCJIT loads from the checked bytes (this imports llvmlite, never numba).  Artefacts live
-in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  The index entry of a
-kernel is keyed on the kernel's name, the numba and llvmlite versions and this machine's CPU (its
+Artefacts live in ``<cache root>/aot`` with an index, ``index.json``, written atomically.  An
+entry is keyed on the kernel's name, the numba and llvmlite versions and this machine's CPU (its
 ``/proc/cpuinfo`` identity and feature flags, see :func:`cpu_key`); it records the SHA-256 of the
-artefact and of every source file the kernel was built from.
-
-Before a kernel is used: the cache folders, the index and the file must pass the cache's one
-trust rule (:func:`twocats.simd.cache.trust_problem`: owned by this user or root, writable by
-neither group nor others), the package's prebuilt kernels included; the file read through the
-opened descriptor must have the recorded SHA-256, and the same descriptor is what the dynamic
-loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot be
-swapped; finally the kernel must pass its set's known-answer check.
-
-An artefact another process built for this one (the compile child of a stored hash's new kernel
-shape) is taken from the private folder it wrote it to by :func:`adopt`, with the same checks.
+artefact and of every source file the kernel was built from.  Before a kernel is used: the
+folders, the index and the file pass the cache's one trust rule
+(:func:`twocats.simd.cache.trust_problem`), the package's prebuilt kernels included; the file read
+through the opened descriptor has the recorded SHA-256, and the same descriptor is what the
+dynamic loader opens (``/proc/self/fd/N``; MCJIT takes the bytes read), so the checked file cannot
+be swapped; finally the kernel passes its family's known-answer check.
 
 An artefact that does not exist yet, or was built from other sources, numba or CPU, is simply not
-used (numba compiles, and writes a new artefact): that is the normal first run, not a fault.  An
-artefact that exists but fails a check is refused with one :class:`RuntimeWarning` per process
-(:func:`twocats.simd.cache.warn_once`, shared with numba's cache), numba's build is used instead,
-and the artefact is built again (:func:`claim_build`).
+used: that is the normal first run, not a fault.  One that exists but fails a check is refused
+with one :class:`RuntimeWarning` per process (:func:`twocats.simd.cache.warn_once`), and the
+family builds it again.  Importing this module imports neither numba nor numpy.
 """
 
 from __future__ import annotations
@@ -43,41 +39,77 @@ import importlib.util
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol
 
+from twocats.exceptions import BackendError
 from twocats.simd import cache
 from twocats.simd.cache import AOT_ENV, RefusedError, cache_root
 from twocats.simd.isa import X86_64_LEVELS
 
 __all__ = [
     "AOT_DIR_ENV",
-    "LIBC_SYMBOLS",
+    "BUILD_NUMBA",
     "OBJECT",
     "PREBUILT_DIR",
     "SHARED",
-    "ArtefactKey",
-    "KernelSet",
-    "RefusedError",
+    "Argument",
+    "Declared",
+    "Entry",
     "adopt",
     "aot_dir",
-    "claim_build",
+    "arguments",
+    "build",
+    "compiler",
     "cpu_key",
     "enabled",
-    "forget",
     "host_levels",
-    "kernel_sources",
     "load",
-    "open_kernel",
     "store",
-    "warn_once",
 ]
+
+
+class Declared(Protocol):
+    """What an artefact needs of its kernel's family (:class:`twocats.simd.family.Family`): the
+    kernel's arguments in numba's spelling, its known-answer check, and the files beyond the
+    kernel's own source that its machine code depends on."""
+
+    @property
+    def signature(self) -> Callable[[Any], str]: ...
+
+    @property
+    def check(self) -> Callable[[Callable[..., None], Any], bool]: ...
+
+    @property
+    def sources(self) -> tuple[str, ...]: ...
+
 
 #: Moves the artefacts out of the kernel cache root.
 AOT_DIR_ENV = "TWOCATS_AOT_DIR"
+
+#: numba releases whose private code-library attributes the build is tested with.
+BUILD_NUMBA = frozenset({"0.68.1"})
+
+#: The C symbol of every artefact's kernel.
+ENTRY = "twocats_kernel"
+
+#: The suffixes of a shared object and of an object for MCJIT.
+SHARED, OBJECT = ".so", ".o"
+
+#: Symbols an artefact's code may leave to the C library (LLVM lowers some loops to them).
+LIBC_SYMBOLS = frozenset({"memcpy", "memmove", "memset"})
+
+#: The folder of the artefacts a platform wheel carries (``twocats warmup --wheel``).
+PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
+
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 # Upper bounds on what is read: the index and one artefact.
 _INDEX_BYTES = 1 << 20
@@ -86,49 +118,81 @@ _ARTEFACT_BYTES = 16 << 20
 # The name of every artefact: the SHA-256 of its bytes, and its kind.
 _ARTEFACT_NAME = re.compile(r"[0-9a-f]{64}\.(so|o)")
 
-#: The suffixes of a shared object and of an object for MCJIT.
-SHARED, OBJECT = ".so", ".o"
+# The longest a link may take: a compiler that hangs must not hang the hash that started it.
+_LINK_SECONDS = 120
 
-#: Symbols an artefact's code may leave to the C library (LLVM lowers some loops to them).
-LIBC_SYMBOLS = frozenset({"memcpy", "memmove", "memset"})
+# The prefix numba gives the C wrapper of a compiled function.
+_WRAPPER_PREFIX = "cfunc."
 
-_PACKAGE = Path(__file__).resolve().parent.parent
-
-#: The folder of the artefacts a platform wheel carries (see :mod:`twocats.simd.aotbuild`).
-PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
-
-
-class ArtefactKey(Hashable, Protocol):
-    """One kernel of a set: hashable, and named uniquely across every set (the index's key)."""
-
-    @property
-    def name(self) -> str:
-        """The kernel's name, e.g. ``fill_final_l8_blake2s__simd``."""
-        ...
-
-
-Key = TypeVar("Key", bound=ArtefactKey)
+# The element types a signature may name, with their sizes in bytes.
+_ELEMENTS = {"uint8": 1, "uint32": 4, "uint64": 8, "int64": 8}
+_ARGUMENT = re.compile(r"(uint8|uint32|uint64|int64)(?:\[(:(?:, *:)*)\])?")
 
 
 @dataclass(frozen=True)
-class KernelSet(Generic[Key]):
-    """A set of kernels that the artefact machinery builds, indexes, checks and loads.
+class Argument:
+    """One argument of a kernel: an integer (``ndim`` 0) or a C-contiguous array."""
 
-    ``wrap`` makes the callable of a loaded entry point from its address, the object that holds
-    the code (kept alive by the callable) and the kernel's key; ``check`` tells whether such a
-    callable gives its reference's answers.  ``entry_ir`` compiles a key's C entry with numba and
-    returns its linked LLVM IR and symbol, ``prepare`` returns numba's own checked build of the key
-    before that, and ``sources`` lists the files the machine code depends on: these three import
-    numba and run only when an artefact is built (:mod:`twocats.simd.aotcompile`).
+    element: str
+    ndim: int
+
+
+@functools.cache
+def arguments(signature: str) -> tuple[Argument, ...]:
+    """Parse a kernel's signature, in numba's spelling: ``"uint32[:], uint64[:, :], int64"``."""
+    found = []
+    for part in re.split(r",\s*(?![^\[]*\])", signature):
+        match = _ARGUMENT.fullmatch(part.strip())
+        if match is None:
+            raise ValueError(f"a kernel argument must be an array or int64, not {part!r}")
+        dims = match.group(2)
+        found.append(Argument(match.group(1), 0 if dims is None else dims.count(":")))
+    return tuple(found)
+
+
+class Entry:
+    """A loaded artefact's kernel, called like numba's build: the signature's arrays (numpy arrays
+    or buffers of the same dimensions and element size) and integers, in order.
+
+    Each array's dimensions go to the code with its address, so the code never reads past it;
+    ctypes releases the GIL during the call.
     """
 
-    name: str
-    entry: str
-    wrap: Callable[[int, object, Key], Any]
-    check: Callable[[Any, Key], bool]
-    entry_ir: Callable[[Key], tuple[str, str]]
-    prepare: Callable[[Key], Any]
-    sources: Callable[[Key], list[str]]
+    def __init__(self, address: int, owner: object, signature: str) -> None:
+        # ``owner`` holds the code: the loaded library or the MCJIT engine.
+        self._owner = owner
+        # Each argument's dimensions (0: an integer) and element size.
+        self._kinds = [(a.ndim, _ELEMENTS[a.element]) for a in arguments(signature)]
+        types: list[Any] = []
+        for ndim, _size in self._kinds:
+            types += [ctypes.c_void_p, *[ctypes.c_int64] * ndim] if ndim else [ctypes.c_int64]
+        # numba's calling convention: a status is returned, and a result and an exception are
+        # stored through the first two pointers (the kernel returns nothing and raises nothing).
+        prototype = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, *types)
+        self._function = prototype(address)
+
+    def __call__(self, *args: Any) -> None:
+        values: list[int] = []
+        for (ndim, size), value in zip(self._kinds, args, strict=True):
+            if not ndim:
+                values.append(int(value))
+                continue
+            view = memoryview(value)
+            if view.ndim != ndim or view.itemsize != size or not view.c_contiguous:
+                raise TypeError(f"expected a C-contiguous {ndim}-D array of {size}-byte elements")
+            if not view.nbytes:
+                values.append(0)
+            elif view.readonly:
+                # ctypes takes the address of a writable buffer only; a read-only numpy array
+                # tells its own.
+                values.append(value.__array_interface__["data"][0])
+            else:
+                values.append(ctypes.addressof(ctypes.c_char.from_buffer(view)))
+            values += view.shape or ()
+        result, failure = ctypes.c_void_p(), ctypes.c_void_p()
+        status = self._function(ctypes.byref(result), ctypes.byref(failure), *values)
+        if status:
+            raise BackendError(f"a compiled kernel failed (status {status})")
 
 
 def enabled() -> bool:
@@ -225,18 +289,8 @@ def _versions() -> str | None:
     return "+".join(found)
 
 
-def _index_key(key: ArtefactKey, cpu: str, versions: str) -> str:
-    return f"{key.name}|{versions}|cpu-{cpu}"
-
-
-def kernel_sources(files: list[str]) -> dict[str, str]:
-    """Return ``{path relative to the package: SHA-256}`` of the source files a kernel needs."""
-    sources: dict[str, str] = {}
-    for name in files:
-        path = Path(name).resolve()
-        relative = path.relative_to(_PACKAGE).as_posix()
-        sources[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return sources
+def _index_key(name: str, cpu: str, versions: str) -> str:
+    return f"{name}|{versions}|cpu-{cpu}"
 
 
 def _sources_match(sources: Mapping[str, str]) -> bool:
@@ -249,18 +303,10 @@ def _sources_match(sources: Mapping[str, str]) -> bool:
     return bool(sources)
 
 
-def open_kernel(kernels: KernelSet[Key], path: Path, key: Key) -> Any:
-    """Load the artefact at ``path`` without any check (for a file just built)."""
-    if path.suffix == OBJECT:
-        return kernels.wrap(*_load_object(path.read_bytes(), kernels.entry), key)
-    return kernels.wrap(*_load_shared(str(path), kernels.entry), key)
-
-
-def _load_shared(name: str, entry: str) -> tuple[int, object]:
-    """Load a shared object; return the address of its ``entry`` and the library."""
+def _load_shared(name: str) -> tuple[int, object]:
+    """Load a shared object; return the address of its entry point and the library."""
     library = ctypes.CDLL(name)
-    function = getattr(library, entry)
-    address = ctypes.cast(function, ctypes.c_void_p).value
+    address = ctypes.cast(getattr(library, ENTRY), ctypes.c_void_p).value
     assert address is not None
     return address, library
 
@@ -268,7 +314,7 @@ def _load_shared(name: str, entry: str) -> tuple[int, object]:
 _mcjit_lock = threading.Lock()
 
 
-def _load_object(data: bytes, entry_name: str) -> tuple[int, object]:
+def _load_object(data: bytes) -> tuple[int, object]:
     """Load a relocatable object with llvmlite's MCJIT; return its entry's address and engine.
 
     The code may call the C library's :data:`LIBC_SYMBOLS` only (the build checked that).  The
@@ -294,9 +340,9 @@ def _load_object(data: bytes, entry_name: str) -> tuple[int, object]:
         engine = llvm.create_mcjit_compiler(module, machine)
         engine.add_object_file(obj)
         engine.finalize_object()
-        entry = engine.get_function_address(entry_name)
+        entry = engine.get_function_address(ENTRY)
     if not entry:
-        raise AttributeError(entry_name)
+        raise AttributeError(ENTRY)
     return entry, engine
 
 
@@ -314,74 +360,20 @@ def _read_index(folder: cache.Folder) -> dict[str, Any]:
     return index
 
 
-def _load(kernels: KernelSet[Key], key: Key) -> Any:
-    """Return the checked artefact of ``key``; None when there is none for these sources.
-
-    The artefact built on this machine comes first, then the one of the best x86-64 level a
-    platform wheel carries.  When this machine's is refused, the wheel's still serves (with one
-    warning); without one the refusal is raised.
-    """
-    try:
-        kernel = _load_built(kernels, key)
-    except RefusedError as refusal:
-        kernel = _load_prebuilt(kernels, key)
-        if kernel is None:
-            raise
-        warn_once(f"compiled kernel refused ({refusal})", using="the kernel the package carries")
-        return kernel
-    return kernel if kernel is not None else _load_prebuilt(kernels, key)
-
-
-def _load_built(kernels: KernelSet[Key], key: Key) -> Any:
-    """Load the artefact built here for this CPU and numba (the user's cache)."""
-    cpu, versions = cpu_key(), _versions()
-    if cpu is None or versions is None:
-        return None
-    try:
-        folder = _open_aot_dir()
-    except FileNotFoundError:
-        return None
-    with folder:
-        entry = _read_index(folder).get(_index_key(key, cpu, versions))
-        return _open_entry(kernels, folder, entry, key)
-
-
-def _load_prebuilt(kernels: KernelSet[Key], key: Key) -> Any:
-    """Load the artefact the installed package carries for the best level this CPU runs.
-
-    The package's kernels pass the same trust rule as the cache's (owned by this user or root,
-    writable by neither group nor others).
-    """
-    levels = host_levels()
-    if not levels:
-        return None
-    try:
-        folder = cache.open_folder(PREBUILT_DIR)
-    except FileNotFoundError:
-        return None
-    with folder:
-        index = _read_index(folder)
-        for level in levels:
-            entry = index.get(f"{key.name}|{level}")
-            if entry is not None:
-                return _open_entry(kernels, folder, entry, key)
-    return None
-
-
-def _load_shared_fd(fd: int, path: Path, entry: str) -> tuple[int, object]:
+def _load_shared_fd(fd: int, path: Path) -> tuple[int, object]:
     """Load the shared object open at ``fd`` (read from ``path``) by that descriptor."""
     # The dynamic loader knows a library by the name it was opened under and returns the library
     # already loaded under a name seen before: the descriptor stays open as long as the process
     # lives, so that no other file is ever opened under the same name.
     kept = os.dup(fd)
     try:
-        return _load_shared(f"/proc/self/fd/{kept}", entry)
+        return _load_shared(f"/proc/self/fd/{kept}")
     except OSError as error:
         os.close(kept)
         raise RefusedError(f"{path} cannot be loaded ({error})") from None
 
 
-def _open_entry(kernels: KernelSet[Key], folder: cache.Folder, entry: Any, key: Key) -> Any:
+def _open_entry(family: Declared, folder: cache.Folder, entry: Any, key: Any) -> Entry | None:
     """Check and load the artefact an index ``entry`` names; None if it is for other sources."""
     if not isinstance(entry, dict):
         return None
@@ -400,31 +392,52 @@ def _open_entry(kernels: KernelSet[Key], folder: cache.Folder, entry: Any, key: 
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
             raise RefusedError(f"{path} does not have its recorded SHA-256")
         try:
-            if name.endswith(OBJECT):
-                kernel = kernels.wrap(*_load_object(data, kernels.entry), key)
-            else:
-                kernel = kernels.wrap(*_load_shared_fd(fd, path, kernels.entry), key)
+            loaded = _load_object(data) if name.endswith(OBJECT) else _load_shared_fd(fd, path)
         except AttributeError:
-            raise RefusedError(f"{path} has no {kernels.name} entry point") from None
-    if not kernels.check(kernel, key):
+            raise RefusedError(f"{path} has no entry point") from None
+    kernel = Entry(*loaded, family.signature(key))
+    if not family.check(kernel, key):
         raise RefusedError(f"{path} fails its known-answer check")
     return kernel
 
 
-_lock = threading.Lock()
-_loaded: dict[ArtefactKey, Any] = {}
-_missing: set[ArtefactKey] = set()
+def _load_built(family: Declared, key: Any) -> Entry | None:
+    """Load the artefact built here for this CPU and numba (the user's cache)."""
+    cpu, versions = cpu_key(), _versions()
+    if cpu is None or versions is None:
+        return None
+    try:
+        folder = _open_aot_dir()
+    except FileNotFoundError:
+        return None
+    with folder:
+        entry = _read_index(folder).get(_index_key(key.name, cpu, versions))
+        return _open_entry(family, folder, entry, key)
 
 
-def warn_once(message: str, using: str = "numba's build") -> None:
-    """Warn that an artefact was refused or not built, and what runs instead.
+def _load_prebuilt(family: Declared, key: Any) -> Entry | None:
+    """Load the artefact the installed package carries for the best level this CPU runs.
 
-    This is the kernel cache's one warning per process (:func:`twocats.simd.cache.warn_once`).
+    The package's kernels pass the same trust rule as the cache's (owned by this user or root,
+    writable by neither group nor others).
     """
-    cache.warn_once(f"twocats: {message}; using {using}", stacklevel=4)
+    levels = host_levels()
+    if not levels:
+        return None
+    try:
+        folder = cache.open_folder(PREBUILT_DIR)
+    except FileNotFoundError:
+        return None
+    with folder:
+        index = _read_index(folder)
+        for level in levels:
+            entry = index.get(f"{key.name}|{level}")
+            if entry is not None:
+                return _open_entry(family, folder, entry, key)
+    return None
 
 
-def _refused(attempt: Callable[[], Any]) -> tuple[Any, str | None]:
+def _refused(attempt: Callable[[], Entry | None]) -> tuple[Entry | None, str | None]:
     """Run ``attempt`` (a checked load); return its kernel, or None and why it was refused."""
     try:
         return attempt(), None
@@ -436,96 +449,87 @@ def _refused(attempt: Callable[[], Any]) -> tuple[Any, str | None]:
         return None, f"llvmlite cannot load it ({type(error).__name__})"
 
 
-def load(kernels: KernelSet[Key], key: Key) -> Any:
-    """Return the checked artefact of one kernel of ``kernels``, or None to use numba's build.
+def warn_once(message: str, using: str = "numba's build") -> None:
+    """Warn that an artefact was refused or not built, and what runs instead (the kernel cache's
+    one warning per process, :func:`twocats.simd.cache.warn_once`)."""
+    cache.warn_once(f"twocats: {message}; using {using}", stacklevel=5)
 
-    A refused artefact warns once per process and is built again (see :func:`claim_build`); a
-    missing or outdated one does not warn.  The answer is kept for the process, until
-    :func:`forget`.
+
+def load(family: Declared, key: Any) -> Entry | None:
+    """Return the checked artefact of ``key``, or None to use numba's build.
+
+    The artefact built on this machine comes first, then the one of the best x86-64 level a
+    platform wheel carries.  A refused artefact warns once per process (when this machine's is
+    refused, the wheel's still serves); a missing or outdated one does not warn.
     """
-    with _lock:
-        if key in _loaded:
-            return _loaded[key]
-    kernel, refusal = _refused(lambda: _load(kernels, key)) if enabled() else (None, None)
-    with _lock:
-        _loaded[key] = kernel
-        if kernel is None and enabled():
-            _missing.add(key)
+    if not enabled():
+        return None
+    built, refusal = _refused(lambda: _load_built(family, key))
+    if built is not None:
+        return built
+    prebuilt, refused = _refused(lambda: _load_prebuilt(family, key))
     if refusal is not None:
-        warn_once(f"compiled kernel refused ({refusal})")
-    return kernel
+        warn_once(
+            f"compiled kernel refused ({refusal})",
+            "the kernel the package carries" if prebuilt is not None else "numba's build",
+        )
+    elif refused is not None:
+        warn_once(f"compiled kernel refused ({refused})")
+    return prebuilt
 
 
-def adopt(kernels: KernelSet[Key], key: Key, folder: Path) -> bool:
-    """Load the artefact of ``key`` that a child process built into ``folder``; whether it did.
+def adopt(family: Declared, key: Any, folder: Path) -> Entry | None:
+    """Load the artefact of ``key`` that a child process built into ``folder``, or None.
 
     ``folder`` is this user's private folder (``$TWOCATS_AOT_DIR`` of the child that built the
-    artefact); the artefact passes every check of :func:`load` and is from then on what
-    :func:`load` returns for ``key`` in this process.  A copy goes to this machine's artefacts
-    where they may be written, for the next process (with one warning where they may not).
+    artefact); the artefact passes every check of :func:`load`.  A copy goes to this machine's
+    artefacts where they may be written, for the next process (with one warning where they may
+    not).
     """
     cpu, versions = cpu_key(), _versions()
     if not enabled() or cpu is None or versions is None:
-        return False
+        return None
 
-    def attempt() -> tuple[Any, bytes, dict[str, Any]] | None:
+    found: list[tuple[Entry, bytes, dict[str, Any]]] = []
+
+    def attempt() -> Entry | None:
         with cache.open_folder(folder) as opened:
-            entry = _read_index(opened).get(_index_key(key, cpu, versions))
-            kernel = _open_entry(kernels, opened, entry, key)
-            if kernel is None or not isinstance(entry, dict):
-                return None
-            return kernel, opened.read(str(entry["file"]), _ARTEFACT_BYTES), entry
+            entry = _read_index(opened).get(_index_key(key.name, cpu, versions))
+            kernel = _open_entry(family, opened, entry, key)
+            if kernel is not None and isinstance(entry, dict):
+                found.append((kernel, opened.read(str(entry["file"]), _ARTEFACT_BYTES), entry))
+            return kernel
 
-    found, refusal = _refused(attempt)
+    _kernel, refusal = _refused(attempt)
     if refusal is not None:
         warn_once(f"compiled kernel refused ({refusal})")
-    if found is None:
-        return False
-    kernel, data, entry = found
-    with _lock:
-        _loaded[key] = kernel
-        _missing.discard(key)
+    if not found:
+        return None
+    kernel, data, entry = found[0]
     if hashlib.sha256(data).hexdigest() == entry.get("sha256"):
         try:
-            store(key, data, entry["sources"], suffix=Path(entry["file"]).suffix)
+            store(key.name, data, entry["sources"], suffix=Path(entry["file"]).suffix)
         except (OSError, RefusedError) as error:
             detail = error.strerror if isinstance(error, OSError) else str(error)
             warn_once(f"could not keep the compiled kernel {key.name} ({detail})", "it here only")
-    return True
-
-
-def claim_build(key: ArtefactKey) -> bool:
-    """Whether the caller should build ``key``'s artefact: :func:`load` found none for these
-    sources, or refused it, and no one in this process has tried yet (a failed build is not tried
-    again)."""
-    with _lock:
-        if key not in _missing:
-            return False
-        _missing.discard(key)
-        return True
-
-
-def forget(key: ArtefactKey) -> None:
-    """Drop what :func:`load` remembers of ``key``, so that the next call looks again."""
-    with _lock:
-        _loaded.pop(key, None)
-        _missing.discard(key)
+    return kernel
 
 
 def store(
-    key: ArtefactKey,
+    name: str,
     data: bytes,
     sources: dict[str, str],
     level: str | None = None,
     prebuilt: Path = PREBUILT_DIR,
     suffix: str = SHARED,
 ) -> Path:
-    """Write an artefact and its index entry (both atomically); return the artefact's path.
+    """Write the artefact of the kernel ``name`` and its index entry (both atomically); return
+    the artefact's path.
 
     Without ``level`` the artefact is this machine's, in :func:`aot_dir`, keyed on this CPU and
     numba; with a ``level`` of :data:`twocats.simd.isa.X86_64_LEVELS` it goes to ``prebuilt``
-    for a wheel.
-    ``suffix`` is :data:`SHARED` for a shared object and :data:`OBJECT` for an object for MCJIT.
+    for a wheel.  ``suffix`` is :data:`SHARED` for a shared object and :data:`OBJECT` for an
+    object for MCJIT.
     """
     if suffix not in (SHARED, OBJECT):
         raise ValueError(f"suffix must be {SHARED!r} or {OBJECT!r}")
@@ -533,21 +537,21 @@ def store(
         cpu, versions = cpu_key(), _versions()
         if cpu is None or versions is None:
             raise RefusedError("this machine's CPU or numba version cannot be named")
-        folder, index_key = _open_aot_dir(create=True), _index_key(key, cpu, versions)
+        folder, index_key = _open_aot_dir(create=True), _index_key(name, cpu, versions)
     else:
         # A wheel's files are the package's: readable by everyone, like its code.
-        folder, index_key = cache.open_folder(prebuilt, create=True), f"{key.name}|{level}"
+        folder, index_key = cache.open_folder(prebuilt, create=True), f"{name}|{level}"
         os.fchmod(folder.fd, 0o755)
     shared = level is not None
     digest = hashlib.sha256(data).hexdigest()
-    name = f"{digest}{suffix}"
+    file = f"{digest}{suffix}"
     with folder, folder.locked("index.lock", exclusive=True):
-        folder.write(name, data, shared=shared)
+        folder.write(file, data, shared=shared)
         try:
             index = _read_index(folder)
         except RefusedError:
             index = {}
-        index[index_key] = {"file": name, "sha256": digest, "sources": sources}
+        index[index_key] = {"file": file, "sha256": digest, "sources": sources}
         text = json.dumps(index, indent=1, sort_keys=True)
         folder.write("index.json", text.encode(), shared=shared)
         # Artefacts that no entry names any more (replaced by newer builds) are removed.
@@ -555,4 +559,170 @@ def store(
         for stale in folder.names():
             if _ARTEFACT_NAME.fullmatch(stale) and stale not in named:
                 folder.remove(stale)
-    return folder.path / name
+    return folder.path / file
+
+
+def compiler() -> str | None:
+    """Return the C compiler that links artefacts (``$CC``, else ``cc``), or None if absent."""
+    return shutil.which(os.environ.get("CC") or "cc")
+
+
+def build(
+    family: Declared,
+    key: Any,
+    kernel: Any,
+    level: str | None = None,
+    prebuilt: Path = PREBUILT_DIR,
+) -> Path | None:
+    """Build and store the artefact of ``key`` from ``kernel``, numba's checked build of it.
+
+    Returns None, building nothing, on an untested numba release or a machine whose CPU cannot be
+    named without numba.  Without a C compiler the artefact is the object itself, for llvmlite's
+    MCJIT.  :class:`~twocats.exceptions.BackendError` is raised, storing nothing, if the built
+    code fails the family's check.  With ``level`` (a process whose numba targets that x86-64
+    level) the artefact goes to ``prebuilt`` for a platform wheel instead of this machine's cache.
+    """
+    import llvmlite.binding as llvm
+    import numba
+    from numba.core.registry import cpu_target
+
+    if numba.__version__ not in BUILD_NUMBA or cpu_key() is None:
+        return None
+    signature = family.signature(key)
+    ir, entry = _entry_ir(kernel, signature)
+    triple, cpu_name, features = cpu_target.target_context.codegen().magic_tuple()
+    machine = llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu_name, features=features, opt=3, reloc="pic", codemodel="default"
+    )
+    obj = machine.emit_object(_reduce(ir, entry, machine))
+    cc = compiler()
+    data, suffix = (obj, OBJECT) if cc is None else (_link(cc, obj), SHARED)
+    with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
+        path = Path(work) / f"check{suffix}"
+        path.write_bytes(data)
+        loaded = _load_object(data) if suffix == OBJECT else _load_shared(str(path))
+        if not family.check(Entry(*loaded, signature), key):
+            message = f"the ahead-of-time build of {key.name} fails its known-answer check"
+            raise BackendError(message)
+    sources = _sources(kernel, family.sources)
+    return store(key.name, data, sources, level, prebuilt, suffix)
+
+
+def _sources(kernel: Any, extra: tuple[str, ...]) -> dict[str, str]:
+    """Return ``{path relative to the package: SHA-256}`` of the files ``kernel``'s machine code
+    depends on: those numba's cache is keyed on (the kernel's and its callees' files and the JIT
+    settings), the modules of the kernel's globals (numba's key misses intrinsics such as
+    prefetches), this builder and ``extra``."""
+    from twocats.simd import _jit
+
+    files = _jit._source_files(kernel.py_func) | {_jit.__file__, __file__, *extra}
+    for value in kernel.py_func.__globals__.values():
+        module = sys.modules.get(getattr(value, "__module__", None) or "")
+        if module is not None and module.__name__.startswith("twocats.") and module.__file__:
+            files.add(module.__file__)
+    found: dict[str, str] = {}
+    for name in sorted(str(Path(file).resolve()) for file in files):
+        relative = Path(name).relative_to(_PACKAGE).as_posix()
+        found[relative] = hashlib.sha256(Path(name).read_bytes()).hexdigest()
+    return found
+
+
+def _entry_ir(kernel: Any, signature: str) -> tuple[str, str]:
+    """Compile the C entry of ``kernel``: each array of ``signature`` a pointer and one length
+    per dimension, each integer an int64.  Returns the linked LLVM IR and the symbol of the
+    function inside numba's C wrapper."""
+    from numba import cfunc, types
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.np.numpy_support import carray
+
+    from twocats.simd import _jit
+
+    parameters: list[str] = []
+    passed: list[str] = []
+    ctypes_of: list[Any] = []
+    for index, argument in enumerate(arguments(signature)):
+        element = getattr(types, argument.element)
+        name = f"a{index}"
+        if not argument.ndim:
+            parameters.append(name)
+            passed.append(name)
+            ctypes_of.append(element)
+            continue
+        shape = [f"{name}_{dim}" for dim in range(argument.ndim)]
+        parameters += [name, *shape]
+        passed.append(f"carray({name}, ({', '.join(shape)},))")
+        ctypes_of += [types.CPointer(element), *[types.int64] * argument.ndim]  # type: ignore[no-untyped-call]
+    # The entry's source follows from the signature alone: one line that calls the kernel.
+    source = f"def entry({', '.join(parameters)}):\n    kernel({', '.join(passed)})\n"
+    namespace: dict[str, Any] = {"kernel": kernel, "carray": carray}
+    exec(compile(source, f"<entry of {kernel.py_func.__qualname__}>", "exec"), namespace)
+    with global_compiler_lock, _jit._vectorizers(kernel.twocats_mode):
+        compiled = cfunc(types.void(*ctypes_of), error_model="numpy")(namespace["entry"])
+    # The C wrapper numba puts around the entry turns a failure into a Python exception through
+    # numba's helpers; the artefact exports the function inside it, which only returns a status.
+    wrapper = compiled.native_name
+    if not wrapper.startswith(_WRAPPER_PREFIX):
+        raise BackendError(f"unexpected name of numba's C wrapper: {wrapper!r}")
+    library: Any = compiled._library  # type: ignore[attr-defined]
+    return library.get_llvm_str(), wrapper.removeprefix(_WRAPPER_PREFIX)
+
+
+def _reduce(ir: str, entry: str, machine: Any) -> Any:
+    """Parse ``ir``, keep only ``entry`` (renamed :data:`ENTRY`) and what it reaches, check imports.
+
+    Every other definition becomes internal and is named by its place in the module, so that the
+    same source gives the same bytes: numba's names count the functions the process compiled
+    before (``B2v1`` in one process is ``B3v13`` in another).
+    """
+    import llvmlite.binding as llvm
+
+    module = llvm.parse_assembly(ir)
+    module.name = ENTRY
+    internal = 0
+    for function in module.functions:
+        if function.name == entry:
+            function.name = ENTRY
+        elif not function.is_declaration:
+            function.linkage = "internal"
+            function.name = f"{ENTRY}.f{internal}"
+            internal += 1
+    for variable in module.global_variables:
+        if not variable.is_declaration:
+            variable.linkage = "internal"
+            variable.name = f"{ENTRY}.v{internal}"
+            internal += 1
+    # With everything internal, interprocedural constant propagation sees that the arrays carry
+    # no runtime object and that the kernel never fails, so numba's reference counting and error
+    # paths are dead code; the vectorizers stay off, so the kernel's vectorizer mode is kept.
+    passes = llvm.create_new_module_pass_manager()
+    passes.add_ipsccp_pass()
+    passes.add_global_opt_pass()
+    passes.add_dead_arg_elimination_pass()
+    passes.add_instruction_combine_pass()
+    passes.add_simplify_cfg_pass()
+    passes.add_aggressive_dce_pass()
+    passes.add_global_dead_code_eliminate_pass()
+    passes.add_strip_dead_prototype_pass()
+    passes.run(module, llvm.create_pass_builder(machine, llvm.PipelineTuningOptions()))
+    module.verify()
+    imports = {
+        f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")
+    }
+    imports |= {v.name for v in module.global_variables if v.is_declaration}
+    if imports - LIBC_SYMBOLS:
+        raise BackendError(f"the kernel's code still needs {sorted(imports - LIBC_SYMBOLS)}")
+    return module
+
+
+def _link(cc: str, obj: bytes) -> bytes:
+    """Link the object code ``obj`` into a shared object with the C compiler ``cc``."""
+    with tempfile.TemporaryDirectory(prefix="twocats-aot-") as work:
+        source, shared = Path(work) / "kernel.o", Path(work) / "kernel.so"
+        source.write_bytes(obj)
+        subprocess.run(
+            [cc, "-shared", "-Wl,-z,now", "-Wl,-z,noexecstack", "-o", str(shared), str(source)],
+            check=True,
+            capture_output=True,
+            timeout=_LINK_SECONDS,
+        )
+        return shared.read_bytes()

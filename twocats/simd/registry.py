@@ -26,7 +26,9 @@ from twocats.exceptions import BackendError
 __all__ = [
     "BACKENDS",
     "BACKEND_ENV",
+    "COMPILED",
     "available_backends",
+    "check_compiled",
     "describe_backends",
     "resolve_backend",
     "simd_isa",
@@ -34,6 +36,9 @@ __all__ = [
 
 #: Every backend name, slowest first.
 BACKENDS = ("reference", "scalar", "simd")
+
+#: The backends whose kernels are compiled.
+COMPILED = ("scalar", "simd")
 
 #: The environment variable that forces a backend when the caller passes none.
 BACKEND_ENV = "TWOCATS_BACKEND"
@@ -51,6 +56,14 @@ def resolve_backend(name: str | None) -> str:
         source = "backend" if name is not None else BACKEND_ENV
         raise BackendError(f"{source} must be one of {allowed}, not {chosen!r}")
     return chosen
+
+
+def check_compiled(backend: str) -> str:
+    """Return ``backend`` if its kernels are compiled; else raise
+    :class:`~twocats.exceptions.BackendError`."""
+    if backend not in COMPILED:
+        raise BackendError(f"backend must be one of {', '.join(COMPILED)}, not {backend!r}")
+    return backend
 
 
 def available_backends() -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from twocats.exceptions import BackendError, InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf.fill.args import DIGEST_AT, LANES
-from twocats.kdf.fill.kernels import fill_variants
+from twocats.kdf.fill.family import fill_variants
 from twocats.kdf.fill.statehash import SCRATCH_WORDS, STATE_HASHES
 from twocats.kdf.fill.threads import get_fill_slice, kernel_asm
 from twocats.kdf.geometry import SliceJob

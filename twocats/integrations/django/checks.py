@@ -20,11 +20,10 @@ from django.core import checks
 
 from twocats._units import format_size
 from twocats.exceptions import HashLimitError, HashMemoryLimitError, InvalidParametersError
-from twocats.hasher import PasswordHasher
 from twocats.integrations.django.hashers import TwoCatsPasswordHasher
 from twocats.kdf import geometry, limits
 from twocats.params import Params
-from twocats.target import differences
+from twocats.password import PasswordHasher, differences
 
 
 def check_hashers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:

@@ -24,9 +24,9 @@ from django.contrib.auth.hashers import (
 from django.core.exceptions import ImproperlyConfigured
 
 from twocats.exceptions import HashLimitError, InvalidHashError
-from twocats.hasher import PasswordHasher
 from twocats.integrations._common import report_refused
 from twocats.integrations.django.hashers import TwoCatsPasswordHasher, denied_when_busy
+from twocats.password import PasswordHasher
 
 __all__ = [
     "AdmittedArgon2PasswordHasher",

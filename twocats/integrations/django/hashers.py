@@ -33,10 +33,10 @@ from twocats.exceptions import (
     InvalidParametersError,
     TwoCatsError,
 )
-from twocats.hasher import PasswordHasher
 from twocats.integrations._common import shared_hasher, verify_quietly
 from twocats.integrations.stored import DJANGO_ALGORITHM, MAX_STORED_LENGTH, longest_stored
 from twocats.params import Params
+from twocats.password import PasswordHasher
 from twocats.profiles import DEFAULT
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Raise the memory cost of every stored twocats hash of the user table, without the passwords.
 
 The target is the configured hasher's parameters, exactly, or a memory cost alone (``mem_cost``:
-each stored value's own parameters at that cost), as :mod:`twocats.target` says.
+each stored value's own parameters at that cost), as :class:`twocats.password.Target` says.
 :func:`upgrade_users` reads the users whose value belongs to the twocats hasher in batches, in
 primary-key order, computes each upgrade outside any transaction (that is the long part), then
 writes the batch in one transaction, each row only if its value is still the one read: a login or
@@ -29,15 +29,15 @@ from django.db.models import Q, QuerySet
 from twocats import phc
 from twocats.exceptions import InvalidHashError, TwoCatsError
 from twocats.integrations.django.hashers import MAX_STORED_LENGTH, TwoCatsPasswordHasher
-from twocats.target import (
+from twocats.password import (
     NEEDS_PASSWORD,
     UPGRADE,
     Difference,
     Standing,
     Target,
+    Upgraders,
     count_differences,
 )
-from twocats.upgraders import Upgraders
 
 __all__ = ["UpgradeSummary", "upgrade_users"]
 

@@ -79,6 +79,12 @@ class FillKey:
         base = kernel_name(CHAINS[self.variant], self.lanes)
         return f"{base}_{HASHES[self.hash_type].name}__{self.backend}"
 
+    @property
+    def label(self) -> str:
+        """A short name for progress displays, e.g. ``fill blake2s x8``."""
+        march = " (2014-03)" if self.variant else ""
+        return f"fill {HASHES[self.hash_type].name} x{self.lanes}{march}"
+
 
 @dataclass(frozen=True)
 class FillArgs:

@@ -14,41 +14,34 @@ inside the kernel (``twocats/kdf/fill/_generated/fill_l*.py``, written by ``pyth
 one kernel per lane count and block hash; the per-block state hash ``Hv`` is
 :func:`twocats.kdf.fill.statehash.state_hash`.
 
-Regions run on real threads: the kernels release the GIL, a persistent thread pool runs one share
-of the regions per thread, and the call returns only when every region has finished its slice (the
-barrier).  Regions never read each other's blocks of the current slice, so the result does not
-depend on the number of threads.  Small slices run on the calling thread, where a hand-off would
-cost more than it saves.
+Regions run on real threads: the kernels release the GIL, the process's kernel threads
+(:func:`twocats._machine.kernel_threads`) run one share of the regions each, and the call returns
+only when every region has finished its slice (the barrier).  Regions never read each other's
+blocks of the current slice, so the result does not depend on the number of threads.  Small
+slices run on the calling thread, where a hand-off would cost more than it saves.
 
-Importing the module imports neither numpy nor numba: a kernel comes from an ahead-of-time artefact
-(:mod:`twocats.kdf.fill.aot`) when one was built for this machine and source, and otherwise from
-numba, which is then imported and compiles or loads the kernel from its cache.  ``mem`` and
+Importing the module imports neither numpy nor numba: a kernel is made ready by
+:func:`twocats.simd.family.ready` (:data:`twocats.kdf.fill.family.FILL`), from an ahead-of-time
+artefact when one was built for this machine and source, and otherwise from numba, which is then
+imported and compiles or loads the kernel from its cache.  ``mem`` and
 ``states`` are words of :mod:`twocats.kdf.words` (views or numpy arrays).
 """
 
 from __future__ import annotations
 
-import atexit
 import os
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from concurrent.futures import Future
 
-from twocats._machine import usable_cpus
+from twocats._machine import kernel_threads, usable_cpus
 from twocats.exceptions import InvalidParametersError
 from twocats.hashes import HASHES
 from twocats.kdf import words
-from twocats.kdf.fill import aot
 from twocats.kdf.fill.args import LANES, FillArgs, FillKey
-from twocats.kdf.fill.kernels import (
-    NumbaFill,
-    check_backend,
-    checked_fill,
-    fill_kernel,
-)
+from twocats.kdf.fill.family import FILL, fill, fill_variants, scratch
 from twocats.kdf.geometry import FillSlice, SliceJob
 from twocats.params import BOUNDS
-from twocats.simd import aot as artefacts
+from twocats.simd.family import ready
+from twocats.simd.registry import check_compiled
 
 __all__ = ["THREADS_ENV", "default_threads", "get_fill_slice", "kernel_asm"]
 
@@ -82,53 +75,15 @@ def default_threads() -> int:
 
 
 def kernel_asm(lanes: int, backend: str) -> str:
-    """Return the assembly text of the compiled final/2014 blake2s kernel for ``lanes``.
+    """Return the assembly text of numba's build of the final/2014 blake2s kernel for ``lanes``
+    (compiled, or loaded from the disk cache, for the argument types of every real call)."""
+    import numpy as np
 
-    The kernel is compiled (or loaded from the disk cache) by a tiny fill first, then read by
-    :func:`twocats.simd.asm.dispatcher_asm`.
-    """
-    from twocats.simd.asm import dispatcher_asm
+    from twocats.simd._jit import kernel_asm as assembly
 
-    kernel = fill_kernel(lanes, backend)
-    args = FillArgs(0, 1, 0, 1, 4, 16, 16, 1, 0, 0)
-    NumbaFill(kernel, 0)(words.allocate(64), words.rows([[0] * 8]), args)
-    return dispatcher_asm(kernel)[0]
-
-
-_pool_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
-_pool_size = 0
-
-
-def _executor(workers: int) -> ThreadPoolExecutor:
-    """Return the shared pool, grown to at least ``workers`` threads (it lives until exit)."""
-    global _pool, _pool_size
-    with _pool_lock:
-        if _pool is None or _pool_size < workers:
-            # A smaller pool is dropped, not shut down: a concurrent hash may still be about to
-            # submit to it.  Its idle threads exit once the last reference to it is gone.
-            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="twocats-fill")
-            _pool_size = workers
-        return _pool
-
-
-@atexit.register
-def _shutdown_pool() -> None:
-    with _pool_lock:
-        if _pool is not None:
-            _pool.shutdown(wait=True)
-
-
-def _forget_pool_after_fork() -> None:
-    """In a forked child the pool's threads do not exist; start a fresh pool on first use."""
-    global _pool, _pool_lock, _pool_size
-    _pool = None
-    _pool_size = 0
-    _pool_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+    kernel = fill_variants(lanes).get(check_compiled(backend))
+    arrays = [np.zeros(64, np.uint32), np.zeros((1, 8), np.uint32), *map(np.asarray, scratch(0))]
+    return assembly(kernel, *arrays, *FillArgs(0, 1, 0, 1, 4, 16, 16, 1, 0, 0).ints())
 
 
 def _words_of(value: object) -> memoryview | None:
@@ -199,64 +154,35 @@ class _SliceFiller:
     def __init__(self, backend: str, threads: int | None) -> None:
         self.backend = backend
         self.threads = threads
-        self._kernels: dict[tuple[int, int, int], Any] = {}
 
     def __repr__(self) -> str:
         return f"<twocats fill_slice backend={self.backend!r}>"
 
     def __call__(self, mem: words.Words, states: words.Words, job: SliceJob) -> None:
         _validate(mem, states, job)
-        per_slice, lanes, hash_type, variant = job.per_slice, job.lanes, job.hash_type, job.variant
-        parallelism, blocklen = job.parallelism, job.blocklen
+        per_slice, parallelism, variant = job.per_slice, job.parallelism, job.variant
         if per_slice == 0:
             return
-        key = (lanes, hash_type, variant)
-        kernel = self._kernels.get(key)
-        if kernel is None:
-            kernel = self._kernels[key] = _load_kernel(lanes, self.backend, hash_type, variant)
+        kernel = ready(FILL, FillKey(job.lanes, self.backend, job.hash_type, variant))
         shares = 1
-        if parallelism > 1 and parallelism * per_slice * blocklen >= _INLINE_WORDS:
+        if parallelism > 1 and parallelism * per_slice * job.blocklen >= _INLINE_WORDS:
             threads = self.threads if self.threads is not None else default_threads()
             shares = min(threads, parallelism)
         args = FillArgs.of(job)
         if shares == 1:
-            kernel(mem, states, args)
+            fill(kernel, variant, mem, states, args)
             return
-        pool = _executor(shares - 1)
+        pool = kernel_threads(shares - 1)
         futures: list[Future[None]] = [
-            pool.submit(kernel, mem, states, args.share(share, shares))
+            pool.submit(fill, kernel, variant, mem, states, args.share(share, shares))
             for share in range(1, shares)
         ]
         try:
-            kernel(mem, states, args.share(0, shares))
+            fill(kernel, variant, mem, states, args.share(0, shares))
         finally:
             # The barrier: every region finishes this slice before the call returns.
             for future in futures:
                 future.result()
-
-
-def _load_kernel(lanes: int, backend: str, hash_type: int, variant: int) -> Any:
-    """Return the kernel of one fill: its ahead-of-time artefact if usable, else numba's build.
-
-    Either has passed its known-answer check against the pure-Python reference.  A numba build
-    also writes the artefact for the next process (again, where the artefact was refused) when
-    :mod:`twocats.simd.aot` can build one here.
-    """
-    key = FillKey(lanes, backend, hash_type, variant)
-    kernel = aot.load_fill(key)
-    if kernel is not None:
-        return kernel
-    from twocats.simd import _jit
-
-    compiled = checked_fill(key)
-    if _jit.config.DISABLE_JIT:
-        return compiled
-    if artefacts.claim_build(key) and aot.try_build_fill(key) is not None:
-        artefacts.forget(key)
-        kernel = aot.load_fill(key)
-        if kernel is not None:
-            return kernel
-    return compiled
 
 
 def get_fill_slice(backend: str, *, threads: int | None = None) -> FillSlice:
@@ -265,7 +191,7 @@ def get_fill_slice(backend: str, *, threads: int | None = None) -> FillSlice:
     ``threads`` caps the threads that fill regions in parallel (default: :func:`default_threads`,
     read at each call); the result never depends on it.  Kernels compile lazily on first use.
     """
-    check_backend(backend)
+    check_compiled(backend)
     if threads is not None and threads < 1:
         raise InvalidParametersError("threads must be >= 1")
     return _SliceFiller(backend, threads)

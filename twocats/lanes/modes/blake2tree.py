@@ -20,19 +20,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from twocats.lanes.algorithm import Algorithm
 from twocats.lanes.modes._common import as_data, check_bytes, check_int, check_messages
 from twocats.lanes.reference import blake2tree as ref
+from twocats.lanes.reference import painted
+from twocats.simd.family import KernelKey, family_of, ready
 from twocats.simd.registry import resolve_backend
 
-__all__ = ["ALGORITHMS", "blake2bp", "blake2bp_many", "blake2sp", "blake2sp_many"]
+__all__ = ["ALGORITHMS", "FAMILY", "blake2bp", "blake2bp_many", "blake2sp", "blake2sp_many"]
 
 
+@functools.cache
 def _init_rows(v: ref.Blake2Variant, digest_size: int, key_size: int) -> Any:
-    """Return the initial chaining values of the leaves (rows 0..n-1) and the root (row n)."""
+    """Return the initial chaining values of the leaves (rows 0..n-1) and the root (row n), as a
+    read-only array (made once per shape of tree)."""
     import numpy as np
 
     wb = v.word_bits // 8
@@ -45,33 +48,43 @@ def _init_rows(v: ref.Blake2Variant, digest_size: int, key_size: int) -> Any:
                 for i, iv in enumerate(v.iv)
             ]
         )
-    return np.array(rows, dtype=f"uint{v.word_bits}")
+    init = np.array(rows, dtype=f"uint{v.word_bits}")
+    init.flags.writeable = False
+    return init
 
 
-@functools.cache
-def _kernels() -> Any:
-    """Import the BLAKE2 tree drivers and give each its known-answer check (imports numpy and
-    numba)."""
-    from twocats.lanes.modes.kernels import blake2tree as drivers
-
-    for v in (ref.BLAKE2S, ref.BLAKE2B):
-        getattr(drivers, f"{v.name}p_hash").checked_by(partial(_passes, v))
-    return drivers
+def _variant(key: KernelKey) -> ref.Blake2Variant:
+    return ref.BLAKE2S if key.kernel.startswith("blake2sp") else ref.BLAKE2B
 
 
-def _passes(v: ref.Blake2Variant, backend: str) -> bool:
-    """A driver's check: the tree of nothing, of a message that fills every leaf and more, and
-    of a short one with the longest key."""
-    from twocats.lanes.known_answers import agrees, painted
-
-    tree = partial(_tree, v, digest_size=v.max_digest)
+def _check(kernel: Any, key: KernelKey) -> bool:
+    """A tree kernel's known-answer check: the tree of nothing, of a message that fills every
+    leaf and more, and of a short one with the longest key, the reference's."""
+    v = _variant(key)
+    func = ref.blake2sp if v is ref.BLAKE2S else ref.blake2bp
     empty, long, short = painted(0, v.leaves * v.block_bytes + 100, 100)
-    key = bytes(range(v.max_digest))
-    return (
-        agrees(tree, backend, empty, key=b"")
-        and agrees(tree, backend, long, key=b"")
-        and agrees(tree, backend, short, key=key)
+    longest = bytes(range(v.max_digest))
+    return all(
+        _run(kernel, v, data, key_, v.max_digest) == func(data, key_, v.max_digest)
+        for data, key_ in ((empty, b""), (long, b""), (short, longest))
     )
+
+
+def _run(kernel: Any, v: ref.Blake2Variant, data: bytes, key: bytes, digest_size: int) -> bytes:
+    """One message's tree by ``kernel``, its arguments checked."""
+    import numpy as np
+
+    padded_key = key + bytes(v.block_bytes - len(key))
+    word = f"uint{v.word_bits}"
+    key_words = np.frombuffer(padded_key, dtype=f"<u{v.word_bits // 8}").astype(word)
+    out = np.zeros(digest_size, dtype=np.uint8)
+    k = v.leaves
+    scratch = [np.zeros(8 * k, word), np.zeros(16 * k, word), np.zeros(k, np.uint64)]
+    scratch += [np.zeros(k, word), np.zeros(k, word), np.zeros(8 * k, word)]
+    scratch += [np.zeros(k, np.uint64), np.zeros(k, np.uint64)]
+    init = _init_rows(v, digest_size, len(key))
+    kernel(as_data(data), len(data), init, key_words, bool(key), out, *scratch)
+    return out.tobytes()
 
 
 def _tree(
@@ -85,17 +98,8 @@ def _tree(
     if chosen == "reference":
         func = ref.blake2sp if v is ref.BLAKE2S else ref.blake2bp
         return func(data, key, digest_size)
-    import numpy as np
-
-    padded_key = key + bytes(v.block_bytes - len(key))
-    key_words = np.frombuffer(padded_key, dtype=f"<u{v.word_bits // 8}").astype(
-        f"uint{v.word_bits}"
-    )
-    buffer = as_data(data)
-    out = np.zeros(digest_size, dtype=np.uint8)
-    kernel = getattr(_kernels(), f"{v.name}p_hash").get(chosen)
-    kernel(buffer, len(data), _init_rows(v, digest_size, len(key)), key_words, bool(key), out)
-    return out.tobytes()
+    kernel = ready(FAMILY, KernelKey(f"{v.name}p_hash", chosen))
+    return _run(kernel, v, data, key, digest_size)
 
 
 def blake2sp(
@@ -148,7 +152,6 @@ ALGORITHMS = (
         blake2sp_many,
         None,
         "BLAKE2sp, 8 BLAKE2s leaves",
-        "9eb17f0720918cff34177e8076641227c8275505d53ba778c9c12959fc9e34ff",
     ),
     Algorithm(
         "blake2bp",
@@ -156,6 +159,25 @@ ALGORITHMS = (
         blake2bp_many,
         None,
         "BLAKE2bp, 4 BLAKE2b leaves",
-        "9ec926ea182453ded1dc7de4f4ec9105bca2588f56673b09cd02ab075dbb9987",
     ),
+)
+
+
+def _signature(word: str) -> str:
+    arguments = f"uint8[:], int64, {word}[:, :], {word}[:], int64, uint8[:]"
+    return (
+        arguments
+        + f", {word}[:], {word}[:], uint64[:], {word}[:], {word}[:], {word}[:]"
+        + (", uint64[:]" * 2)
+    )
+
+
+#: The BLAKE2 tree kernels (:mod:`twocats.lanes.modes.kernels.blake2tree`), as
+#: :func:`twocats.simd.family.ready` knows them.
+FAMILY = family_of(
+    "blake2tree",
+    "twocats.lanes.modes.kernels.blake2tree",
+    {"blake2sp_hash": _signature("uint32"), "blake2bp_hash": _signature("uint64")},
+    _check,
+    __file__,
 )

@@ -19,7 +19,7 @@ KangarooTwelve's chunks and ParallelHash's blocks are exactly such equal-length 
 
 from __future__ import annotations
 
-import functools
+import hashlib
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,8 @@ from twocats.lanes.modes._common import (
     unpack,
 )
 from twocats.lanes.reference import keccak as ref
+from twocats.lanes.reference import painted
+from twocats.simd.family import KernelKey, family_of, ready
 from twocats.simd.registry import resolve_backend
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALGORITHMS",
+    "FAMILY",
     "MAX_OUTPUT",
     "cshake128",
     "cshake256",
@@ -68,45 +71,68 @@ __all__ = [
 MAX_OUTPUT = 1 << 30
 
 
-@functools.cache
-def _kernels() -> Any:
-    """Import the Keccak kernels and give each its known-answer check (imports numpy and numba).
+# The sponge's arguments: the messages' addresses, lengths and order, the rate, first round and
+# domain byte, the output rows, then its scratch: the states and four words of bookkeeping each.
+_SPONGE = "uint64[:], int64[:], uint64[:], int64, int64, int64, uint8[:, :]" + ", uint64[:]" * 5
 
-    The modes call the sponge with up to 4 messages on 4 states and with more on 8, and a
-    stream's final node on the 4-state permutation: each is checked as it is called.
+
+def _kernel(name: str, backend: str) -> Any:
+    """The checked Keccak kernel ``name`` of :data:`FAMILY` on the "scalar" or "simd" backend."""
+    return ready(FAMILY, KernelKey(name, backend))
+
+
+def _check(kernel: Any, key: KernelKey) -> bool:
+    """A Keccak kernel's known-answer check, the reference deciding.
+
+    A sponge hashes messages at the rates' edges (as many as four states take, and more for
+    eight) as SHA3-256 and as a 12-round SHAKE128 squeezing two blocks; a permutation runs
+    Keccak-f[1600] and its 12 last rounds.
     """
-    from twocats.lanes.modes.kernels import keccak as kernels
-
-    kernels.keccak_sponge_x4.checked_by(partial(_sponge_passes, 4))
-    kernels.keccak_sponge_x8.checked_by(partial(_sponge_passes, 9))
-    kernels.keccak_x4.checked_by(partial(_permutation_passes, 4))
-    kernels.keccak_x8.checked_by(partial(_permutation_passes, 8))
-    return kernels
-
-
-def _sponge_passes(count: int, backend: str) -> bool:
-    """The sponges' check: SHA3-256 and a 12-round SHAKE128 squeezing two blocks, of ``count``
-    messages at the rates' edges, give the reference's output."""
-    from twocats.lanes.known_answers import agrees, painted
-
-    messages = painted(0, 1, 135, 136, 137, 167, 168, 169, 300)[:count]
-    return agrees(sponge_many, backend, messages, 136, 0x06, 32) and agrees(
-        sponge_many, backend, messages, 168, 0x1F, 200, rounds=12
-    )
-
-
-def _permutation_passes(width: int, backend: str) -> bool:
-    """The permutations' check: Keccak-f[1600] and its 12 last rounds on ``width`` states."""
     import numpy as np
 
+    width = 4 if key.kernel.endswith("x4") else 8
+    if key.kernel.startswith("keccak_sponge"):
+        messages = painted(0, 1, 135, 136, 137, 167, 168, 169, 300)[: 4 if width == 4 else 9]
+        addresses, lengths, _keep = locate(messages)
+        return all(
+            unpack(_sponge(kernel, width, addresses, lengths, rate, domain, size, rounds))
+            == [ref.sponge(m, rate, domain, size, rounds) for m in messages]
+            for rate, domain, size, rounds in ((136, 0x06, 32, 24), (168, 0x1F, 200, 12))
+        )
     words = np.arange(25 * width, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     for rounds in (24, 12):
-        states = [words.reshape(25, width).copy() for _ in range(2)]
-        _permute(states[0], width, rounds, backend)
-        _permute(states[1], width, rounds, "reference")
-        if not np.array_equal(*states):
+        states, expected = words.reshape(25, width).copy(), words.reshape(25, width).copy()
+        kernel(states.reshape(-1), 24 - rounds)
+        _permute(expected, width, rounds, "reference")
+        if not np.array_equal(states, expected):
             return False
     return True
+
+
+def _sponge(
+    kernel: Any,
+    width: int,
+    addresses: npt.NDArray[np.uint64],
+    lengths: npt.NDArray[np.int64],
+    rate: int,
+    domain: int,
+    length: int,
+    rounds: int,
+) -> npt.NDArray[np.uint8]:
+    """Run the compiled sponge ``kernel`` of ``width`` states on the messages of ``lengths[i]``
+    bytes at ``addresses[i]`` (which the caller keeps alive); return a (messages, length) uint8
+    array."""
+    import numpy as np
+
+    count = len(lengths)
+    out = np.zeros((count, length), dtype=np.uint8)
+    if count == 0 or length == 0:
+        return out
+    # Longest messages first, so that the states stay busy to the end.
+    order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
+    scratch = [np.zeros(25 * width, np.uint64), *(np.zeros(width, np.uint64) for _ in range(4))]
+    kernel(addresses, lengths, order, rate, 24 - rounds, domain, out, *scratch)
+    return out
 
 
 def _compiled_sponge(
@@ -118,20 +144,10 @@ def _compiled_sponge(
     rounds: int,
     backend: str,
 ) -> npt.NDArray[np.uint8]:
-    """Run the compiled multi-message sponge on the messages of ``lengths[i]`` bytes at
-    ``addresses[i]`` (which the caller keeps alive); return a (messages, length) uint8 array."""
-    import numpy as np
-
-    count = len(lengths)
-    out = np.zeros((count, length), dtype=np.uint8)
-    if count == 0 or length == 0:
-        return out
-    # Longest messages first, so that the states stay busy to the end.
-    order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
-    kernels = _kernels()
-    kernel = kernels.keccak_sponge_x4 if count <= 4 else kernels.keccak_sponge_x8
-    kernel.get(backend)(addresses, lengths, order, rate, 24 - rounds, domain, out)
-    return out
+    """The sponge of :func:`_sponge` on 4 states for up to 4 messages, else on 8."""
+    width = 4 if len(lengths) <= 4 else 8
+    kernel = _kernel(f"keccak_sponge_x{width}", backend)
+    return _sponge(kernel, width, addresses, lengths, rate, domain, length, rounds)
 
 
 def sponge_many(
@@ -391,8 +407,7 @@ def _permute(states: npt.NDArray[np.uint64], width: int, rounds: int, backend: s
             ref.keccak_p1600(column, rounds)
             states[:, k] = np.array(column, dtype=np.uint64)
         return
-    kernel = getattr(_kernels(), f"keccak_x{width}").get(chosen)
-    kernel(states.reshape(-1), 24 - rounds)
+    _kernel(f"keccak_x{width}", chosen)(states.reshape(-1), 24 - rounds)
 
 
 def keccak_p1600_x4(
@@ -409,7 +424,25 @@ def keccak_p1600_x8(
     _permute(states, 8, rounds, backend)
 
 
-#: The registry's rows (:mod:`twocats.lanes.registry`).
+class ShakeStream:
+    """hashlib's SHAKE of a fixed output length, as a stream of ``twocats sum`` (the backend is
+    hashlib's own)."""
+
+    def __init__(self, security: int, length: int, *, backend: str | None = None) -> None:
+        self._hasher = hashlib.shake_128() if security == 128 else hashlib.shake_256()
+        self._length = length
+
+    def update(self, data: bytes) -> None:
+        """Hash more input."""
+        self._hasher.update(data)
+
+    def digest(self) -> bytes:
+        """Return the output."""
+        return bytes(self._hasher.digest(self._length))
+
+
+#: The registry's rows (:mod:`twocats.lanes.registry`); KangarooTwelve and ParallelHash, which
+#: stream, are :mod:`twocats.lanes.modes.keccak_stream`'s.
 ALGORITHMS = (
     Algorithm(
         "sha3-224",
@@ -417,7 +450,6 @@ ALGORITHMS = (
         sha3_224_many,
         "sha3_224",
         "SHA3-224 over 8 Keccak states",
-        "75a4ec241b766d7c135ceb43513cecd6e851234b32c67f45aac4b76dc9a552b8",
     ),
     Algorithm(
         "sha3-256",
@@ -425,7 +457,6 @@ ALGORITHMS = (
         sha3_256_many,
         "sha3_256",
         "SHA3-256 over 8 Keccak states",
-        "f448e539005e6bb6973e84bd55078feaed0d921f7e5bfc0ec874ba8ce9b1b649",
     ),
     Algorithm(
         "sha3-384",
@@ -433,7 +464,6 @@ ALGORITHMS = (
         sha3_384_many,
         "sha3_384",
         "SHA3-384 over 8 Keccak states",
-        "81baed8a6605dbc0be7ceae73db07bf51d594e3d0c8da0856c9a5f00dba6590d",
     ),
     Algorithm(
         "sha3-512",
@@ -441,7 +471,6 @@ ALGORITHMS = (
         sha3_512_many,
         "sha3_512",
         "SHA3-512 over 8 Keccak states",
-        "7fcd22458e08a17299c4e73dc13309c629a3e9e753b8e7d7294476260b29b870",
     ),
     Algorithm(
         "shake128",
@@ -449,7 +478,7 @@ ALGORITHMS = (
         partial(shake128_many, length=32),
         None,
         "SHAKE128 with a 32-byte output",
-        "3625e95acab1fc7cd84feeda0c71578cf1e9a7aa7c345e368393563a62730031",
+        stream=partial(ShakeStream, 128, 32),
     ),
     Algorithm(
         "shake256",
@@ -457,7 +486,7 @@ ALGORITHMS = (
         partial(shake256_many, length=64),
         None,
         "SHAKE256 with a 64-byte output",
-        "488050b818a55626270c5825d3dda8eda70b18b0c8f1115ba9b67091673896f0",
+        stream=partial(ShakeStream, 256, 64),
     ),
     Algorithm(
         "turboshake128",
@@ -465,7 +494,6 @@ ALGORITHMS = (
         each(turboshake128, length=32),
         None,
         "TurboSHAKE128 (D = 0x1F), 32 bytes",
-        "3896364ec13a25ea3c79409f55514ba615c0088ada2ed97679cfdf06b02c3485",
     ),
     Algorithm(
         "turboshake256",
@@ -473,38 +501,20 @@ ALGORITHMS = (
         each(turboshake256, length=64),
         None,
         "TurboSHAKE256 (D = 0x1F), 64 bytes",
-        "0a904f4fc50a2c9d29bb4699d6ae3ca0db4bbc56f09e276c6bb3e1a8a2c87caf",
     ),
-    Algorithm(
-        "kt128",
-        32,
-        each(kt128, length=32),
-        None,
-        "KangarooTwelve KT128, 32 bytes, 8 KiB chunks in lanes",
-        "a71cb655c09a8896a4ba76e1e1a457719f2c71cf8361f714c6815f0f185875e9",
-    ),
-    Algorithm(
-        "kt256",
-        64,
-        each(kt256, length=64),
-        None,
-        "KT256, 64 bytes, 8 KiB chunks in lanes",
-        "bc41f396f7932f145675b32baa14e38e6b55b14e0dd3bed661a50ed8064b1473",
-    ),
-    Algorithm(
-        "parallelhash128",
-        32,
-        each(parallelhash128, block_size=8192, length=32),
-        None,
-        "ParallelHash128, B = 8192, 256-bit output",
-        "577497c95ee8a9892d9908e5d32743bf0722d5cd43278c9a9f4e77ae877a5258",
-    ),
-    Algorithm(
-        "parallelhash256",
-        64,
-        each(parallelhash256, block_size=8192, length=64),
-        None,
-        "ParallelHash256, B = 8192, 512-bit output",
-        "4fb7bec796d066fc67130c2beb445a8716baeeba7e94257006ca576eb95d0948",
-    ),
+)
+
+#: The Keccak kernels (:mod:`twocats.lanes.modes.kernels.keccak`), as
+#: :func:`twocats.simd.family.ready` knows them.
+FAMILY = family_of(
+    "keccak",
+    "twocats.lanes.modes.kernels.keccak",
+    {
+        "keccak_sponge_x4": _SPONGE,
+        "keccak_sponge_x8": _SPONGE,
+        "keccak_x4": "uint64[:], int64",
+        "keccak_x8": "uint64[:], int64",
+    },
+    _check,
+    __file__,
 )

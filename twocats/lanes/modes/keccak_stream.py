@@ -20,11 +20,13 @@ Importing this module imports neither numpy nor numba.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from twocats.exceptions import InvalidParametersError
+from twocats.lanes.algorithm import Algorithm, each
+from twocats.lanes.modes import keccak
 from twocats.lanes.modes._common import check_bytes, check_int
 from twocats.lanes.modes.keccak import MAX_OUTPUT, _cshake_input, _leaves
 from twocats.lanes.reference import keccak as ref
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["LEAF_BATCH", "STREAMS", "KangarooTwelveStream", "ParallelHashStream", "Sponge"]
+__all__ = ["ALGORITHMS", "LEAF_BATCH", "KangarooTwelveStream", "ParallelHashStream", "Sponge"]
 
 #: Complete leaves are hashed in lanes once this many bytes of them have arrived.
 LEAF_BATCH: Final = 1 << 20
@@ -57,10 +59,10 @@ class Sponge:
         if not self._reference:
             import numpy as np
 
-            from twocats.lanes.modes.keccak import _kernels
+            from twocats.lanes.modes.keccak import _kernel
 
             self._state = np.zeros(25 * _STATES, dtype=np.uint64)
-            self._permute = _kernels().keccak_x4.get(backend)
+            self._permute = _kernel("keccak_x4", backend)
 
     def absorb(self, data: bytes) -> None:
         """Absorb ``data``; whole blocks go into the state, the rest waits for more."""
@@ -255,11 +257,39 @@ class ParallelHashStream:
         return self._final.finish(self._domain, self._length)
 
 
-#: The streaming form of each lane mode of the registry that has one and that hashlib lacks, by
-#: name: a function of the backend that returns a new stream with that mode's parameters.
-STREAMS: Final[dict[str, Callable[[str | None], KangarooTwelveStream | ParallelHashStream]]] = {
-    "kt128": lambda backend: KangarooTwelveStream(128, 32, backend=backend),
-    "kt256": lambda backend: KangarooTwelveStream(256, 64, backend=backend),
-    "parallelhash128": lambda backend: ParallelHashStream(128, 8192, 32, backend=backend),
-    "parallelhash256": lambda backend: ParallelHashStream(256, 8192, 64, backend=backend),
-}
+#: The registry's rows (:mod:`twocats.lanes.registry`) of the Keccak modes that stream: each
+#: hashes a message whole in lanes, and streams a long input through its stream here.
+ALGORITHMS: Final = (
+    Algorithm(
+        "kt128",
+        32,
+        each(keccak.kt128, length=32),
+        None,
+        "KangarooTwelve KT128, 32 bytes, 8 KiB chunks in lanes",
+        stream=partial(KangarooTwelveStream, 128, 32),
+    ),
+    Algorithm(
+        "kt256",
+        64,
+        each(keccak.kt256, length=64),
+        None,
+        "KT256, 64 bytes, 8 KiB chunks in lanes",
+        stream=partial(KangarooTwelveStream, 256, 64),
+    ),
+    Algorithm(
+        "parallelhash128",
+        32,
+        each(keccak.parallelhash128, block_size=8192, length=32),
+        None,
+        "ParallelHash128, B = 8192, 256-bit output",
+        stream=partial(ParallelHashStream, 128, 8192, 32),
+    ),
+    Algorithm(
+        "parallelhash256",
+        64,
+        each(keccak.parallelhash256, block_size=8192, length=64),
+        None,
+        "ParallelHash256, B = 8192, 512-bit output",
+        stream=partial(ParallelHashStream, 256, 8192, 64),
+    ),
+)

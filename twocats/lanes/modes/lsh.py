@@ -16,7 +16,6 @@ chaining values in lock-step; the single-message kernel keeps one state in local
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -30,34 +29,36 @@ from twocats.lanes.modes._common import (
     check_messages,
     unpack,
 )
+from twocats.lanes.modes.widths import LSH_WIDTH
 from twocats.lanes.reference import lsh as ref
+from twocats.lanes.reference import painted
+from twocats.simd.family import KernelKey, family_of, ready
 from twocats.simd.registry import resolve_backend
 
-__all__ = ["ALGORITHMS", "lsh256", "lsh256_many", "lsh512", "lsh512_many"]
+__all__ = ["ALGORITHMS", "FAMILY", "lsh256", "lsh256_many", "lsh512", "lsh512_many"]
 
 
-@functools.cache
-def _kernels() -> Any:
-    """Import the LSH drivers and give each its known-answer check (imports numpy and numba)."""
-    from twocats.lanes.modes.kernels import lsh as drivers
-
-    for v in (ref.LSH256, ref.LSH512):
-        getattr(drivers, f"{v.name}_many_x8").checked_by(partial(_passes, v, True))
-        getattr(drivers, f"{v.name}_one").checked_by(partial(_passes, v, False))
-    return drivers
+def _kernel(v: ref.LshVariant, shape: str, backend: str) -> Any:
+    """The checked LSH kernel of variant ``v`` and ``shape`` ("many_x8" or "one")."""
+    return ready(FAMILY, KernelKey(f"{v.name}_{shape}", backend))
 
 
-def _passes(v: ref.LshVariant, many: bool, backend: str) -> bool:
-    """A driver's check: LSH of messages at the blocks' edges, more of them than lanes for the
-    lock-step driver, gives the reference's output."""
-    from twocats.lanes.known_answers import agrees, painted
+def _variant(key: KernelKey) -> ref.LshVariant:
+    return ref.LSH256 if key.kernel.startswith("lsh256") else ref.LSH512
 
+
+def _check(kernel: Any, key: KernelKey) -> bool:
+    """An LSH kernel's known-answer check: messages at the blocks' edges (more of them than
+    lanes for the lock-step kernel), their longest digests the reference's."""
+    v = _variant(key)
     block = v.block_bytes
-    if many:
+    func = ref.lsh256 if v is ref.LSH256 else ref.lsh512
+    if key.kernel.endswith("many_x8"):
         messages = painted(0, 1, 3, 5, 7, 11, block - 1, block, block + 1, 2 * block + 5)
-        return agrees(partial(_many, v, digest_size=v.max_digest), backend, messages)
+        expected = [func(m, v.max_digest) for m in messages]
+        return _lanes(kernel, v, messages, v.max_digest) == expected
     return all(
-        agrees(partial(_one, v, digest_size=v.max_digest), backend, data)
+        _single(kernel, v, data, v.max_digest) == func(data, v.max_digest)
         for data in painted(0, block, 2 * block + 1)
     )
 
@@ -69,6 +70,33 @@ def _iv(v: ref.LshVariant, digest_size: int) -> Any:
     return np.array(ref.initial_value(v, 8 * digest_size), dtype=f"uint{v.word_bits}")
 
 
+def _single(kernel: Any, v: ref.LshVariant, data: bytes, digest_size: int) -> bytes:
+    """One message's digest by the single-message ``kernel``."""
+    import numpy as np
+
+    word = f"uint{v.word_bits}"
+    out = np.zeros(digest_size, dtype=np.uint8)
+    scratch = np.zeros(16, word), np.zeros(32, word)
+    kernel(as_data(data), len(data), _iv(v, digest_size), out, *scratch)
+    return out.tobytes()
+
+
+def _lanes(kernel: Any, v: ref.LshVariant, msgs: list[bytes], digest_size: int) -> list[bytes]:
+    """The messages' digests by the lock-step ``kernel`` (at least one message)."""
+    import numpy as np
+
+    word, width = f"uint{v.word_bits}", LSH_WIDTH
+    out = np.zeros((len(msgs), digest_size), dtype=np.uint8)
+    addresses, lengths, _keep = locate(msgs)
+    # Longest first, so that the lanes stay busy to the end; ``_keep`` holds every message
+    # the kernel reads until it returns.
+    order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
+    scratch = [np.zeros(size * width, word) for size in (16, 32, 16, 16)]
+    scratch += [np.zeros(width, np.uint64) for _ in range(3)]
+    kernel(addresses, lengths, order, _iv(v, digest_size), out, *scratch)
+    return unpack(out)
+
+
 def _one(v: ref.LshVariant, data: bytes, digest_size: int, backend: str | None) -> bytes:
     """Hash one message with the single-message kernel of the chosen backend."""
     data = check_bytes("data", data)
@@ -76,12 +104,7 @@ def _one(v: ref.LshVariant, data: bytes, digest_size: int, backend: str | None) 
     chosen = resolve_backend(backend)
     if chosen == "reference":
         return ref.lsh256(data, digest_size) if v is ref.LSH256 else ref.lsh512(data, digest_size)
-    import numpy as np
-
-    out = np.zeros(digest_size, dtype=np.uint8)
-    kernel = getattr(_kernels(), f"{v.name}_one").get(chosen)
-    kernel(as_data(data), len(data), _iv(v, digest_size), out)
-    return out.tobytes()
+    return _single(_kernel(v, "one", chosen), v, data, digest_size)
 
 
 def _many(
@@ -94,17 +117,9 @@ def _many(
     if chosen == "reference":
         func = ref.lsh256 if v is ref.LSH256 else ref.lsh512
         return [func(m, digest_size) for m in msgs]
-    import numpy as np
-
-    out = np.zeros((len(msgs), digest_size), dtype=np.uint8)
-    if msgs:
-        kernel = getattr(_kernels(), f"{v.name}_many_x8").get(chosen)
-        addresses, lengths, _keep = locate(msgs)
-        # Longest first, so that the lanes stay busy to the end; ``_keep`` holds every message
-        # the kernel reads until it returns.
-        order = np.argsort(lengths, kind="stable")[::-1].astype(np.uint64)
-        kernel(addresses, lengths, order, _iv(v, digest_size), out)
-    return unpack(out)
+    if not msgs:
+        return []
+    return _lanes(_kernel(v, "many_x8", chosen), v, msgs, digest_size)
 
 
 def lsh256(data: bytes, *, digest_size: int = 32, backend: str | None = None) -> bytes:
@@ -139,7 +154,6 @@ ALGORITHMS = (
         partial(lsh256_many, digest_size=28),
         None,
         "LSH-256-224 (KS X 3262), 8 messages in lanes",
-        "7454ab8143be6a749f101a9d6e887270e2e69cb05fac5828c9fec9020ea9c1be",
     ),
     Algorithm(
         "lsh-256-256",
@@ -147,7 +161,6 @@ ALGORITHMS = (
         partial(lsh256_many, digest_size=32),
         None,
         "LSH-256-256 (KS X 3262), 8 messages in lanes",
-        "ea8f224b38c436779f802d87bf50eb8cbb996d6f55419306c7fd6d4a1cbb6368",
     ),
     Algorithm(
         "lsh-512-224",
@@ -155,7 +168,6 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=28),
         None,
         "LSH-512-224 (KS X 3262), 8 messages in lanes",
-        "7af0354a94b0db8b6f05b9b1cf749fc2e350a1fad58519b73a289735cb743992",
     ),
     Algorithm(
         "lsh-512-256",
@@ -163,7 +175,6 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=32),
         None,
         "LSH-512-256 (KS X 3262), 8 messages in lanes",
-        "03701d39614cd898528c282327bd53b2c1ac9e9fd54fc100e567904b7623c639",
     ),
     Algorithm(
         "lsh-512-384",
@@ -171,7 +182,6 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=48),
         None,
         "LSH-512-384 (KS X 3262), 8 messages in lanes",
-        "a5e5e37ca202b8ecbcbe79ea29776b53b9e0d9b38bafe921745dc23928148a5e",
     ),
     Algorithm(
         "lsh-512-512",
@@ -179,6 +189,26 @@ ALGORITHMS = (
         partial(lsh512_many, digest_size=64),
         None,
         "LSH-512-512 (KS X 3262), 8 messages in lanes",
-        "a32bfa1b011289ce8085be14a88ffd759e550c415c2bbb4830a5a5d2ec26557c",
     ),
+)
+
+
+def _signatures(word: str) -> dict[str, str]:
+    many = f"uint64[:], int64[:], uint64[:], {word}[:], uint8[:, :]" + f", {word}[:]" * 4
+    one = f"uint8[:], int64, {word}[:], uint8[:], {word}[:], {word}[:]"
+    return {"many_x8": many + ", uint64[:]" * 3, "one": one}
+
+
+#: The LSH kernels (:mod:`twocats.lanes.modes.kernels.lsh`), as
+#: :func:`twocats.simd.family.ready` knows them.
+FAMILY = family_of(
+    "lsh",
+    "twocats.lanes.modes.kernels.lsh",
+    {
+        f"{v.name}_{shape}": signature
+        for v in (ref.LSH256, ref.LSH512)
+        for shape, signature in _signatures(f"uint{v.word_bits}").items()
+    },
+    _check,
+    __file__,
 )

@@ -18,21 +18,23 @@ standard IV and in the reference otherwise.  j-lanes with ``j=16`` fills one 512
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from twocats.exceptions import InvalidParametersError
 from twocats.lanes.algorithm import Algorithm, each
 from twocats.lanes.modes._common import as_data, check_bytes, check_messages, pack
+from twocats.lanes.modes.widths import SHA256_NARROW
+from twocats.lanes.reference import painted
 from twocats.lanes.reference import sha256tree as ref
+from twocats.simd.family import KernelKey, family_of, ready
 from twocats.simd.registry import resolve_backend
 
 __all__ = [
     "ALGORITHMS",
+    "FAMILY",
     "SHA384_IV",
     "jlanes_sha256",
     "jpointers",
@@ -58,46 +60,43 @@ _POINTER_KERNELS: dict[str, tuple[int, tuple[int, ...], int]] = {
 }
 
 
-@functools.cache
-def _kernels() -> Any:
-    """Import the SHA-2 tree drivers and give each its known-answer check (imports numpy and
-    numba)."""
-    from twocats.lanes.modes.kernels import sha256tree as drivers
-
-    drivers.sha256_jlanes.checked_by(_jlanes_passes)
-    drivers.sha256_mh.checked_by(_mh_passes)
-    drivers.sha256_pointers.checked_by(partial(_pointers_passes, "sha256"))
-    drivers.sha512_pointers.checked_by(partial(_pointers_passes, "sha512"))
-    return drivers
+def _kernel(name: str, backend: str) -> Any:
+    """The checked SHA-2 tree kernel ``name`` of :data:`FAMILY` on ``backend``."""
+    return ready(FAMILY, KernelKey(name, backend))
 
 
-def _jlanes_passes(backend: str) -> bool:
-    """j-lanes SHA-256 of every width over a message that leaves the lanes unequal."""
-    from twocats.lanes.known_answers import agrees, painted
+def _check(kernel: Any, key: KernelKey) -> bool:
+    """A SHA-2 tree kernel's known-answer check, the reference deciding: j-lanes of every width
+    over a message that leaves the lanes unequal; mh_sha256 of nothing, of one whole round of
+    segments and of a round and a part; j-pointers over messages at the blocks' edges, as many
+    as the narrow kernel takes and more (the wide one)."""
+    import numpy as np
 
-    (data,) = painted(300)
-    return all(agrees(jlanes_sha256, backend, data, j=j) for j in ref.JLANES_WIDTHS)
-
-
-def _mh_passes(backend: str) -> bool:
-    """mh_sha256 of nothing, of one whole round of segments and of a round and a part."""
-    from twocats.lanes.known_answers import agrees, painted
-
-    return all(agrees(mh_sha256, backend, data) for data in painted(0, 1024, 1500))
-
-
-def _pointers_passes(hash_name: str, backend: str) -> bool:
-    """j-pointers over messages at the blocks' edges, as many as the narrow kernel takes and
-    more (the wide one)."""
-    from twocats.lanes.known_answers import agrees, painted
-    from twocats.lanes.modes.widths import SHA256_NARROW
-
+    if key.kernel == "sha256_jlanes":
+        (data,) = painted(300)
+        iv = np.array(ref.SHA256_IV, dtype=np.uint32)
+        return all(
+            _jlanes(kernel, data, j, iv, ref.SHA256_IV) == ref.jlanes_sha256(data, j)
+            for j in ref.JLANES_WIDTHS
+        )
+    if key.kernel == "sha256_mh":
+        return all(_mh(kernel, data) == ref.mh_sha256(data) for data in painted(0, 1024, 1500))
+    hash_name = key.kernel.removesuffix("_pointers")
     block = 64 if hash_name == "sha256" else 128
     messages = painted(0, 1, block - 9, block - 8, block, block + 1, 2 * block + 3, 5, 7, 9)
     return all(
-        agrees(jpointers_messages, backend, batch, hash_name=hash_name)
+        hashlib.new(hash_name, _leaf_digests(kernel, *pack(batch), hash_name)).digest()
+        == ref.jpointers_messages(batch, hash_name)
         for batch in (messages[:SHA256_NARROW], messages)
     )
+
+
+def _scratch(width: int, word: str) -> list[Any]:
+    """The zeroed state of ``width`` SHA-2 lanes: H (8, width), M (16, width), T, F."""
+    import numpy as np
+
+    shapes = (((8, width), word), ((16, width), word), (width, np.uint64), (width, word))
+    return [np.zeros(shape, kind) for shape, kind in shapes]
 
 
 def _buffer(data: bytes) -> Any:
@@ -127,12 +126,21 @@ def jlanes_sha256(
         return ref.jlanes_sha256(data, j, leaf_iv, root_iv)
     if j not in ref.JLANES_WIDTHS:
         raise InvalidParametersError(f"j must be one of {ref.JLANES_WIDTHS}")
-    import numpy as np
 
     iv = _check_iv("leaf_iv", leaf_iv)
     _check_iv("root_iv", root_iv)
+    return _jlanes(_kernel("sha256_jlanes", chosen), data, j, iv, root_iv)
+
+
+def _jlanes(kernel: Any, data: bytes, j: int, iv: Any, root_iv: Sequence[int]) -> bytes:
+    """j-lanes SHA-256 of ``data`` by ``kernel``, the leaves from the words ``iv``."""
+    import numpy as np
+
+    # Up to SHA256_NARROW lanes run on the narrow lane kernel (extra lanes idle).
+    width = SHA256_NARROW if j <= SHA256_NARROW else j
     out = np.zeros((j, 8), dtype=np.uint32)
-    _kernels().sha256_jlanes.get(chosen)(_buffer(data), len(data), j, iv, out)
+    lanes = [np.zeros(j, np.uint64), np.zeros(j, np.uint64)]
+    kernel(_buffer(data), len(data), j, iv, out, *_scratch(width, "uint32"), *lanes)
     return _root(out.astype(">u4").tobytes(), root_iv)
 
 
@@ -151,24 +159,39 @@ def mh_sha256(data: bytes, *, backend: str | None = None) -> bytes:
     chosen = resolve_backend(backend)
     if chosen == "reference":
         return ref.mh_sha256(data)
+    return _mh(_kernel("sha256_mh", chosen), data)
+
+
+def _mh(kernel: Any, data: bytes) -> bytes:
+    """mh_sha256 of ``data`` by ``kernel``."""
     import numpy as np
 
     out = np.zeros((16, 8), dtype=np.uint32)
-    _kernels().sha256_mh.get(chosen)(_buffer(data), len(data), out)
+    kernel(_buffer(data), len(data), out, *_scratch(16, "uint32"))
     # The root input is word-major: word i of segments 0..15, each little-endian.
     return hashlib.sha256(out.T.astype("<u4").tobytes()).digest()
 
 
-def _leaf_digests(data: Any, starts: Any, lengths: Any, hash_name: str, backend: str) -> bytes:
-    """Hash the given messages in lanes with ``hash_name``; return their digests joined."""
+def _pointers(hash_name: str, backend: str) -> Any:
+    """The checked j-pointers kernel of ``hash_name``'s word size."""
+    return _kernel("sha256_pointers" if hash_name == "sha256" else "sha512_pointers", backend)
+
+
+def _leaf_digests(kernel: Any, data: Any, starts: Any, lengths: Any, hash_name: str) -> bytes:
+    """Hash the given messages in lanes with ``hash_name`` by ``kernel``; return their digests
+    joined."""
     import numpy as np
 
     bits, iv, size = _POINTER_KERNELS[hash_name]
     count = len(lengths)
-    out = np.zeros((count, 8), dtype=f"uint{bits}")
+    word = f"uint{bits}"
+    out = np.zeros((count, 8), dtype=word)
     if count:
-        kernel = getattr(_kernels(), f"sha{256 if bits == 32 else 512}_pointers").get(backend)
-        kernel(data, starts, lengths, np.array(iv, dtype=f"uint{bits}"), out)
+        # SHA-256 runs up to SHA256_NARROW messages on its narrow lane kernel.
+        narrow = SHA256_NARROW if bits == 32 else 0
+        width = narrow if count <= narrow else count
+        lanes = [*_scratch(width, word), np.zeros(count, np.uint64)]
+        kernel(data, starts, lengths, np.array(iv, dtype=word), out, *lanes)
     digests = out.astype(f">u{bits // 8}")
     return b"".join(row.tobytes()[:size] for row in digests)
 
@@ -186,7 +209,7 @@ def jpointers(
 
     starts = np.arange(j, dtype=np.uint64) * np.uint64(ls)
     lengths = np.full(j, ls, dtype=np.uint64)
-    leaves = _leaf_digests(_buffer(data), starts, lengths, hash_name, chosen)
+    leaves = _leaf_digests(_pointers(hash_name, chosen), _buffer(data), starts, lengths, hash_name)
     return hashlib.new(hash_name, leaves + data[j * ls :]).digest()
 
 
@@ -202,7 +225,8 @@ def jpointers_messages(
     if chosen == "reference":
         return ref.jpointers_messages(msgs, hash_name)
     data, starts, lengths = pack(msgs)
-    return hashlib.new(hash_name, _leaf_digests(data, starts, lengths, hash_name, chosen)).digest()
+    leaves = _leaf_digests(_pointers(hash_name, chosen), data, starts, lengths, hash_name)
+    return hashlib.new(hash_name, leaves).digest()
 
 
 #: The registry's rows (:mod:`twocats.lanes.registry`).
@@ -213,7 +237,6 @@ ALGORITHMS = (
         each(mh_sha256),
         None,
         "Intel multi-hash SHA-256 (ISA-L mh_sha256), 16 segments",
-        "44e4151f78b23fa9b8777873816dd75572ec03201f8e16593419d55caf232997",
     ),
     Algorithm(
         "jlanes-sha256-4",
@@ -221,7 +244,6 @@ ALGORITHMS = (
         each(jlanes_sha256, j=4),
         None,
         "j-lanes SHA-256 tree, j = 4, standard IVs",
-        "9f2f5e741a838d1bb7c724b054703ad53ae22207f5b2c237ca0cb0b7114ef5ff",
     ),
     Algorithm(
         "jlanes-sha256-8",
@@ -229,7 +251,6 @@ ALGORITHMS = (
         each(jlanes_sha256, j=8),
         None,
         "j-lanes SHA-256 tree, j = 8, standard IVs",
-        "a34dcf35ee1ae8f96185dd7703fbfdd096168b8e2b2876647d25b02a3adba581",
     ),
     Algorithm(
         "jlanes-sha256-16",
@@ -237,6 +258,28 @@ ALGORITHMS = (
         each(jlanes_sha256, j=16),
         None,
         "j-lanes SHA-256 tree, j = 16, standard IVs",
-        "2ae213c93f171daa0e4048d754b7be90ff2aa20631d0732c248923d67fedb58f",
     ),
+)
+
+
+def _pointers_signature(word: str) -> str:
+    arguments = f"uint8[:], uint64[:], uint64[:], {word}[:], {word}[:, :]"
+    return f"{arguments}, {word}[:, :], {word}[:, :], uint64[:], {word}[:], uint64[:]"
+
+
+#: The SHA-2 tree kernels (:mod:`twocats.lanes.modes.kernels.sha256tree`), as
+#: :func:`twocats.simd.family.ready` knows them.
+FAMILY = family_of(
+    "sha256tree",
+    "twocats.lanes.modes.kernels.sha256tree",
+    {
+        "sha256_jlanes": "uint8[:], int64, int64, uint32[:], uint32[:, :], uint32[:, :], "
+        "uint32[:, :], uint64[:], uint32[:], uint64[:], uint64[:]",
+        "sha256_mh": "uint8[:], int64, uint32[:, :], uint32[:, :], uint32[:, :], uint64[:], "
+        "uint32[:]",
+        "sha256_pointers": _pointers_signature("uint32"),
+        "sha512_pointers": _pointers_signature("uint64"),
+    },
+    _check,
+    __file__,
 )

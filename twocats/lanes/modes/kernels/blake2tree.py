@@ -25,21 +25,33 @@ permute = blake2tree.blake2s_tree_lanes
 
 
 @variants  # type: ignore[call-overload]
-def blake2p_hash(data: Any, length: Any, init: Any, key: Any, keyed: Any, out: Any) -> None:
+def blake2p_hash(
+    data: Any,
+    length: Any,
+    init: Any,
+    key: Any,
+    keyed: Any,
+    out: Any,
+    H: Any,
+    M: Any,
+    T: Any,
+    F0: Any,
+    F1: Any,
+    saved: Any,
+    total: Any,
+    blocks: Any,
+) -> None:
     """Hash data[0:length] with BLAKE2sP or BLAKE2bP; out receives out.shape[0] digest bytes.
 
     The K leaves run in lanes.  init holds the initial chaining values: rows 0..K-1 for the
     leaves, row K for the root (each the IV xor the node's parameter block).  With ``keyed``
     every leaf first absorbs the BLOCK-byte key block whose words are ``key``.
+
+    The leaves' state is the caller's zeroed scratch, so that the compiled code allocates
+    nothing: the chaining values ``H`` (8 * K words), message words ``M`` (16 * K), counters
+    ``T`` (K, 64-bit), flags ``F0`` and ``F1`` (K), the leaf digests ``saved`` (8 * K), and per
+    leaf its bytes ``total`` and ``blocks`` (K, 64-bit).
     """
-    H = np.zeros(8 * K, dtype=WORD)
-    M = np.zeros(16 * K, dtype=WORD)
-    T = np.zeros(K, dtype=np.uint64)
-    F0 = np.zeros(K, dtype=WORD)
-    F1 = np.zeros(K, dtype=WORD)
-    saved = np.zeros(8 * K, dtype=WORD)
-    total = np.zeros(K, dtype=np.uint64)
-    blocks = np.zeros(K, dtype=np.uint64)
     length = U64(length)
     key_bytes = U64(BLOCK) if keyed else U64(0)
     most = U64(0)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from numba.np.numpy_support import carray
 
 from twocats.lanes._words import U8, U64, load_word, padded_word, pointer
@@ -24,7 +23,18 @@ permute = keccak.keccak_x4
 
 @variants  # type: ignore[call-overload]
 def keccak_sponge(
-    addresses: Any, lengths: Any, order: Any, rate: Any, first: Any, domain: Any, out: Any
+    addresses: Any,
+    lengths: Any,
+    order: Any,
+    rate: Any,
+    first: Any,
+    domain: Any,
+    out: Any,
+    S: Any,
+    message: Any,
+    step: Any,
+    blocks: Any,
+    steps: Any,
 ) -> None:
     """Run the Keccak sponge on many messages, up to K at a time, one message per state.
 
@@ -40,18 +50,16 @@ def keccak_sponge(
     Each state takes one step per permutation: a step absorbs a block, or, after the last block,
     squeezes, so a message with more output than one rate squeezes on in lock-step with the
     others absorbing.
+
+    The states are the caller's (``S``, 25 * K words), as is each state's bookkeeping (K words
+    each: its message, the step it is at, its blocks and its steps in all), so that the compiled
+    code allocates nothing and can be built ahead of time.
     """
     count = order.shape[0]
     outlen = U64(out.shape[1])
     rate64 = U64(rate)
     words = rate64 // U64(8)
     squeezes = max(U64(1), (outlen + rate64 - U64(1)) // rate64)
-    S = np.zeros(25 * K, dtype=np.uint64)
-    # Per state: its message, the step it is at, its blocks and its steps in all.
-    message = np.zeros(K, dtype=np.uint64)
-    step = np.zeros(K, dtype=np.uint64)
-    blocks = np.zeros(K, dtype=np.uint64)
-    steps = np.zeros(K, dtype=np.uint64)
     active = 0
     waiting = 0
     while True:

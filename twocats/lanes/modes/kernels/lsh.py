@@ -28,7 +28,20 @@ compress = lsh.lsh256_compress
 
 
 @variants  # type: ignore[call-overload]
-def lsh_many(addresses: Any, lengths: Any, order: Any, iv: Any, out: Any) -> None:
+def lsh_many(
+    addresses: Any,
+    lengths: Any,
+    order: Any,
+    iv: Any,
+    out: Any,
+    CV: Any,
+    M: Any,
+    even: Any,
+    odd: Any,
+    message: Any,
+    step: Any,
+    blocks: Any,
+) -> None:
     """Hash many messages with LSH, up to K at a time in lock-step, one message per lane.
 
     Message m is lengths[m] bytes at address addresses[m], read where it lies (the caller keeps it
@@ -37,18 +50,15 @@ def lsh_many(addresses: Any, lengths: Any, order: Any, iv: Any, out: Any) -> Non
     lanes in the given order (longest first keeps the lanes busy to the end), and a lane whose
     message ends takes the next at once: a freed lane is filled by moving the last busy one into
     it, so lanes 0..active-1 are the busy ones.
+
+    The lanes' state is the caller's, so that the compiled code allocates nothing: the chaining
+    values ``CV`` (16 * K words), the message words ``M`` (32 * K) and the rounds' scratch
+    ``even`` and ``odd`` (16 * K each), and per lane its message, the block it is at and its
+    blocks in all (K words each).
     """
     count = order.shape[0]
     outlen = out.shape[1]
     block = U64(BLOCK)
-    CV = np.zeros(16 * K, dtype=WORD)
-    M = np.zeros(32 * K, dtype=WORD)
-    even = np.zeros(16 * K, dtype=WORD)
-    odd = np.zeros(16 * K, dtype=WORD)
-    # Per lane: its message, the block it is at and its blocks in all.
-    message = np.zeros(K, dtype=np.uint64)
-    step = np.zeros(K, dtype=np.uint64)
-    blocks = np.zeros(K, dtype=np.uint64)
     active = 0
     waiting = 0
     while True:
@@ -97,12 +107,13 @@ def lsh_many(addresses: Any, lengths: Any, order: Any, iv: Any, out: Any) -> Non
 
 
 @variants  # type: ignore[call-overload]
-def lsh_one(data: Any, length: Any, iv: Any, out: Any) -> None:
-    """Hash data[0:length] with LSH (single-message kernel); out receives the digest."""
+def lsh_one(data: Any, length: Any, iv: Any, out: Any, CV: Any, M: Any) -> None:
+    """Hash data[0:length] with LSH (single-message kernel); out receives the digest.
+
+    ``CV`` (16 words) and ``M`` (32 words) are the caller's scratch.
+    """
     length = U64(length)
     block = U64(BLOCK)
-    CV = np.empty(16, dtype=WORD)
-    M = np.empty(32, dtype=WORD)
     for i in range(16):
         CV[i] = iv[i]
     blocks = length // block + U64(1)

@@ -27,22 +27,33 @@ wide = sha256_lanes
 
 
 @variants  # type: ignore[call-overload]
-def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
+def sha256_jlanes(
+    data: Any,
+    length: Any,
+    j: Any,
+    iv: Any,
+    out: Any,
+    H: Any,
+    M: Any,
+    T: Any,
+    F: Any,
+    sizes: Any,
+    blocks: Any,
+) -> None:
     """Hash the j lanes of j-lanes SHA-256; out[k] receives lane k's 8 state words.
 
     Lane k is the message made of the 32-bit words k, k + j, k + 2j, ... of data[0:length] (the
     last word may be partial); each lane is padded as its own SHA-256 message and starts from the
     8 words ``iv``.
+
+    The lanes' state is the caller's zeroed scratch, as wide as the lane kernel that runs them
+    (``SHA256_NARROW`` lanes for up to that many, else j): ``H`` (8, width) and ``M`` (16,
+    width) words, ``T`` (width, 64-bit) and ``F`` (width), and per lane its ``sizes`` and
+    ``blocks`` (j, 64-bit).
     """
     lanes = U64(j)
     # Up to SHA256_NARROW lanes run on the narrow kernel (extra lanes idle), more on the wide one.
-    width = SHA256_NARROW if j <= SHA256_NARROW else j
-    H = np.empty((8, width), dtype=np.uint32)
-    M = np.zeros((16, width), dtype=np.uint32)
-    T = np.zeros(width, dtype=np.uint64)
-    F = np.zeros(width, dtype=np.uint32)
-    sizes = np.zeros(j, dtype=np.uint64)
-    blocks = np.zeros(j, dtype=np.uint64)
+    width = H.shape[1]
     length = U64(length)
     words = (length + U64(3)) // U64(4)
     most = U64(0)
@@ -109,16 +120,14 @@ def sha256_jlanes(data: Any, length: Any, j: Any, iv: Any, out: Any) -> None:
 
 
 @variants  # type: ignore[call-overload]
-def sha256_mh(data: Any, length: Any, out: Any) -> None:
+def sha256_mh(data: Any, length: Any, out: Any, H: Any, M: Any, T: Any, F: Any) -> None:
     """Hash data[0:length] with the 16 segments of Intel's mh_sha256; out[s] gets segment s.
 
     Segment s takes the 32-bit words s, s + 16, s + 32, ... of the message after one global
     padding to a multiple of 1024 bytes (0x80, zeros, the 64-bit big-endian bit length).
+    ``H`` (8, 16), ``M`` (16, 16), ``T`` (16, 64-bit) and ``F`` (16) are the caller's zeroed
+    scratch.
     """
-    H = np.empty((8, 16), dtype=np.uint32)
-    M = np.zeros((16, 16), dtype=np.uint32)
-    T = np.zeros(16, dtype=np.uint64)
-    F = np.zeros(16, dtype=np.uint32)
     length = U64(length)
     tail = length % U64(1024)
     padded = length - tail + (U64(1024) if tail <= U64(1015) else U64(2048))
@@ -156,19 +165,28 @@ def sha256_mh(data: Any, length: Any, out: Any) -> None:
 
 
 @variants  # type: ignore[call-overload]
-def sha2_pointers(data: Any, starts: Any, lengths: Any, iv: Any, out: Any) -> None:
+def sha2_pointers(
+    data: Any,
+    starts: Any,
+    lengths: Any,
+    iv: Any,
+    out: Any,
+    H: Any,
+    M: Any,
+    T: Any,
+    F: Any,
+    blocks: Any,
+) -> None:
     """Hash each message data[starts[m]:starts[m] + lengths[m]] with SHA-2 from ``iv``.
 
     The messages run in lanes, all of them at once; out[m] receives message m's 8 state words.
     Up to NARROW messages run on the lane kernel ``narrow`` (extra lanes idle), more on ``wide``.
+    The lanes' state is the caller's zeroed scratch, as wide as the kernel that runs them:
+    ``H`` (8, width) and ``M`` (16, width) words, ``T`` (width, 64-bit), ``F`` (width), and
+    per message its ``blocks`` (64-bit).
     """
     count = starts.shape[0]
-    width = NARROW if count <= NARROW else count
-    H = np.empty((8, width), dtype=WORD)
-    M = np.zeros((16, width), dtype=WORD)
-    T = np.zeros(width, dtype=np.uint64)
-    F = np.zeros(width, dtype=WORD)
-    blocks = np.zeros(count, dtype=np.uint64)
+    width = H.shape[1]
     most = U64(0)
     for k in range(width):
         for i in range(8):

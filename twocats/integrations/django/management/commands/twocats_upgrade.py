@@ -19,7 +19,7 @@ from twocats.exceptions import TwoCatsError
 from twocats.integrations.django.hashers import TwoCatsPasswordHasher
 from twocats.integrations.django.upgrade import UpgradeSummary, upgrade_users
 from twocats.params import BOUNDS
-from twocats.target import describe_differences
+from twocats.password import describe_differences
 
 #: Width of the progress bar, in characters.
 BAR_WIDTH = 30
