@@ -4,7 +4,7 @@ Usage::
 
     from twocats import _child
 
-    done = _child.run("from twocats.prebuild import main; main()", timeout=60)
+    done = _child.run("import twocats; print(twocats.__version__)", timeout=60)
     process = _child.start("...", stdin=subprocess.PIPE)      # a long-lived child
 
 Every Python process twocats starts (the compile child of a stored hash's kernel, the warm-up

@@ -17,6 +17,22 @@ def test_jobs_never_show_the_pepper() -> None:
     assert repr(CHEAPEST) in repr(jobs)
 
 
+def test_a_job_never_shows_the_password_or_the_pepper() -> None:
+    """A job's repr (which a traceback's locals may show) holds neither secret, whatever the call."""
+    jobs = Jobs(CHEAPEST, 16, b"pepper-in-repr", StoredLimits.relative_to(CHEAPEST))
+    stored = PasswordHasher.from_params(CHEAPEST).hash("other")
+    made = [
+        jobs.hash("password-in-repr", None),
+        jobs.verify(stored, "password-in-repr"),
+        jobs.hash_as(stored, "password-in-repr"),
+        jobs.unknown("password-in-repr", None),
+        jobs.unknown("password-in-repr", stored),
+    ]
+    for job in made:
+        assert "in-repr" not in repr(job)
+        assert repr(job.params) in repr(job)
+
+
 def test_a_job_asks_for_the_memory_its_derivation_needs() -> None:
     """A hash job and an upgrade job ask admission for the work memory they will use."""
     hasher = PasswordHasher.from_params(CHEAPEST)

@@ -64,7 +64,8 @@ class Job(Generic[_R]):
     """
 
     need: int
-    work: Callable[[Engine], bytes]
+    # The work holds the password and the pepper: never in a repr.
+    work: Callable[[Engine], bytes] = dataclasses.field(repr=False)
     finish: Callable[[bytes], _R]
     params: Params
 

@@ -92,10 +92,10 @@ LEVELS: Final = (
 #: The levels by key.
 LEVELS_BY_KEY: Final = {level.key: level for level in LEVELS}
 
-#: The levels a full matrix runs, best first (each host runs those of its architecture).
 #: The bits of the vector registers the simd lane kernels are written for (AVX-512's).
 VECTOR_BITS: Final = 512
 
+#: The levels a full matrix runs, best first (each host runs those of its architecture).
 MATRIX_LEVELS: Final = ("avx512", "avx512-zmm", "avx2", "sse4.2", "sse2", "sve", "neon", "none")
 
 #: The x86-64 baseline's name, as LLVM and the psABI spell it (SSE2, no newer extension).
