@@ -73,6 +73,16 @@ def test_reference_backend_is_refused_with_exit_status_2() -> None:
     assert "scalar or simd" in result.output
 
 
+@pytest.mark.parametrize(
+    "extra", [["--all"], ["--jobs", "2"], ["--shared"], ["--json"], ["--mem-cost", "10"]]
+)
+def test_wheel_refuses_every_other_option(extra: list[str]) -> None:
+    """--wheel builds a wheel's own kernels: another option is a usage error, nothing built."""
+    result = CliRunner().invoke(main, ["warmup", "--wheel", *extra])
+    assert result.exit_code == 2
+    assert "--wheel builds a wheel's own kernels and takes no other option" in result.output
+
+
 def test_bad_parameters_are_refused_before_compiling() -> None:
     """A parameter set the library refuses is a usage error naming the parameter."""
     result = CliRunner().invoke(main, ["warmup", "--lanes", "3"])
@@ -117,6 +127,20 @@ def test_kernels_compiled_on_two_processes_land_in_the_cache(
     assert all(seconds > 0 for seconds in done.values())
     assert list(tmp_path.rglob("*fill_final_l2_blake2s__simd*.nbi"))
     assert list(tmp_path.rglob("*fill_final_l4_sha256__simd*.nbi"))
+
+
+def test_a_worker_that_does_not_answer_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker silent for longer than JOB_SECONDS ends the run with one error (it is stopped)."""
+    from twocats.exceptions import BackendError
+    from twocats.simd import family
+
+    monkeypatch.setenv("TWOCATS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(family, "JOB_SECONDS", 0.001)
+    jobs = [Job(FILL, FillKey(2, "simd", 0, 0)), Job(FILL, FillKey(4, "simd", 2, 0))]
+    with pytest.raises(BackendError, match=r"no worker answered in 0\.001 s"):
+        list(warm(jobs, 2))
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ def test_jobs_never_show_the_pepper() -> None:
 
 
 def test_a_job_never_shows_the_password_or_the_pepper() -> None:
-    """A job's repr (which a traceback's locals may show) holds neither secret, whatever the call."""
+    """A job's repr (a traceback's locals may show it) holds neither secret, whatever the call."""
     jobs = Jobs(CHEAPEST, 16, b"pepper-in-repr", StoredLimits.relative_to(CHEAPEST))
     stored = PasswordHasher.from_params(CHEAPEST).hash("other")
     made = [

@@ -102,3 +102,24 @@ def test_a_shape_that_does_not_compile_is_refused_like_a_limit(
         with pytest.raises(HashLimitError, match="sha256 x2"):
             kernels.prepare(planted, 1.0)
     assert calls == [FillKey(2, "simd", 2, 0)]
+
+
+def test_ready_is_a_lookup_that_an_event_loop_may_make(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ready`` loads nothing (the async calls ask it on the event loop); ``loads_now`` and
+    ``prepare`` load the checked artefact, after which ``ready`` says so."""
+    loaded: list[object] = []
+
+    def load(family_: object, key: object) -> object:
+        loaded.append(key)
+        return lambda *args: None
+
+    monkeypatch.setattr(aot, "load", load)
+    monkeypatch.setattr(family, "_ready", {})
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    params = Params(mem_cost=4, hash_type="sha256", lanes=2, parallelism=1, block_size=1024)
+    kernels = Kernels("simd", ())
+    assert not kernels.ready(params)
+    assert loaded == []
+    assert kernels.loads_now(params)
+    assert loaded == [FillKey(2, "simd", 2, 0)]
+    assert kernels.ready(params)

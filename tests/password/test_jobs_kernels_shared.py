@@ -91,7 +91,7 @@ for password in ("pw", "wrong"):
 compiled = None
 if "numba" in sys.modules:
     from twocats.kdf.fill.family import fill_variants
-    compiled = len(fill_variants(16, 3, 0)._build_for("simd").overloads)
+    compiled = len(fill_variants(16, 3, 0).get("simd").overloads)
 print(json.dumps({"answers": answers, "numba": "numba" in sys.modules, "compiled": compiled}))
 """
 

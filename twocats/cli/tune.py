@@ -385,7 +385,7 @@ def _prepare_kernel(backend: str, params: Params) -> None:
     from twocats.password import Kernels
 
     kernels = Kernels(backend, ())
-    if kernels.ready(params):
+    if kernels.loads_now(params):
         return
     info("loading the fill kernel (numba compiles it once for this machine, then caches it)")
     started = time.perf_counter()

@@ -90,13 +90,16 @@ def warmup_command(
     from twocats.simd.family import Job
     from twocats.simd.registry import resolve_backend
 
+    if wheel:
+        given = [name for name, value in options.items() if value not in (None, False)]
+        if everything or jobs or shared or backend or as_json or given:
+            raise click.UsageError("--wheel builds a wheel's own kernels and takes no other option")
+        _wheel()
+        return
     chosen = resolve_backend(backend)
     if chosen == "reference":
         raise BackendError("the reference backend has no compiled kernels; choose scalar or simd")
     params = build_params(options)
-    if wheel:
-        _wheel()
-        return
     families = [FILL, *FAMILIES] if everything else [FILL]
     work = [
         Job(family, key)
@@ -178,12 +181,17 @@ def wheel_jobs() -> list[Job]:
 
 
 def _wheel() -> None:
-    """Build :func:`wheel_jobs` into the package's folder, one child per x86-64 level."""
+    """Build :func:`wheel_jobs` into the package's folder, one child per x86-64 level; exit 1
+    when this CPU runs none of the levels."""
     from twocats.simd.aot import PREBUILT_DIR
     from twocats.simd.family import wheel
 
+    built = 0
     for level, outcome in wheel(wheel_jobs(), PREBUILT_DIR):
         info(f"{level}: {outcome}")
+        built += outcome == "built"
+    if not built:
+        raise Failure("no kernel was built: this CPU runs none of the wheel's x86-64 levels")
 
 
 def artefacts_line(usable: int, count: int) -> str:

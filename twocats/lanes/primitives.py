@@ -46,14 +46,11 @@ __all__ = [
     "MAX_LANES",
     "MAX_THREADS",
     "PRIMITIVES",
-    "buffer_digests",
     "check_slices",
     "digest_list",
     "digest_rows",
     "digests_of",
     "fixed_rows",
-    "joined",
-    "lane_scratch",
     "longest_first",
     "rows_of",
     "slice_digests",
@@ -110,7 +107,7 @@ def _passes(kernel: Any, key: KernelKey) -> bool:
     than two 8 KiB chunks."""
     algorithm = key.kernel.removeprefix("lanes_")
     messages = reference.painted(0, 1, 64, 65, 200, 1000, 16391)
-    digests = buffer_digests(kernel, algorithm, *joined(messages), 8)
+    digests = _buffer_digests(kernel, algorithm, *_joined(messages), 8)
     return digests == [hashlib.new(algorithm, message).digest() for message in messages]
 
 
@@ -132,7 +129,7 @@ def _checked_scheduler(algorithm: str, backend: str) -> Any:
     return ready(FAMILY, KernelKey(f"lanes_{algorithm}", backend))
 
 
-def lane_scratch(word_bits: int, nlanes: int) -> list[memoryview]:
+def _lane_scratch(word_bits: int, nlanes: int) -> list[memoryview]:
     """The lanes' state a scheduler works in, zeroed: ``H`` (8 x nlanes) and ``M`` (16 x nlanes)
     words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and ``meta`` (5 x nlanes)
     lane records."""
@@ -165,7 +162,7 @@ def longest_first(lengths: Sequence[int]) -> array.array[int]:
     return array.array("q", sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True))
 
 
-def buffer_digests(
+def _buffer_digests(
     kernel: Any,
     algorithm: str,
     buffer: bytearray,
@@ -185,14 +182,14 @@ def buffer_digests(
     out = bytearray(count * row)
     rows = memoryview(out).cast("I" if facts.word_bits == 32 else "Q", (count, 8))
     kernel(
-        addresses, sizes, longest_first(sizes), count, rows, *lane_scratch(facts.word_bits, nlanes)
+        addresses, sizes, longest_first(sizes), count, rows, *_lane_scratch(facts.word_bits, nlanes)
     )
     view = memoryview(out)
     size = facts.digest_size
     return [view[at : at + size].tobytes() for at in range(0, count * row, row)]
 
 
-def joined(messages: Sequence[bytes]) -> tuple[bytearray, list[int], list[int]]:
+def _joined(messages: Sequence[bytes]) -> tuple[bytearray, list[int], list[int]]:
     """The messages joined in one buffer, with the start and length of each."""
     lengths = [len(message) for message in messages]
     starts = list(itertools.accumulate(lengths[:-1], initial=0)) if lengths else []
@@ -229,7 +226,7 @@ def _run(
     parts = min(threads, count)
     if parts <= 1:
         kernel(
-            addresses, lengths, _longest_first(lengths), count, words, *lane_scratch(bits, lanes)
+            addresses, lengths, _longest_first(lengths), count, words, *_lane_scratch(bits, lanes)
         )
         return _digests(words, facts.digest_size)
     cumulative = np.concatenate(([0], np.cumsum(lengths)))
@@ -250,7 +247,7 @@ def _run(
                 _longest_first(part),
                 last - first,
                 words[first:last],
-                *lane_scratch(bits, lanes),
+                *_lane_scratch(bits, lanes),
             )
         )
     for future in futures:
@@ -418,4 +415,4 @@ def slice_digests(
     if not starts:
         return []
     writable = buffer if isinstance(buffer, bytearray) else bytearray(buffer)
-    return buffer_digests(_checked_scheduler(name, chosen), name, writable, starts, lengths, width)
+    return _buffer_digests(_checked_scheduler(name, chosen), name, writable, starts, lengths, width)

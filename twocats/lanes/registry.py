@@ -40,7 +40,7 @@ from twocats.lanes.algorithm import Algorithm
 from twocats.lanes.primitives import PRIMITIVES
 from twocats.simd.family import Family
 
-__all__ = ["ALGORITHMS", "FAMILIES", "PRIMITIVES", "Algorithm", "algorithm_named"]
+__all__ = ["ALGORITHMS", "PRIMITIVES", "Algorithm", "algorithm_named"]
 
 
 def _primitives() -> list[Algorithm]:

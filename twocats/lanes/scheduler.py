@@ -103,7 +103,7 @@ def lanes_many(
     loop ran at half speed); the simd build still calls the simd lane kernel and the vector
     decode.
 
-    The lanes' state is the caller's (:func:`twocats.lanes.primitives.lane_scratch`), so
+    The lanes' state is the caller's (``twocats.lanes.primitives._lane_scratch``), so
     that the compiled code allocates nothing and can be built ahead of time: ``H`` (8, nlanes)
     and ``M`` (16, nlanes) words, ``T`` (nlanes) byte counters, ``F`` (nlanes) final flags and
     ``meta`` (5, nlanes): per lane the message address, length, next block, number of blocks and

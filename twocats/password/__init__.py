@@ -37,8 +37,9 @@ default limits accept took up to 6 times the CPU of a verification of
 estimate, 2.5 times, runs low for eight multiplies and few lanes).  The first hash of a kernel
 shape that no cache holds also costs a compile, about 7 to 9 s of CPU (18 to 26 verifications of
 ``SENSITIVE``), once per shape per machine while the cache can be written; it never runs inside
-an admission slot (see :mod:`twocats.password._jobs`: shapes other than the hasher's own, the
-built-in profiles' and ``previous`` compile in a fresh process, one at a time, within 120 s).
+an admission slot (shapes other than the hasher's own, the built-in profiles' and ``previous``
+compile in a fresh, isolated process, one at a time, within
+:data:`twocats.simd.family.COMPILE_SECONDS`).
 An operator who accepts costlier stored hashes says so with ``previous``, ``max_memory`` (the
 work limit then follows a default-profile hash of that size at least) or ``max_work``.
 :func:`twocats.kdf.limits.check_stored_params` makes the same check for parameters from anywhere
@@ -55,23 +56,23 @@ Other libraries' hashes
 :meth:`PasswordHasher.verify_foreign` runs another library's verification of an argon2 or bcrypt
 hash (the framework adapters' older users) in an admission slot, its memory counted against
 :attr:`~PasswordHasher.max_total_memory`, after :meth:`~PasswordHasher.check_foreign` checked
-its cost against the same limits as a twocats hash (see :mod:`twocats.password._foreign`).
+its cost against the same limits as a twocats hash (:data:`ARGON2_MAX_LANES`, :func:`foreign_cost`).
 
 Under load
 ----------
 A hasher admits at most :attr:`~PasswordHasher.max_concurrency` hashes (hash, verify, upgrade) at
 once, and at most :attr:`~PasswordHasher.max_total_memory` of work memory for all of them together;
-further callers wait in first-in, first-out order (see :mod:`twocats.password._admission`).  The
-defaults keep the usable CPUs busy without oversubscribing them (the CPUs divided by the parallelism
-of the hasher's parameters) and the memory within half of what the machine can give, so memory stays
-bounded whatever the number of callers.  ``timeout`` (per hasher, or per call) makes a waiting
-caller give up with :class:`~twocats.exceptions.HasherBusyError`.  All hashes of the process share
-one pool of fill threads, sized to the usable CPUs.  The work areas of finished calls are kept in
-idle engines for reuse, since mapping fresh pages costs about as much as the hashing itself;
-:meth:`~PasswordHasher.release` lets them go.  A dropped hasher frees them at once (it is part of no
-reference cycle).  Any number of threads and asyncio tasks (:meth:`~PasswordHasher.ahash`,
-:meth:`~PasswordHasher.averify`, :meth:`~PasswordHasher.aupgrade`) may share one hasher; the results
-never depend on scheduling.
+further callers wait in first-in, first-out order.  The defaults keep the usable CPUs busy without
+oversubscribing them (the CPUs divided by the parallelism of the hasher's parameters) and the
+memory within half of what the machine can give, so memory stays bounded whatever the number of
+callers.  ``timeout`` (per hasher, or per call) makes a waiting caller give up with
+:class:`~twocats.exceptions.HasherBusyError`.  All hashes of the process share one pool of kernel
+threads with the lane kernels, as large as the most threads asked of it.  The work areas of
+finished calls are kept in idle engines for reuse, since mapping fresh pages costs about as much
+as the hashing itself; :meth:`~PasswordHasher.release` lets them go.  A dropped hasher frees them
+at once (it is part of no reference cycle).  Any number of threads and asyncio tasks
+(:meth:`~PasswordHasher.ahash`, :meth:`~PasswordHasher.averify`, :meth:`~PasswordHasher.aupgrade`)
+may share one hasher; the results never depend on scheduling.
 
 Unknown users
 -------------
@@ -91,8 +92,8 @@ after every hash (see :class:`PasswordHasher` for its cost).
 
 The package's modules are private (``_hasher``, ``_jobs``: each call as a job and its kernel made
 ready, ``_admission``, ``_foreign``: other libraries' hashes, ``_target``: a hash set's target,
-``_upgraders``); ``twocats`` re-exports the public names, and the rest of twocats imports what it
-needs from here.  Importing this package imports neither numpy nor numba.
+``_upgraders``); ``twocats`` re-exports :class:`PasswordHasher`, and the rest of twocats imports
+what it needs from here.  Importing this package imports neither numpy nor numba.
 """
 
 from __future__ import annotations

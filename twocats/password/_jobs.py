@@ -208,7 +208,14 @@ class Kernels:
         return FILL.keys(backend, params)[0]
 
     def ready(self, params: Params) -> bool:
-        """Whether a call with ``params`` may be admitted at once (nothing left to compile)."""
+        """Whether a call with ``params`` may be admitted at once: its kernel was made ready
+        before (a lookup, which an event loop may make; :meth:`prepare` loads or compiles)."""
+        key = self._key(params)
+        return key is None or family.is_ready(key)
+
+    def loads_now(self, params: Params) -> bool:
+        """Whether the kernel of ``params`` is ready without a compile: made ready before, or
+        its checked artefact loads now."""
         key = self._key(params)
         return key is None or family.ready_now(FILL, key)
 

@@ -753,10 +753,6 @@ class Variants:
 
     def get(self, backend: str) -> Any:
         """Return the build for ``backend`` ("simd" or "scalar"), creating it if needed."""
-        return self._build_for(backend)
-
-    def _build_for(self, backend: str) -> Any:
-        """The build for ``backend``, made if needed, whether or not it was checked."""
         build = self._builds.get(backend)
         if build is not None:
             return build
@@ -806,7 +802,7 @@ class Variants:
             if value is self:
                 namespace[key] = build
             elif isinstance(value, Variants):
-                namespace[key] = value._build_for(backend)
+                namespace[key] = value.get(backend)
         return build
 
 

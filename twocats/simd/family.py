@@ -39,11 +39,13 @@ from twocats.simd.isa import X86_64_LEVELS
 
 __all__ = [
     "COMPILE_SECONDS",
+    "JOB_SECONDS",
     "Family",
     "Job",
     "KernelKey",
     "Key",
     "family_of",
+    "is_ready",
     "ready",
     "ready_now",
     "serve",
@@ -54,6 +56,10 @@ __all__ = [
 
 #: The longest an isolated child may compile one kernel, in seconds.
 COMPILE_SECONDS: Final = 120.0
+
+#: The longest a warm-up or wheel worker may take over one job before the run gives up, in
+#: seconds (an artefact's build at an emulated level included).
+JOB_SECONDS: Final = 3600.0
 
 
 class Key(Hashable, Protocol):
@@ -214,10 +220,16 @@ def ready_now(family: Family[K], key: K) -> bool:
     artefact loads now (it is then kept)."""
     if key.name in _ready:
         return True
-    kernel = aot.load(family, key)
-    if kernel is not None:
-        _ready.setdefault(key.name, kernel)
+    with _lock:
+        kernel = _ready.get(key.name) or aot.load(family, key)
+        if kernel is not None:
+            _ready[key.name] = kernel
     return kernel is not None
+
+
+def is_ready(key: Key) -> bool:
+    """Whether ``key``'s kernel was made ready in this process (a lookup: it loads nothing)."""
+    return key.name in _ready
 
 
 def _numba(family: Family[K], key: K) -> _Numba:
@@ -382,7 +394,8 @@ def warm(
     With one process, or one job, and no ``settings`` they run in this process, in order;
     otherwise each of ``processes`` isolated children (with ``settings`` in their environment)
     takes the next job as it finishes one; they write to the same kernel cache, whose writers of
-    one kernel take turns.  Raises :class:`~twocats.exceptions.BackendError` when a job fails.
+    one kernel take turns.  Raises :class:`~twocats.exceptions.BackendError` when a job fails or
+    no worker answers within :data:`JOB_SECONDS`.
     """
     if settings is None and (processes <= 1 or len(jobs) <= 1):
         for job in jobs:
@@ -403,7 +416,10 @@ def warm(
             chooser.register(worker.stdout, selectors.EVENT_READ)
             _hand_out(worker, pending, workers[worker.stdout][1])
         while any(given for _worker, given in workers.values()):
-            for found, _events in chooser.select():
+            answered = chooser.select(timeout=JOB_SECONDS)
+            if not answered:
+                raise BackendError(f"no worker answered in {JOB_SECONDS:g} s")
+            for found, _events in answered:
                 worker, given = workers[found.fileobj]
                 job = given.pop()
                 assert worker.stdout is not None

@@ -52,7 +52,7 @@ def _spoiled_checks(monkeypatch: pytest.MonkeyPatch, spoiled: int) -> list[int]:
 
 def test_a_build_that_fails_its_check_is_compiled_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
     """One failed check: one warning, numba recompiles the kernel, and the check then passes."""
-    kernel = fill_variants(KEY.lanes, KEY.hash_type, KEY.variant)._build_for(KEY.backend)
+    kernel = fill_variants(KEY.lanes, KEY.hash_type, KEY.variant).get(KEY.backend)
     recompiled: list[Any] = []
     recompile = type(kernel).recompile
 
@@ -76,7 +76,7 @@ def test_a_build_that_fails_its_check_is_compiled_afresh(monkeypatch: pytest.Mon
 
 def test_a_build_that_keeps_failing_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fresh build that still differs from the reference raises instead of hashing."""
-    kernel = fill_variants(KEY.lanes, KEY.hash_type, KEY.variant)._build_for(KEY.backend)
+    kernel = fill_variants(KEY.lanes, KEY.hash_type, KEY.variant).get(KEY.backend)
     monkeypatch.setattr(type(kernel), "recompile", lambda self: None)
     _spoiled_checks(monkeypatch, spoiled=2)
     with warnings.catch_warnings():

@@ -230,7 +230,7 @@ def test_kernels_release_the_gil() -> None:
         for lanes in LANES:
             if lanes <= HASHES[0].state_words:
                 # The dispatcher's options, without compiling it.
-                build = fill_variants(lanes)._build_for(backend)
+                build = fill_variants(lanes).get(backend)
                 assert build.targetoptions.get("nogil") is True
 
 
