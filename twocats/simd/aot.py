@@ -111,7 +111,7 @@ PREBUILT_DIR = Path(__file__).resolve().parent / "_prebuilt"
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
-# Upper bounds on what is read: the index and one artefact.
+# These bound what is read: the index and one artefact.
 _INDEX_BYTES = 1 << 20
 _ARTEFACT_BYTES = 16 << 20
 

@@ -185,7 +185,7 @@ _ready: dict[str, Callable[..., None]] = {}
 _built: set[str] = set()
 _failed: set[str] = set()
 _lock = threading.RLock()
-# One isolated compile at a time.
+# Only one isolated compile runs at a time.
 _compiling = threading.Lock()
 
 

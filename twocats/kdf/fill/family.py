@@ -131,7 +131,7 @@ def reference_check(key: FillKey) -> bytes:
     from twocats.kdf.reference import fill_slice
 
     def kernel(mem: words.Words, states: words.Words, *rest: int) -> None:
-        # The scratch arrays, then the integers of FillArgs.
+        # The scratch arrays come first, then the integers of FillArgs.
         args = FillArgs(*rest[len(SCRATCH[CHAINS[key.variant]]) :])
         fill_slice(mem, states, args.job(key.lanes, key.hash_type))
 
