@@ -64,13 +64,16 @@ def _kernel_loop(family: int, backend: str) -> Callable[[Any, Any], None]:
     kernel = getattr(drivers, f"lsh{family}_one").get(backend)
     variant = ref.LSH256 if family == 256 else ref.LSH512
     iv = lsh._iv(variant, family // 8)
+    # The kernel's scratch: the chaining values (16 words) and the message words (32).
+    chain = np.zeros(16, iv.dtype)
+    words = np.zeros(32, iv.dtype)
 
     @njit(nogil=True)  # type: ignore[untyped-decorator]
-    def run(rows: Any, out: Any) -> None:
+    def run(rows: Any, out: Any, chain: Any, words: Any) -> None:
         for i in range(rows.shape[0]):
-            kernel(rows[i], rows.shape[1], iv, out[i])
+            kernel(rows[i], rows.shape[1], iv, out[i], chain, words)
 
-    return lambda rows, out: run(rows, out)
+    return lambda rows, out: run(rows, out, chain, words)
 
 
 def _kisa_loop(library: Path, family: int) -> Callable[[Any, Any], None]:
