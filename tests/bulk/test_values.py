@@ -138,3 +138,14 @@ def test_a_recomputed_result_must_match() -> None:
     assert recomputed_equal(good)
     assert not recomputed_equal([(TARGET, STORED, flipped)])
     assert recomputed_equal([])
+
+
+def test_one_result_of_every_worker_is_recomputed() -> None:
+    """A worker's forged result never hides among another worker's honest ones: each worker has
+    one of its results recomputed, whatever the sample."""
+    honest = TARGET.upgrade(STORED)
+    forged = honest[:-2] + ("A" if honest[-2] != "A" else "B") + honest[-1]
+    upgrades = [(TARGET, STORED, honest)] * 6 + [(TARGET, STORED, forged)]
+    workers = ["honest"] * 6 + ["forger"]
+    for _ in range(20):
+        assert not recomputed_equal(upgrades, workers)

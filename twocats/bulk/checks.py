@@ -3,8 +3,8 @@
 Every result must be the canonical PHC string of the stored hash's upgrade: the same salt, the
 same output length and the same parameters apart from the raised memory cost
 (:func:`is_upgrade_of`).  A few results of each batch, chosen with :mod:`secrets`, are also
-computed again in this process and compared (:func:`recomputed_equal`); a worker cannot tell
-which.
+computed again in this process and compared (:func:`recomputed_equal`): one of each worker's, so
+that no worker's results hide among another's, and a worker cannot tell which.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hmac
 import secrets
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Final, TypeGuard
 
 from twocats import phc
@@ -42,11 +42,22 @@ def is_upgrade_of(new: object, before: phc.PHCHash, mem_cost: int) -> TypeGuard[
     )
 
 
-def recomputed_equal(upgrades: Sequence[tuple[PasswordHasher, str, str]]) -> bool:
+def recomputed_equal(
+    upgrades: Sequence[tuple[PasswordHasher, str, str]], workers: Sequence[Hashable] = ()
+) -> bool:
     """Return True if a random few of the (hasher, old, new) `upgrades` are what each hasher
-    computes too."""
-    count = min(RECOMPUTED_PER_BATCH, len(upgrades))
-    for hasher, old, new in secrets.SystemRandom().sample(list(upgrades), count):
+    computes too: one of each worker's (`workers` names the worker of each upgrade), and at least
+    RECOMPUTED_PER_BATCH in all."""
+    chooser = secrets.SystemRandom()
+    by_worker: dict[Hashable, list[int]] = {}
+    for index, worker in zip(range(len(upgrades)), workers, strict=False):
+        by_worker.setdefault(worker, []).append(index)
+    chosen = {chooser.choice(indices) for indices in by_worker.values()}
+    rest = [index for index in range(len(upgrades)) if index not in chosen]
+    more = min(RECOMPUTED_PER_BATCH, len(upgrades)) - len(chosen)
+    chosen.update(chooser.sample(rest, max(0, more)))
+    for index in chosen:
+        hasher, old, new = upgrades[index]
         try:
             again = hasher.upgrade(old)
         except TwoCatsError:

@@ -30,7 +30,7 @@ import dataclasses
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -347,18 +347,20 @@ def _send(workers: Workers, plugin_name: str, rows: list[_Row], chunk: int) -> _
 
 
 def _checked(
-    rows: list[_Row], results: object, upgraders: Upgraders
+    rows: list[_Row], results: object, upgraders: Upgraders, workers: Sequence[str] = ()
 ) -> tuple[list[tuple[Any, str, str]], int] | None:
     """Return a page's changes to write and its rows the workers could not upgrade.
 
-    Returns None if any result is not the upgrade of its row's hash, or a recomputed one differs.
+    Returns None if any result is not the upgrade of its row's hash, or a recomputed one differs
+    (one of each worker's, ``workers`` naming the worker of each row, is recomputed).
     """
     if not isinstance(results, list) or len(results) != len(rows):
         return None
     changes: list[tuple[Any, str, str]] = []
     upgrades: list[tuple[PasswordHasher, str, str]] = []
+    upgraded_by: list[str] = []
     failed = 0
-    for (key, old, verdict), result in zip(rows, results, strict=True):
+    for index, ((key, old, verdict), result) in enumerate(zip(rows, results, strict=True)):
         new = result[0] if isinstance(result, tuple) and len(result) == 2 else False
         if new is None:
             failed += 1
@@ -370,7 +372,8 @@ def _checked(
             return None
         changes.append((key, old, verdict.stored.with_phc(new)))
         upgrades.append((upgraders(target), verdict.stored.phc, new))
-    if not recomputed_equal(upgrades):
+        upgraded_by.append(workers[index] if index < len(workers) else "")
+    if not recomputed_equal(upgrades, upgraded_by):
         return None
     return changes, failed
 
@@ -393,6 +396,19 @@ def _await(
         news.clear()
 
 
+def _row_workers(workers: Workers, batch: _Batch) -> list[str]:
+    """The worker that holds each row's result, as the scheduler records it ("" if unknown)."""
+    try:
+        holders = workers.client.who_has(batch.futures)
+    except Exception:
+        return []
+    row_workers: list[str] = []
+    for future, size in zip(batch.futures, batch.sizes, strict=True):
+        held = holders.get(future.key) or ("",)
+        row_workers += [str(held[0])] * size
+    return row_workers
+
+
 def _write(
     workers: Workers,
     batch: _Batch,
@@ -409,7 +425,7 @@ def _write(
         if workers.client.status != "running":
             raise _ClusterLostError from None
         return
-    checked = _checked(batch.rows, results, upgraders)
+    checked = _checked(batch.rows, results, upgraders, _row_workers(workers, batch))
     if checked is None:
         report._fail(reasons.RESULT_REFUSED, len(batch.rows))
         return
